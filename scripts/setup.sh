@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs the Debian packages torchir needs (skipping those present), then
+# configures and builds the project into build/ with CMake + Ninja.
+#
+#   scripts/setup.sh [--no-build]
+#
+# Run as root on a fresh Debian 12 machine (or with sudo available).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  clang libclang-rt-14-dev            # libFuzzer targets
+  libflatbuffers-dev flatbuffers-compiler
+  libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
+  libabsl-dev rapidjson-dev
+  libtorch-dev                        # host-side reference executor only
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3-torch python3-torchvision   # model zoo export (/usr/bin/python3)
+  libopenblas0-pthread                # a fair BLAS for PyTorch baselines
+)
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${#missing[@]} Debian package(s): ${missing[*]}" >&2
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "setup: run as root to install packages" >&2; exit 1; }
+    SUDO="sudo"
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+else
+  echo "setup: all ${#PACKAGES[@]} Debian packages present" >&2
+fi
+
+if [[ "${1:-}" == "--no-build" ]]; then exit 0; fi
+
+BUILD_DIR=${TORCHIR_BUILD_DIR:-build}
+if [[ ! -f "$BUILD_DIR/build.ninja" ]]; then
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build "$BUILD_DIR" -j "$(nproc)"
