@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Builds the parser fuzzers (weights files and the pytorch-ir JSON reader) with clang (libFuzzer + ASan + UBSan) and
+# runs each for a while on a seed corpus of real PyTorch files.
+#
+#   tests/fuzz/run_fuzzers.sh BUILD_DIR SECONDS_PER_TARGET
+#
+# Compiles only the sources the readers need, straight with clang++, into
+# BUILD_DIR/fuzz (objects are rebuilt when a source or header is newer).
+# Seeds come from tests/compiler/frontend/make_weight_fixtures.py, run with
+# $TORCHIR_PYTHON (default /usr/bin/python3, which has torch). Exits non-zero
+# when a fuzzer finds a crash, leak, timeout or sanitizer report; the input
+# is kept in BUILD_DIR/fuzz/artifacts.
+set -euo pipefail
+
+if [[ $# -ne 2 ]]; then
+  echo "usage: $0 BUILD_DIR SECONDS_PER_TARGET" >&2
+  exit 2
+fi
+SOURCE_DIR=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=$(mkdir -p "$1/fuzz" && cd "$1/fuzz" && pwd)
+SECONDS_PER_TARGET=$2
+CXX=${FUZZ_CXX:-clang++}
+PYTHON=${TORCHIR_PYTHON:-/usr/bin/python3}
+
+# RapidJSON 1.1.0 (Debian's) computes `nullptr + n` in internal::Stack::Reserve
+# on every parse. That one report is suppressed (ubsan.supp), so the check
+# stays recoverable; halt_on_error=1 still stops on any other report.
+SANITIZERS="-fsanitize=address,undefined -fno-sanitize-recover=undefined
+            -fsanitize-recover=pointer-overflow"
+CXXFLAGS=(-std=c++17 -g -O1 -fno-omit-frame-pointer $SANITIZERS -I"$SOURCE_DIR")
+SOURCES=(
+  compiler/ir/attribute.cpp
+  compiler/ir/dtype.cpp
+  compiler/ir/graph.cpp
+  compiler/ir/tensor_data.cpp
+  compiler/frontend/ir_reader.cpp
+  compiler/frontend/scalar_encoding.cpp
+  compiler/frontend/mapped_file.cpp
+  compiler/frontend/pickle.cpp
+  compiler/frontend/safetensors.cpp
+  compiler/frontend/torch_pt.cpp
+  compiler/frontend/zip_archive.cpp
+)
+TARGETS=(fuzz_safetensors fuzz_torch_pt fuzz_pickle fuzz_ir_reader)
+ABSL_LIBS=$(pkg-config --libs absl_statusor absl_status absl_strings absl_str_format 2>/dev/null ||
+  echo "-labsl_statusor -labsl_status -labsl_cord -labsl_cordz_info -labsl_cord_internal
+        -labsl_cordz_functions -labsl_exponential_biased -labsl_cordz_handle
+        -labsl_synchronization -labsl_graphcycles_internal -labsl_time -labsl_civil_time
+        -labsl_time_zone -labsl_bad_optional_access -labsl_stacktrace -labsl_strerror
+        -labsl_symbolize -labsl_debugging_internal -labsl_demangle_internal
+        -labsl_malloc_internal -labsl_bad_variant_access -labsl_str_format_internal
+        -labsl_strings -labsl_strings_internal -labsl_base -labsl_spinlock_wait -labsl_int128
+        -labsl_throw_delegate -labsl_raw_logging_internal -labsl_log_severity")
+
+# Newest modification time of anything an object may depend on.
+newest_input=$(find "$SOURCE_DIR/compiler/ir" "$SOURCE_DIR/compiler/frontend" \
+  "$SOURCE_DIR/tests/fuzz" -type f -printf '%T@\n' | sort -n | tail -1)
+stale() {  # stale FILE: true when FILE is missing or older than any input
+  [[ ! -e $1 ]] || [[ $(stat -c %Y "$1") -lt ${newest_input%.*} ]]
+}
+
+echo "== building fuzzers in $OUT"
+mkdir -p "$OUT/obj"
+pids=()
+objects=()
+for source in "${SOURCES[@]}"; do
+  object="$OUT/obj/$(basename "${source%.cpp}").o"
+  objects+=("$object")
+  if stale "$object"; then
+    # -fsanitize=fuzzer-no-link: coverage instrumentation without libFuzzer's main.
+    "$CXX" "${CXXFLAGS[@]}" -fsanitize=fuzzer-no-link -c "$SOURCE_DIR/$source" -o "$object" &
+    pids+=($!)
+    if (( ${#pids[@]} >= 2 )); then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
+  fi
+done
+for pid in "${pids[@]}"; do wait "$pid"; done
+for target in "${TARGETS[@]}"; do
+  if stale "$OUT/$target"; then
+    # shellcheck disable=SC2086
+    "$CXX" "${CXXFLAGS[@]}" -fsanitize=fuzzer "$SOURCE_DIR/tests/fuzz/$target.cpp" \
+      "${objects[@]}" $ABSL_LIBS -o "$OUT/$target"
+  fi
+done
+
+echo "== seed corpus"
+FIXTURES="$OUT/fixtures"
+FIXTURE_SCRIPT="$SOURCE_DIR/tests/compiler/frontend/make_weight_fixtures.py"
+if [[ ! -e $FIXTURES/expected.json || $FIXTURE_SCRIPT -nt $FIXTURES/expected.json ]]; then
+  rm -rf "$FIXTURES"
+  "$PYTHON" "$FIXTURE_SCRIPT" "$FIXTURES"
+fi
+rm -rf "$OUT/seeds"
+mkdir -p "$OUT/seeds/fuzz_safetensors" "$OUT/seeds/fuzz_torch_pt" "$OUT/seeds/fuzz_pickle" \
+  "$OUT/seeds/fuzz_ir_reader"
+cp "$SOURCE_DIR"/tests/fuzz/seeds/ir/*.json "$OUT/seeds/fuzz_ir_reader/"
+cp "$FIXTURES"/*.safetensors "$OUT/seeds/fuzz_safetensors/"
+cp "$FIXTURES"/*.pt "$OUT/seeds/fuzz_torch_pt/"
+cp "$FIXTURES"/*.pkl "$OUT/seeds/fuzz_pickle/"
+"$PYTHON" - "$FIXTURES" "$OUT/seeds/fuzz_pickle" <<'PY'
+import os, sys, zipfile
+source, target = sys.argv[1:]
+for name in sorted(os.listdir(source)):
+    path = os.path.join(source, name)
+    if name.endswith(".pt") and zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as archive:
+            for entry in archive.namelist():
+                if entry.endswith(".pkl"):
+                    seed = os.path.join(target, name + "." + entry.replace("/", "_"))
+                    with open(seed, "wb") as f:
+                        f.write(archive.read(entry))
+PY
+
+status=0
+mkdir -p "$OUT/artifacts"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}
+UBSAN_SUPPRESSIONS="$SOURCE_DIR/tests/fuzz/ubsan.supp"
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:suppressions=$UBSAN_SUPPRESSIONS}
+for target in "${TARGETS[@]}"; do
+  echo "== $target for ${SECONDS_PER_TARGET}s"
+  corpus="$OUT/corpus/$target"
+  mkdir -p "$corpus"
+  # New inputs go to the first directory; the seeds stay as they are.
+  if ! "$OUT/$target" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
+      -max_len=65536 -print_final_stats=1 -artifact_prefix="$OUT/artifacts/$target-" \
+      "$corpus" "$OUT/seeds/$target" > "$OUT/$target.log" 2>&1; then
+    echo "FAILED: $target (log: $OUT/$target.log)"
+    tail -60 "$OUT/$target.log"
+    status=1
+  else
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$OUT/$target.log" || true
+  fi
+done
+exit $status
