@@ -1,0 +1,403 @@
+"""The zoo: whole networks and op-level graphs, each with deterministic weights and inputs.
+
+An entry names a model, how to build it, its graph inputs and a one-line description. Building
+runs under `torch.manual_seed(seed)`: the module is created, its batch-norm statistics and
+affine parameters are randomised (so folding them is actually tested), then inputs are drawn.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Sequence, Tuple
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    name: str
+    shape: Tuple[int, ...]
+    kind: str = "float"  # "float" (standard normal), "index:<n>" (int64 in [0, n)), "positive"
+
+
+@dataclass(frozen=True)
+class ZooEntry:
+    name: str
+    build: Callable[[], nn.Module]
+    inputs: Tuple[InputSpec, ...]
+    description: str
+    group: str  # "network" or "op"
+
+
+def make_inputs(specs: Sequence[InputSpec]) -> List[torch.Tensor]:
+    tensors = []
+    for spec in specs:
+        if spec.kind == "float":
+            tensors.append(torch.randn(spec.shape))
+        elif spec.kind == "positive":
+            tensors.append(torch.rand(spec.shape) + 0.1)
+        elif spec.kind.startswith("index:"):
+            tensors.append(torch.randint(0, int(spec.kind.split(":")[1]), spec.shape))
+        else:
+            raise ValueError(f"unknown input kind {spec.kind}")
+    return tensors
+
+
+def randomize_normalization(model: nn.Module) -> None:
+    """Gives every batch norm non-trivial running statistics and affine parameters."""
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, nn.modules.batchnorm._BatchNorm):
+                if module.running_mean is not None:
+                    module.running_mean.normal_(0.0, 0.2)
+                    module.running_var.uniform_(0.5, 2.0)
+                    module.num_batches_tracked.fill_(100)
+                if module.affine:
+                    module.weight.uniform_(0.5, 1.5)
+                    module.bias.normal_(0.0, 0.2)
+            elif isinstance(module, nn.LayerNorm) and module.elementwise_affine:
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.normal_(0.0, 0.2)
+
+
+def build(entry: ZooEntry, seed: int):
+    """Returns (model in eval mode, input names, input tensors)."""
+    torch.manual_seed(seed)
+    model = entry.build()
+    randomize_normalization(model)
+    model.eval()
+    inputs = make_inputs(entry.inputs)
+    return model, [s.name for s in entry.inputs], inputs
+
+
+# ---- networks --------------------------------------------------------------------------------
+
+class Attention(nn.Module):
+    """Multi-head self-attention written out with linear/view/transpose/matmul/softmax."""
+
+    def __init__(self, dim: int, heads: int, fused_qkv: bool, causal_len: int = 0):
+        super().__init__()
+        self.heads = heads
+        self.fused_qkv = fused_qkv
+        if fused_qkv:
+            self.qkv = nn.Linear(dim, 3 * dim)
+        else:
+            self.q = nn.Linear(dim, dim)
+            self.k = nn.Linear(dim, dim)
+            self.v = nn.Linear(dim, dim)
+        self.proj = nn.Linear(dim, dim)
+        if causal_len:
+            mask = torch.tril(torch.ones(causal_len, causal_len)).view(1, 1, causal_len, causal_len)
+            self.register_buffer("mask", mask)
+        else:
+            self.mask = None
+
+    def forward(self, x):
+        batch, tokens, dim = x.shape
+        head_dim = dim // self.heads
+        if self.fused_qkv:
+            q, k, v = self.qkv(x).chunk(3, dim=-1)
+        else:
+            q, k, v = self.q(x), self.k(x), self.v(x)
+        q = q.view(batch, tokens, self.heads, head_dim).transpose(1, 2)
+        k = k.view(batch, tokens, self.heads, head_dim).transpose(1, 2)
+        v = v.view(batch, tokens, self.heads, head_dim).transpose(1, 2)
+        scores = torch.matmul(q, k.transpose(-2, -1)) * (1.0 / math.sqrt(head_dim))
+        if self.mask is not None:
+            scores = scores.masked_fill(self.mask[:, :, :tokens, :tokens] == 0, float("-inf"))
+        weights = F.softmax(scores, dim=-1)
+        out = torch.matmul(weights, v).transpose(1, 2).reshape(batch, tokens, dim)
+        return self.proj(out)
+
+
+class EncoderBlock(nn.Module):
+    def __init__(self, dim, heads, hidden, fused_qkv, causal_len=0):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim)
+        self.attn = Attention(dim, heads, fused_qkv, causal_len)
+        self.norm2 = nn.LayerNorm(dim)
+        self.fc1 = nn.Linear(dim, hidden)
+        self.fc2 = nn.Linear(hidden, dim)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x):
+        x = x + self.drop(self.attn(self.norm1(x)))
+        return x + self.drop(self.fc2(F.gelu(self.fc1(self.norm2(x)))))
+
+
+class TinyViT(nn.Module):
+    """ViT-style: 8x8 patches of a 32x32 image (16 tokens + class token), 2 blocks, dim 64."""
+
+    def __init__(self, image=32, patch=8, dim=64, depth=2, heads=4, classes=10):
+        super().__init__()
+        tokens = (image // patch) ** 2
+        self.patch_embed = nn.Conv2d(3, dim, patch, stride=patch)
+        self.cls_token = nn.Parameter(torch.randn(1, 1, dim) * 0.02)
+        self.pos_embed = nn.Parameter(torch.randn(1, tokens + 1, dim) * 0.02)
+        self.blocks = nn.Sequential(*[EncoderBlock(dim, heads, 2 * dim, True)
+                                      for _ in range(depth)])
+        self.norm = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, x):
+        x = self.patch_embed(x).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls_token.expand(x.shape[0], -1, -1), x], dim=1)
+        x = self.blocks(x + self.pos_embed)
+        return self.head(self.norm(x)[:, 0])
+
+
+class TinyGPT(nn.Module):
+    """Decoder-only text model: token + position embedding, 2 causal blocks, dim 64, seq 16."""
+
+    def __init__(self, vocab=100, seq=16, dim=64, depth=2, heads=4):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, dim)
+        self.pos = nn.Embedding(seq, dim)
+        self.blocks = nn.ModuleList([EncoderBlock(dim, heads, 4 * dim, False, seq)
+                                     for _ in range(depth)])
+        self.norm = nn.LayerNorm(dim)
+        self.lm_head = nn.Linear(dim, vocab, bias=False)
+
+    def forward(self, ids):
+        positions = torch.arange(0, ids.shape[1], dtype=torch.long)
+        x = self.tok(ids) + self.pos(positions)
+        for block in self.blocks:
+            x = block(x)
+        return self.lm_head(self.norm(x))
+
+
+class TextCNN(nn.Module):
+    """Embedding -> conv1d over time -> relu -> max over time -> linear."""
+
+    def __init__(self, vocab=50, dim=32, channels=48, classes=4):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim, padding_idx=0)
+        self.conv = nn.Conv1d(dim, channels, 3, padding=1)
+        self.fc = nn.Linear(channels, classes)
+
+    def forward(self, ids):
+        x = self.embed(ids).permute(0, 2, 1)
+        x = F.relu(self.conv(x))
+        pooled, _ = x.max(dim=2)
+        return F.log_softmax(self.fc(pooled), dim=-1)
+
+
+def _torchvision(name):
+    def build_model():
+        import torchvision
+        return getattr(torchvision.models, name)()
+    return build_model
+
+
+# ---- op-level graphs -------------------------------------------------------------------------
+
+class OpGraph(nn.Module):
+    """A tiny model: `fn(self, *inputs)` over optional submodules/attributes."""
+
+    def __init__(self, fn, **members):
+        super().__init__()
+        self.fn = fn
+        for key, member in members.items():
+            setattr(self, key, member)
+
+    def forward(self, *inputs):
+        return self.fn(self, *inputs)
+
+
+def _index_with_forward_constant(m, x):
+    index = torch.tensor([2, 0, 1])
+    return x[:, index]
+
+
+def _op(name, fn, inputs, description, **members):
+    specs = tuple(InputSpec(*spec) for spec in inputs)
+    return ZooEntry(name, lambda: OpGraph(fn, **{k: v() for k, v in members.items()}), specs,
+                    description, "op")
+
+
+IMG = ("x", (1, 3, 16, 16))
+FEAT = ("x", (1, 8, 10, 10))
+MAT = ("x", (4, 16))
+SEQ = ("x", (2, 5, 16))
+VEC = ("x", (2, 3, 4))
+
+_OPS = [
+    # convolutions
+    _op("conv2d", lambda m, x: m.conv(x), [IMG], "3x3 conv with bias",
+        conv=lambda: nn.Conv2d(3, 8, 3)),
+    _op("conv2d_strided_padded_nobias", lambda m, x: m.conv(x), [IMG],
+        "3x3 conv, stride 2, padding 1, no bias",
+        conv=lambda: nn.Conv2d(3, 8, 3, 2, 1, bias=False)),
+    _op("conv2d_grouped", lambda m, x: m.conv(x), [FEAT], "grouped conv (4 groups)",
+        conv=lambda: nn.Conv2d(8, 12, 3, padding=1, groups=4)),
+    _op("conv2d_depthwise", lambda m, x: m.conv(x), [FEAT], "depthwise 3x3 conv",
+        conv=lambda: nn.Conv2d(8, 8, 3, padding=1, groups=8)),
+    _op("conv2d_dilated", lambda m, x: m.conv(x), [FEAT], "dilation 2, padding 2",
+        conv=lambda: nn.Conv2d(8, 6, 3, padding=2, dilation=2)),
+    _op("conv2d_asymmetric", lambda m, x: m.conv(x), [FEAT], "1x5 kernel, stride (2,1)",
+        conv=lambda: nn.Conv2d(8, 6, (1, 5), stride=(2, 1), padding=(0, 2))),
+    _op("conv2d_pointwise", lambda m, x: m.conv(x), [FEAT], "1x1 conv",
+        conv=lambda: nn.Conv2d(8, 16, 1)),
+    _op("conv1d", lambda m, x: m.conv(x), [("x", (1, 4, 20))], "conv1d, padding 1",
+        conv=lambda: nn.Conv1d(4, 6, 3, padding=1)),
+    _op("conv1d_strided_nobias", lambda m, x: m.conv(x), [("x", (1, 4, 20))],
+        "conv1d, kernel 5, stride 2, no bias", conv=lambda: nn.Conv1d(4, 6, 5, 2, bias=False)),
+    # linear
+    _op("linear_2d", lambda m, x: m.fc(x), [MAT], "linear on [4,16]", fc=lambda: nn.Linear(16, 8)),
+    _op("linear_3d", lambda m, x: m.fc(x), [SEQ], "linear on [2,5,16]",
+        fc=lambda: nn.Linear(16, 8)),
+    _op("linear_nobias", lambda m, x: m.fc(x), [MAT], "linear without bias",
+        fc=lambda: nn.Linear(16, 8, bias=False)),
+    # normalisation
+    _op("conv_bn_relu", lambda m, x: m.relu(m.bn(m.conv(x))), [IMG],
+        "conv (no bias) + BatchNorm2d + in-place ReLU",
+        conv=lambda: nn.Conv2d(3, 8, 3, padding=1, bias=False), bn=lambda: nn.BatchNorm2d(8),
+        relu=lambda: nn.ReLU(inplace=True)),
+    _op("linear_bn1d", lambda m, x: m.bn(m.fc(x)), [MAT], "linear + BatchNorm1d",
+        fc=lambda: nn.Linear(16, 8), bn=lambda: nn.BatchNorm1d(8)),
+    _op("batch_norm_no_affine", lambda m, x: m.bn(x), [FEAT],
+        "BatchNorm2d(affine=False): weight/bias absent, running stats present",
+        bn=lambda: nn.BatchNorm2d(8, affine=False)),
+    _op("layer_norm", lambda m, x: m.ln(x), [SEQ], "LayerNorm over the last dim",
+        ln=lambda: nn.LayerNorm(16)),
+    _op("layer_norm_no_affine", lambda m, x: m.ln(x), [SEQ], "LayerNorm without affine",
+        ln=lambda: nn.LayerNorm(16, eps=1e-6, elementwise_affine=False)),
+    # activations
+    _op("relu", lambda m, x: F.relu(x), [VEC], "relu"),
+    _op("relu_inplace", lambda m, x: F.relu(x - 0.5, inplace=True), [VEC], "sub + relu_"),
+    _op("relu6", lambda m, x: F.relu6(x * 4.0), [VEC], "relu6 (hardtanh 0..6)"),
+    _op("hardtanh", lambda m, x: F.hardtanh(x, -0.5, 2.0), [VEC], "hardtanh(-0.5, 2)"),
+    _op("hardswish", lambda m, x: F.hardswish(x * 3.0), [VEC], "hardswish"),
+    _op("hardswish_inplace", lambda m, x: m.act(x * 3.0), [VEC], "hardswish_",
+        act=lambda: nn.Hardswish(inplace=True)),
+    _op("hardsigmoid", lambda m, x: F.hardsigmoid(x * 3.0), [VEC], "hardsigmoid"),
+    _op("silu", lambda m, x: F.silu(x), [VEC], "silu"),
+    _op("gelu", lambda m, x: F.gelu(x), [VEC], "gelu (erf)"),
+    _op("gelu_tanh", lambda m, x: F.gelu(x, approximate="tanh"), [VEC], "gelu, tanh approximation"),
+    _op("sigmoid", lambda m, x: torch.sigmoid(x), [VEC], "sigmoid"),
+    _op("tanh", lambda m, x: torch.tanh(x), [VEC], "tanh"),
+    _op("leaky_relu", lambda m, x: F.leaky_relu(x, 0.2), [VEC], "leaky_relu(0.2)"),
+    _op("dropout_eval", lambda m, x: m.drop2(m.drop1(x) * 2.0), [VEC],
+        "Dropout and in-place Dropout in eval mode", drop1=lambda: nn.Dropout(0.3),
+        drop2=lambda: nn.Dropout(0.2, inplace=True)),
+    _op("softmax", lambda m, x: F.softmax(x, dim=-1), [VEC], "softmax over the last dim"),
+    _op("log_softmax", lambda m, x: F.log_softmax(x, dim=1), [VEC], "log_softmax over dim 1"),
+    # pooling and reductions
+    _op("max_pool2d", lambda m, x: F.max_pool2d(x, 3, 2, 1), [FEAT], "3x3/2 max pool, padding 1"),
+    _op("max_pool2d_ceil", lambda m, x: m.pool(x), [("x", (1, 4, 11, 11))],
+        "3x3/2 max pool with ceil_mode", pool=lambda: nn.MaxPool2d(3, 2, ceil_mode=True)),
+    _op("max_pool2d_k2", lambda m, x: F.max_pool2d(x, 2), [FEAT], "2x2 max pool, default stride"),
+    _op("avg_pool2d", lambda m, x: m.pool(x), [FEAT], "2x2 average pool",
+        pool=lambda: nn.AvgPool2d(2)),
+    _op("avg_pool2d_padded", lambda m, x: m.pool(x), [FEAT],
+        "3x3/2 average pool, padding 1, count_include_pad=False",
+        pool=lambda: nn.AvgPool2d(3, 2, 1, count_include_pad=False)),
+    _op("adaptive_avg_pool2d", lambda m, x: m.pool(x), [FEAT], "global average pool",
+        pool=lambda: nn.AdaptiveAvgPool2d(1)),
+    _op("adaptive_avg_pool2d_5x5", lambda m, x: m.pool(x), [FEAT], "adaptive pool to 5x5",
+        pool=lambda: nn.AdaptiveAvgPool2d((5, 5))),
+    _op("mean_dim", lambda m, x: (x.mean((2, 3), keepdim=True), x.mean(-1)), [FEAT],
+        "mean over (2,3) keepdim, and over the last dim"),
+    _op("sum", lambda m, x: (x.sum(1), x.sum(dim=-1, keepdim=True), x.sum()), [VEC],
+        "sum over a dim, keepdim, and over everything"),
+    # arithmetic
+    _op("add_tensor", lambda m, x, y: x + y, [VEC, ("y", (2, 3, 4))], "x + y"),
+    _op("add_scalar", lambda m, x: x + 2.5, [VEC], "x + 2.5"),
+    _op("add_broadcast_alpha", lambda m, x, y: torch.add(x, y, alpha=2), [VEC, ("y", (4,))],
+        "torch.add(x, y[4], alpha=2)"),
+    _op("add_inplace", lambda m, x, y: _add_inplace(x, y), [VEC, ("y", (3, 1))],
+        "t = x * 2; t += y (broadcast) -> add_"),
+    _op("sub", lambda m, x, y: (x - y, x - 1, 1.0 - x), [VEC, ("y", (2, 3, 4))],
+        "tensor - tensor, tensor - scalar, scalar - tensor (rsub)"),
+    _op("mul", lambda m, x, y: (x * y, x * 0.5, 3 * x), [FEAT, ("y", (8, 1, 1))],
+        "broadcast mul, mul by scalar, scalar * tensor"),
+    _op("div", lambda m, x, y: (x / y, x / 4.0), [VEC, ("y", (2, 3, 4), "positive")],
+        "tensor / tensor, tensor / scalar"),
+    _op("matmul", lambda m, a, b, c: (torch.matmul(a, b), torch.matmul(c, b), a @ b.t()),
+        [("a", (3, 4)), ("b", (4, 4)), ("c", (2, 5, 4))], "2-D, 3-D x 2-D, @ with t()"),
+    _op("matmul_4d", lambda m, a, b: torch.matmul(a, b), [("a", (1, 2, 5, 4)), ("b", (1, 2, 4, 3))],
+        "batched 4-D matmul"),
+    _op("bmm", lambda m, a, b: torch.bmm(a, b), [("a", (2, 3, 4)), ("b", (2, 4, 5))], "bmm"),
+    # shapes
+    _op("transpose", lambda m, x: x.transpose(1, 2) * 1.0, [VEC], "transpose(1, 2)"),
+    _op("permute", lambda m, x: x.permute(0, 2, 3, 1) + 1.0, [FEAT], "NCHW -> NHWC"),
+    _op("view_reshape", lambda m, x: (x.view(-1, 4) * 2.0, x.reshape(6, 4) + 1.0), [VEC],
+        "view(-1, 4) and reshape(6, 4)"),
+    _op("reshape_noncontiguous", lambda m, x: x.transpose(0, 1).reshape(3, -1) * 2.0, [VEC],
+        "reshape of a transposed tensor (needs a copy)"),
+    _op("flatten", lambda m, x: torch.flatten(x, 1) + 0.0, [FEAT], "torch.flatten(x, 1)"),
+    _op("contiguous", lambda m, x: x.transpose(1, 2).contiguous().view(2, -1), [VEC],
+        "transpose + contiguous + view"),
+    _op("unsqueeze_squeeze", lambda m, x, y: (x.unsqueeze(1) * 2.0, y.squeeze(1) + 1.0),
+        [VEC, ("y", (2, 1, 4))],
+        "unsqueeze(1), squeeze(1)"),
+    _op("expand", lambda m, x, y: (x.expand(3, 4) + 0.0, y.expand(2, -1, 4) * 1.0),
+        [("x", (3, 1)), ("y", (1, 3, 1))], "expand with sizes and -1"),
+    _op("cat", lambda m, x, y: (torch.cat([x, y], 1), torch.cat((x, y, x), dim=-1)),
+        [VEC, ("y", (2, 3, 4))], "cat on dim 1 and on the last dim"),
+    _op("chunk", lambda m, x: _chunk(x), [("x", (2, 6, 4))], "chunk(3, dim=1), all parts used"),
+    _op("split", lambda m, x: _split(x), [("x", (2, 6, 4))],
+        "split by size and split_with_sizes, one part unused"),
+    _op("slice_select", lambda m, x: (x[:, 1:3], x[..., ::2], x[:, 0], x[1], x[:, None, 2:]),
+        [VEC], "x[:, 1:3], x[..., ::2], x[:, 0], x[1], x[:, None, 2:]"),
+    _op("index_constant", _index_with_forward_constant, [VEC],
+        "x[:, torch.tensor([2, 0, 1])]: lifted constant, index with a None"),
+    _op("index_attribute", lambda m, x: x[m.perm] * 2.0, [VEC],
+        "x[self.perm], perm a plain tensor attribute (constant c_perm)",
+        perm=lambda: torch.tensor([1, 0])),
+    _op("embedding", lambda m, ids: m.emb(ids), [("ids", (2, 5), "index:10")],
+        "Embedding(10, 8) on int64 ids", emb=lambda: nn.Embedding(10, 8)),
+    _op("embedding_padding_idx", lambda m, ids: m.emb(ids), [("ids", (2, 5), "index:10")],
+        "Embedding with padding_idx=0", emb=lambda: nn.Embedding(10, 8, padding_idx=0)),
+    _op("to_dtype", lambda m, x, ids: (x.to(torch.float16), (x * 4.0).to(torch.int32),
+                                       ids.float() * 0.5, x.double()),
+        [VEC, ("ids", (2, 3), "index:10")], "to float16/int32/float32/float64"),
+    # elementwise math
+    _op("clamp", lambda m, x: (torch.clamp(x, -0.5, 0.5), x.clamp(min=0.1)), [VEC],
+        "clamp(min, max) and clamp(min=)"),
+    _op("pow", lambda m, x: (x.pow(2), x ** 3, torch.pow(x.abs(), 0.5)), [VEC],
+        "pow by 2, ** 3, abs().pow(0.5)"),
+    _op("sqrt_rsqrt", lambda m, x: (torch.sqrt(x), torch.rsqrt(x)), [("x", (2, 3, 4), "positive")],
+        "sqrt and rsqrt"),
+    _op("exp_neg", lambda m, x: (torch.exp(x), -x, torch.neg(x) * 2.0), [VEC], "exp and neg"),
+    _op("where", lambda m, x, y: torch.where(x > 0, x, y * 0.1), [VEC, ("y", (2, 3, 4))],
+        "where(x > 0, x, y * 0.1)"),
+    _op("max_dim", lambda m, x: x.max(dim=1), [VEC], "max over a dim: values and indices"),
+]
+
+
+def _add_inplace(x, y):
+    t = x * 2.0
+    t += y
+    return t
+
+
+def _chunk(x):
+    a, b, c = x.chunk(3, dim=1)
+    return a * b + c
+
+
+def _split(x):
+    a, b, _ = x.split(2, dim=1)
+    c, d = torch.split(x, [1, 5], dim=1)
+    return a - b, c * 2.0, d.sum(1)
+
+
+NETWORKS = [
+    ZooEntry("resnet18", _torchvision("resnet18"), (InputSpec("x", (1, 3, 224, 224)),),
+             "torchvision ResNet-18, random init", "network"),
+    ZooEntry("mobilenet_v2", _torchvision("mobilenet_v2"), (InputSpec("x", (1, 3, 224, 224)),),
+             "torchvision MobileNetV2, random init", "network"),
+    ZooEntry("mobilenet_v3_large", _torchvision("mobilenet_v3_large"),
+             (InputSpec("x", (1, 3, 224, 224)),), "torchvision MobileNetV3-Large, random init",
+             "network"),
+    ZooEntry("tiny_vit", TinyViT, (InputSpec("x", (1, 3, 32, 32)),),
+             "ViT-style encoder: 16 patches + class token, 2 blocks, dim 64, 4 heads", "network"),
+    ZooEntry("tiny_gpt", TinyGPT, (InputSpec("ids", (1, 16), "index:100"),),
+             "causal text encoder: embeddings, 2 blocks, dim 64, masked_fill(-inf)", "network"),
+    ZooEntry("text_cnn", TextCNN, (InputSpec("ids", (1, 16), "index:50"),),
+             "embedding + conv1d + max over time + linear + log_softmax", "network"),
+]
+
+ZOO: Dict[str, ZooEntry] = {e.name: e for e in NETWORKS + _OPS}
