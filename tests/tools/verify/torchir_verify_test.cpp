@@ -1,0 +1,156 @@
+// Runs the torchir-verify binary on a tiny model written by the test.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compiler/frontend/safetensors.h"
+
+namespace torchir {
+namespace {
+
+using ::testing::HasSubstr;
+
+// relu(linear(x)) with x: float32[1, 2].
+constexpr char kModel[] = R"json({
+  "model_name": "TinyLinear", "pytorch_version": "2.8.0",
+  "graph_inputs": [{"name": "x", "shape": [1, 2], "dtype": "float32"}],
+  "graph_outputs": [{"name": "relu", "shape": [1, 2], "dtype": "float32"}],
+  "weights": [{"name": "fc.weight", "shape": [2, 2], "dtype": "float32"},
+              {"name": "fc.bias", "shape": [2], "dtype": "float32"}],
+  "weight_name_mapping": {"p_fc_weight": "fc.weight", "p_fc_bias": "fc.bias"},
+  "nodes": [
+    {"name": "linear", "op_type": "aten.linear.default",
+     "inputs": [{"name": "x", "shape": [1, 2], "dtype": "float32", "producer_node": "x",
+                 "producer_output_idx": 0},
+                {"name": "p_fc_weight", "shape": [2, 2], "dtype": "float32"},
+                {"name": "p_fc_bias", "shape": [2], "dtype": "float32"}],
+     "outputs": [{"name": "linear", "shape": [1, 2], "dtype": "float32"}], "attrs": {}},
+    {"name": "relu", "op_type": "aten.relu.default",
+     "inputs": [{"name": "linear", "shape": [1, 2], "dtype": "float32",
+                 "producer_node": "linear", "producer_output_idx": 0}],
+     "outputs": [{"name": "relu", "shape": [1, 2], "dtype": "float32"}], "attrs": {}}
+  ]
+})json";
+
+frontend::StoredTensor Floats(const std::string& name, std::vector<int64_t> shape,
+                              const std::vector<float>& values) {
+  frontend::StoredTensor tensor;
+  tensor.name = name;
+  tensor.dtype = ir::DType::kFloat32;
+  tensor.shape = std::move(shape);
+  tensor.data = ir::TensorData::Copy(values.data(), values.size() * sizeof(float));
+  return tensor;
+}
+
+struct Result {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+class TorchirVerifyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "torchir_verify_test_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    ASSERT_EQ(std::system(("mkdir -p '" + dir_ + "'").c_str()), 0);
+    std::ofstream(Path("model.json")) << kModel;
+    // W = [[1, -1], [2, 0.5]], b = [0.5, -10]; x = [3, 1]
+    // linear = [3 - 1 + 0.5, 6 + 0.5 - 10] = [2.5, -3.5]; relu = [2.5, 0].
+    Write("weights.safetensors",
+          {Floats("fc.weight", {2, 2}, {1, -1, 2, 0.5f}), Floats("fc.bias", {2}, {0.5f, -10})});
+    Write("inputs.safetensors", {Floats("x", {1, 2}, {3, 1})});
+    Write("expected.safetensors", {Floats("relu", {1, 2}, {2.5f, 0})});
+  }
+
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+  void Write(const std::string& name, const std::vector<frontend::StoredTensor>& tensors) {
+    absl::Status written = frontend::WriteSafetensors(Path(name), tensors);
+    ASSERT_TRUE(written.ok()) << written;
+  }
+
+  Result Verify(const std::string& arguments) {
+    const std::string binary = TORCHIR_VERIFY_BINARY;
+    std::string command = "'" + binary + "' " + arguments + " > '" + Path("out.txt") + "' 2> '" +
+                          Path("err.txt") + "'";
+    int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(Path("out.txt")),
+            ReadFile(Path("err.txt"))};
+  }
+
+  std::string Standard() const {
+    return "'" + Path("model.json") + "' --weights '" + Path("weights.safetensors") +
+           "' --inputs '" + Path("inputs.safetensors") + "' --expected '" +
+           Path("expected.safetensors") + "'";
+  }
+
+  std::string dir_;
+};
+
+TEST_F(TorchirVerifyTest, MatchingOutputsPass) {
+  Result result = Verify(Standard());
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("stage aten"));
+  EXPECT_THAT(result.out, HasSubstr("PASS relu float32[1, 2]: max abs error 0"));
+  EXPECT_THAT(result.out, HasSubstr("1 passed, 0 failed"));
+}
+
+TEST_F(TorchirVerifyTest, MismatchFailsAndToleranceDecides) {
+  Write("expected.safetensors", {Floats("relu", {1, 2}, {2.501f, 0})});
+  Result strict = Verify(Standard());
+  EXPECT_EQ(strict.exit_code, 1);
+  EXPECT_THAT(strict.out, HasSubstr("FAIL relu"));
+  EXPECT_THAT(strict.out, HasSubstr("first at [0, 0]: got 2.5, expected 2.501"));
+  EXPECT_THAT(strict.out, HasSubstr("0 passed, 1 failed"));
+  Result loose = Verify(Standard() + " --atol 1e-2 --rtol 0");
+  EXPECT_EQ(loose.exit_code, 0) << loose.out;
+  EXPECT_THAT(loose.out, HasSubstr("atol 0.01, rtol 0"));
+}
+
+TEST_F(TorchirVerifyTest, MissingExtraAndMismatchedTensorsAreAllReported) {
+  Write("inputs.safetensors", {Floats("y", {1, 2}, {3, 1})});
+  Write("expected.safetensors", {Floats("relu", {2}, {2.5f, 0})});
+  Result result = Verify(Standard());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("inputs.safetensors: no tensor 'x' for graph input 'x'"));
+  EXPECT_THAT(result.err,
+              HasSubstr("inputs.safetensors: tensor 'y' is not a graph input (graph inputs: x)"));
+  EXPECT_THAT(result.err, HasSubstr("expected.safetensors: tensor 'relu' is float32[2] but "
+                                    "graph output 'relu' is float32[1, 2]"));
+  EXPECT_EQ(result.out, "");
+}
+
+TEST_F(TorchirVerifyTest, MissingWeightsAreAnInputError) {
+  Result result = Verify("'" + Path("model.json") + "' --inputs '" + Path("inputs.safetensors") +
+                         "' --expected '" + Path("expected.safetensors") + "'");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("error: "));
+  EXPECT_THAT(result.err, HasSubstr("p_fc_weight"));
+}
+
+TEST_F(TorchirVerifyTest, UsageErrorsExitWithTwo) {
+  EXPECT_EQ(Verify(Standard() + " --stage edge").exit_code, 2);
+  EXPECT_THAT(Verify(Standard() + " --stage edge").err, HasSubstr("available: aten"));
+  EXPECT_EQ(Verify("'" + Path("model.json") + "' --inputs '" + Path("inputs.safetensors") + "'")
+                .exit_code,
+            2);
+  EXPECT_EQ(Verify(Standard() + " --atol -1").exit_code, 2);
+  EXPECT_EQ(Verify(Standard() + " --rtol abc").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace torchir

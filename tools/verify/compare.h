@@ -1,0 +1,49 @@
+// Comparing a computed tensor with an expected one, allclose-style.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tools/reference/host_tensor.h"
+
+namespace torchir::verify {
+
+// An element passes when |actual - expected| <= atol + rtol * |expected|
+// (torch.allclose's rule). The defaults are torch.testing's for float32.
+struct Tolerance {
+  double atol = 1e-5;
+  double rtol = 1.3e-6;
+};
+
+// The outcome of one comparison.
+struct Comparison {
+  bool passed = false;
+  // Non-empty when the tensors cannot be compared element-wise (dtype or
+  // shape differ, bad sizes); the counts below are then meaningless.
+  std::string problem;
+  int64_t elements = 0;
+  int64_t mismatches = 0;  // elements outside the tolerance
+  // Over elements where both sides are finite; 0 when there are none.
+  double max_abs_error = 0.0;
+  // |a - e| / |e|; infinite where e is 0 and a is not.
+  double max_rel_error = 0.0;
+  // The first mismatching element: its index in each dimension and both values.
+  std::vector<int64_t> first_mismatch;
+  double first_actual = 0.0;
+  double first_expected = 0.0;
+};
+
+// Compares element by element. Floating-point dtypes (real or complex, whose
+// parts are compared as pairs) use `tolerance`, with NaN matching NaN and an
+// infinity matching only the same infinity; integer and bool dtypes must match
+// exactly. The dtypes and shapes must be equal.
+Comparison Compare(const reference::HostTensor& actual, const reference::HostTensor& expected,
+                   const Tolerance& tolerance);
+
+// One line describing `comparison`: "max abs error 1.2e-07, max rel error
+// 3.1e-06" when it passed, plus the mismatch count and the first mismatch
+// when it did not, or the problem.
+std::string Describe(const Comparison& comparison);
+
+}  // namespace torchir::verify

@@ -1,0 +1,189 @@
+// torchir-verify: runs a model at one stage of the compiler and compares its
+// outputs with the ones PyTorch computed.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/frontend/weight_file.h"
+#include "tools/cli/command_line.h"
+#include "tools/cli/report_error.h"
+#include "tools/pipeline/load_model.h"
+#include "tools/reference/reference_executor.h"
+#include "tools/verify/compare.h"
+
+namespace {
+
+using torchir::reference::HostTensor;
+
+constexpr char kDescription[] =
+    "Runs a model exported by pytorch-ir on given inputs at one stage of the compiler and\n"
+    "compares each output with the expected one: |actual - expected| <= atol + rtol *\n"
+    "|expected| element-wise (NaN matches NaN; integer and bool outputs must be equal).\n"
+    "Tensors are read from .safetensors files keyed by graph input and output names.";
+
+constexpr char kEpilog[] =
+    "stages:\n"
+    "  aten   the ATen graph as loaded, run op by op by the LibTorch reference executor\n"
+    "\n"
+    "examples:\n"
+    "  torchir-verify model.json --weights weights.safetensors --inputs inputs.safetensors \\\n"
+    "      --expected expected.safetensors\n"
+    "  torchir-verify model.json --weights model.pt --inputs in.safetensors \\\n"
+    "      --expected out.safetensors --atol 1e-4 --rtol 1e-4\n"
+    "\n"
+    "exit status: 0 all outputs match, 1 a mismatch or an invalid model or file,\n"
+    "2 usage error";
+
+// One stage that can be verified: how to compute the outputs there.
+struct Stage {
+  const char* name;
+  absl::StatusOr<std::vector<HostTensor>> (*run)(const torchir::pipeline::LoadedModel& model,
+                                                 const std::vector<HostTensor>& inputs);
+};
+
+absl::StatusOr<std::vector<HostTensor>> RunAten(const torchir::pipeline::LoadedModel& model,
+                                                const std::vector<HostTensor>& inputs) {
+  return torchir::reference::RunReference(*model.graph, inputs);
+}
+
+// Later stages (edge: the lowered graph; pte: the runtime) join this table.
+constexpr Stage kStages[] = {{"aten", RunAten}};
+
+std::string StageNames() {
+  std::string names;
+  for (const Stage& stage : kStages) absl::StrAppend(&names, names.empty() ? "" : ", ", stage.name);
+  return names;
+}
+
+// The tensors of `path` that `values` name, in order, viewing the file's
+// memory (kept alive by each HostTensor). `role` names the values in messages
+// ("graph input"). Every missing, extra or mismatched tensor is reported.
+absl::StatusOr<std::vector<HostTensor>> ReadTensorsFor(
+    const std::string& path, const std::vector<torchir::ir::Value*>& values,
+    const std::string& role) {
+  absl::StatusOr<std::unique_ptr<torchir::frontend::WeightFile>> file =
+      torchir::frontend::WeightFile::Open(path);
+  if (!file.ok()) return file.status();
+  std::vector<std::string> problems;
+  std::vector<HostTensor> tensors;
+  std::set<std::string> wanted;
+  for (const torchir::ir::Value* value : values) {
+    wanted.insert(value->name());
+    const torchir::frontend::StoredTensor* stored = (*file)->Find(value->name());
+    if (stored == nullptr) {
+      problems.push_back(absl::StrCat(path, ": no tensor '", value->name(), "' for ", role, " '",
+                                      value->name(), "'"));
+      continue;
+    }
+    HostTensor tensor;
+    tensor.type.dtype = stored->dtype;
+    tensor.type.sizes = stored->shape;
+    tensor.data = stored->data;
+    if (tensor.type != value->type()) {
+      problems.push_back(absl::StrCat(path, ": tensor '", value->name(), "' is ",
+                                      tensor.type.ToString(), " but ", role, " '", value->name(),
+                                      "' is ", value->type().ToString()));
+    }
+    tensors.push_back(std::move(tensor));
+  }
+  for (const torchir::frontend::StoredTensor& stored : (*file)->tensors()) {
+    if (wanted.count(stored.name) == 0) {
+      problems.push_back(
+          absl::StrCat(path, ": tensor '", stored.name, "' is not a ", role, " (", role,
+                       "s: ", absl::StrJoin(wanted.begin(), wanted.end(), ", "), ")"));
+    }
+  }
+  if (!problems.empty()) return absl::InvalidArgumentError(absl::StrJoin(problems, "\n"));
+  return tensors;
+}
+
+std::string FormatTolerance(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%g", value);
+  return buffer;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using torchir::cli::CommandLine;
+  CommandLine cli("torchir-verify",
+                  "torchir-verify MODEL.json --inputs FILE --expected FILE [--weights FILE] "
+                  "[options]",
+                  kDescription);
+  cli.AddPositional("MODEL.json", "the pytorch-ir graph");
+  cli.AddOption("weights", "FILE",
+                "state_dict as .safetensors or .pt (needed unless the model "
+                "has no weights)");
+  cli.AddOption("inputs", "FILE", ".safetensors with one tensor per graph input, by name");
+  cli.AddOption("expected", "FILE", ".safetensors with one tensor per graph output, by name");
+  torchir::verify::Tolerance defaults;
+  cli.AddOption("atol", "A", "absolute tolerance", FormatTolerance(defaults.atol));
+  cli.AddOption("rtol", "R", "relative tolerance", FormatTolerance(defaults.rtol));
+  cli.AddOption("stage", "STAGE", "where to compute the outputs; STAGE: " + StageNames(), "aten");
+  cli.SetEpilog(kEpilog);
+  cli.Parse(argc, argv);
+
+  for (const char* required : {"inputs", "expected"}) {
+    if (!cli.Has(required)) cli.UsageError(std::string("--") + required + " is required");
+  }
+  torchir::verify::Tolerance tolerance;
+  tolerance.atol = cli.GetDouble("atol");
+  tolerance.rtol = cli.GetDouble("rtol");
+  if (!(tolerance.atol >= 0 && std::isfinite(tolerance.atol)) ||
+      !(tolerance.rtol >= 0 && std::isfinite(tolerance.rtol))) {
+    cli.UsageError("--atol and --rtol must be finite and not negative");
+  }
+  const Stage* stage = nullptr;
+  for (const Stage& candidate : kStages) {
+    if (cli.Get("stage") == candidate.name) stage = &candidate;
+  }
+  if (stage == nullptr) {
+    cli.UsageError("--stage: unknown stage '" + cli.Get("stage") + "' (available: " + StageNames() +
+                   ")");
+  }
+
+  torchir::pipeline::LoadOptions options;
+  options.model_path = cli.positionals()[0];
+  options.weights_path = cli.Get("weights");
+  options.require_all_weights = true;
+  absl::StatusOr<torchir::pipeline::LoadedModel> model = torchir::pipeline::LoadModel(options);
+  if (!model.ok()) return torchir::cli::ReportError(model.status());
+  for (const std::string& warning : model->warnings) std::cerr << "warning: " << warning << "\n";
+  const torchir::ir::Graph& graph = *model->graph;
+
+  absl::StatusOr<std::vector<HostTensor>> inputs =
+      ReadTensorsFor(cli.Get("inputs"), graph.inputs(), "graph input");
+  absl::StatusOr<std::vector<HostTensor>> expected =
+      ReadTensorsFor(cli.Get("expected"), graph.outputs(), "graph output");
+  if (!inputs.ok() || !expected.ok()) {
+    if (!inputs.ok()) torchir::cli::ReportError(inputs.status());
+    if (!expected.ok()) torchir::cli::ReportError(expected.status());
+    return 1;
+  }
+
+  absl::StatusOr<std::vector<HostTensor>> actual = stage->run(*model, *inputs);
+  if (!actual.ok()) return torchir::cli::ReportError(actual.status());
+
+  std::cout << options.model_path << ": stage " << stage->name << ", atol "
+            << FormatTolerance(tolerance.atol) << ", rtol " << FormatTolerance(tolerance.rtol)
+            << "\n";
+  int passed = 0, failed = 0;
+  for (size_t i = 0; i < graph.outputs().size(); ++i) {
+    const torchir::ir::Value& output = *graph.outputs()[i];
+    torchir::verify::Comparison comparison =
+        torchir::verify::Compare((*actual)[i], (*expected)[i], tolerance);
+    (comparison.passed ? passed : failed) += 1;
+    std::cout << (comparison.passed ? "PASS " : "FAIL ") << output.name() << " "
+              << output.type().ToString() << ": " << torchir::verify::Describe(comparison) << "\n";
+  }
+  std::cout << passed << " passed, " << failed << " failed\n";
+  return failed == 0 ? 0 : 1;
+}
