@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job end to end on the bundled default model (mobilenet_v2 from
 # torchvision with seeded random weights; nothing can be downloaded here):
-# export it to the pytorch-ir format, then load, validate and summarise it.
+# export it to the pytorch-ir format, load, validate and summarise it, and check
+# the graph against PyTorch eager with the reference executor.
 #
 #   scripts/demo.sh [MODEL]      MODEL: any name from `tools/export_ir.py --list`
 set -euo pipefail
@@ -16,3 +17,7 @@ echo "== exporting $MODEL to the pytorch-ir format ($OUT)"
 
 echo "== torchir-compile: load, validate, bind weights"
 "$BUILD_DIR/bin/torchir-compile" "$OUT/model.json" --weights "$OUT/weights.safetensors" --summary
+
+echo "== torchir-verify: run the ATen graph op by op (LibTorch) and compare with PyTorch eager"
+"$BUILD_DIR/bin/torchir-verify" "$OUT/model.json" --weights "$OUT/weights.safetensors" \
+  --inputs "$OUT/inputs.safetensors" --expected "$OUT/expected.safetensors" --stage aten

@@ -33,16 +33,6 @@ constexpr std::string_view kGetitemOpType = "<built-in function getitem>";
 
 std::string Quote(std::string_view text) { return "'" + std::string(text) + "'"; }
 
-// "'a', 'b', 'c' and 7 more": keeps warnings about many names to one line.
-std::string ListSome(const std::vector<std::string>& names, size_t shown = 3) {
-  std::string text;
-  for (size_t i = 0; i < names.size() && i < shown; ++i) {
-    absl::StrAppend(&text, i ? ", " : "", Quote(names[i]));
-  }
-  if (names.size() > shown) absl::StrAppend(&text, " and ", names.size() - shown, " more");
-  return text;
-}
-
 const char* JsonTypeName(const JsonValue& v) {
   switch (v.GetType()) {
     case rapidjson::kNullType: return "null";
@@ -110,7 +100,6 @@ class Reader {
 
   // state_dict key -> declared meta (from "weights").
   std::unordered_map<std::string, TensorType> declared_weights_;
-  std::vector<std::string> declared_order_;
   // placeholder name -> state_dict key (from "weight_name_mapping").
   std::unordered_map<std::string, std::string> placeholder_keys_;
   // keys (or placeholder names) -> inline constant data.
@@ -234,8 +223,6 @@ bool Reader::ReadWeights(const JsonValue& root) {
       if (!ReadMeta(weights->value[i], absl::StrCat("weight ", i), false, &meta)) continue;
       if (!declared_weights_.emplace(meta.name, meta.type).second) {
         Fail(absl::StrCat("weight ", i, ": duplicate weight name ", Quote(meta.name)));
-      } else {
-        declared_order_.push_back(meta.name);
       }
     }
   }
@@ -795,19 +782,6 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> Reader::Read(std::string_view json) {
   if (ReadInputs(document) && ReadWeights(document) && ReadConstants(document) &&
       ReadNodes(document)) {
     ReadOutputs(document);
-  }
-  if (errors_.empty()) {
-    std::unordered_set<std::string> used;
-    for (const ir::Value* weight : graph_->weights()) used.insert(weight->state_dict_key());
-    for (const ir::Value* constant : graph_->constants()) used.insert(constant->state_dict_key());
-    std::vector<std::string> unused;
-    for (const std::string& key : declared_order_) {
-      if (!used.count(key)) unused.push_back(key);
-    }
-    if (!unused.empty()) {
-      Warn(absl::StrCat(unused.size(), " declared weight(s) used by no node: ",
-                        ListSome(unused)));
-    }
   }
   if (!errors_.empty()) {
     if (TooManyErrors()) errors_.push_back(absl::StrCat(source_, ": too many errors, stopping"));
