@@ -6,6 +6,8 @@
 #include "compiler/ir/graph_printer.h"
 #include "tools/cli/command_line.h"
 #include "tools/cli/report_error.h"
+#include "memory_planner/report.h"
+#include "tools/pipeline/graph_memory_plan.h"
 #include "tools/pipeline/load_model.h"
 
 namespace {
@@ -20,6 +22,7 @@ constexpr char kEpilog[] =
     "examples:\n"
     "  torchir-compile model.json --weights weights.safetensors\n"
     "  torchir-compile model.json --weights model.pt --dump-graph aten\n"
+    "  torchir-compile model.json --memory-report\n"
     "\n"
     "exit status: 0 success, 1 invalid model or weights, 2 usage error";
 
@@ -35,6 +38,9 @@ int main(int argc, char** argv) {
                 "weight placeholders through weight_name_mapping");
   cli.AddOption("dump-graph", "STAGE", "print the graph after STAGE to stdout; STAGE: aten");
   cli.AddSwitch("summary", "print inputs, outputs, weight totals and the op histogram");
+  cli.AddSwitch("memory-report",
+                "plan activation memory and print arena size, lower bound, naive total and "
+                "every algorithm tried (today over the ATen graph, one instruction per node)");
   cli.AddSwitch("quiet", "do not print warnings");
   cli.SetEpilog(kEpilog);
   cli.Parse(argc, argv);
@@ -53,6 +59,17 @@ int main(int argc, char** argv) {
     for (const std::string& warning : model->warnings) std::cerr << "warning: " << warning << "\n";
   }
   const torchir::ir::Graph& graph = *model->graph;
+  if (cli.Switch("memory-report")) {
+    absl::StatusOr<torchir::pipeline::GraphMemoryPlan> plan =
+        torchir::pipeline::PlanGraphMemory(graph);
+    if (!plan.ok()) return torchir::cli::ReportError(plan.status());
+    std::cout << torchir::memory_planner::RenderReport(plan->report);
+    std::cout << "peak live bytes: " << plan->file_order_peak << " in node order, "
+              << plan->memory_aware_peak << " in memory-aware order ("
+              << (plan->reordered ? "used" : "not lower, node order kept") << ")\n";
+    std::cout << "planning time: " << plan->planning_seconds * 1e3 << " ms\n";
+    return 0;
+  }
   if (cli.Has("dump-graph")) {
     torchir::ir::PrintSummary(graph, std::cout);
     std::cout << "\n";

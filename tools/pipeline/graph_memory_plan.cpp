@@ -1,0 +1,138 @@
+#include "tools/pipeline/graph_memory_plan.h"
+
+#include <chrono>
+#include <string>
+#include <unordered_map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "memory_planner/checker.h"
+#include "memory_planner/lifetimes.h"
+#include "memory_planner/memory_aware_order.h"
+#include "memory_planner/planner.h"
+#include "memory_planner/program.h"
+
+namespace torchir::pipeline {
+namespace {
+
+constexpr uint64_t kAlignment = 64;
+
+// ATen ops whose result shares its first input's storage at the graph level:
+// in-place ops (their output is input 0 updated) and the views and no-ops that
+// keep a contiguous tensor contiguous. The Edge dialect's op table will carry
+// this property per op; until lowering exists, the ATen names are listed here.
+bool SharesInputStorage(const ir::Node& node) {
+  const std::string& op = node.op();
+  // aten.<name>_.<overload> is PyTorch's in-place naming.
+  size_t last_dot = op.rfind('.');
+  if (op.rfind("aten.", 0) == 0 && last_dot != std::string::npos && last_dot > 5 &&
+      op[last_dot - 1] == '_' && op[5] != '_') {
+    return true;
+  }
+  static const char* const kViewOps[] = {
+      "aten.view.default",    "aten.reshape.default",    "aten._unsafe_view.default",
+      "aten.flatten.using_ints", "aten.squeeze.dim",     "aten.squeeze.default",
+      "aten.squeeze.dims",    "aten.unsqueeze.default",  "aten.alias.default",
+      "aten.detach.default",  "aten.contiguous.default", "aten.dropout.default",
+      "aten.clone.default",   "aten.lift_fresh_copy.default"};
+  for (const char* view : kViewOps) {
+    if (op == view) return true;
+  }
+  return false;
+}
+
+// The value whose storage the node's single output shares, or nullptr.
+const ir::Value* SharedStorageSource(const ir::Node& node) {
+  if (node.num_outputs() != 1 || node.num_inputs() == 0) return nullptr;
+  if (node.op() == "getitem") {
+    const ir::AttrValue* index = node.FindAttr("index");
+    int64_t i = index != nullptr ? index->as_int() : 0;
+    return i >= 0 && static_cast<size_t>(i) < node.num_inputs() ? node.input(static_cast<size_t>(i))
+                                                                 : node.input(0);
+  }
+  return SharesInputStorage(node) ? node.input(0) : nullptr;
+}
+
+}  // namespace
+
+absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph) {
+  auto start = std::chrono::steady_clock::now();
+  GraphMemoryPlan plan;
+  namespace mp = memory_planner;
+  mp::Program program;
+  std::unordered_map<const ir::Value*, mp::BufferId> ids;
+  std::vector<uint64_t> sizes;
+  auto add_buffer = [&](const ir::Value* value) {
+    auto id = static_cast<mp::BufferId>(plan.buffer_values.size());
+    ids.emplace(value, id);
+    plan.buffer_values.push_back(value);
+    sizes.push_back(value->type().nbytes());
+    program.view_of.push_back(mp::kNoBuffer);
+    return id;
+  };
+  for (const ir::Value* input : graph.inputs()) program.graph_inputs.push_back(add_buffer(input));
+  for (const ir::Node* node : graph.nodes()) {
+    mp::Instruction instruction;
+    for (const ir::Value* input : node->inputs()) {
+      auto it = ids.find(input);
+      if (it != ids.end()) instruction.reads.push_back(it->second);
+    }
+    const ir::Value* source = SharedStorageSource(*node);
+    for (size_t i = 0; i < node->num_outputs(); ++i) {
+      mp::BufferId id = add_buffer(node->output(i));
+      instruction.writes.push_back(id);
+      auto it = source != nullptr ? ids.find(source) : ids.end();
+      if (it != ids.end() && sizes[it->second] >= sizes[id]) program.view_of[id] = it->second;
+    }
+    program.instructions.push_back(std::move(instruction));
+  }
+  for (const ir::Value* output : graph.outputs()) {
+    auto it = ids.find(output);
+    if (it != ids.end()) program.graph_outputs.push_back(it->second);
+  }
+  program.buffer_count = static_cast<int32_t>(plan.buffer_values.size());
+
+  // Keep the node order unless a memory-aware order lowers the peak.
+  mp::Expected<mp::ScheduleResult> schedule = mp::MemoryAwareOrder(program, sizes);
+  if (!schedule.ok()) return absl::InternalError("memory-aware order: " + schedule.error().message);
+  plan.file_order_peak = schedule.value().original_peak;
+  plan.memory_aware_peak = schedule.value().peak;
+  plan.reordered = schedule.value().reordered;
+  mp::Program ordered = program;
+  if (plan.reordered) {
+    ordered.instructions.clear();
+    for (int32_t index : schedule.value().order) {
+      ordered.instructions.push_back(program.instructions[static_cast<size_t>(index)]);
+    }
+  }
+  mp::Expected<std::vector<mp::Lifetime>> lifetimes = mp::ComputeLifetimes(ordered);
+  if (!lifetimes.ok()) return absl::InternalError("lifetimes: " + lifetimes.error().message);
+
+  plan.problem.arenas.push_back({"activations"});
+  for (size_t id = 0; id < plan.buffer_values.size(); ++id) {
+    mp::Buffer buffer;
+    const mp::Lifetime& lifetime = lifetimes.value()[id];
+    buffer.size = sizes[id];
+    buffer.alignment = kAlignment;
+    buffer.first_use = lifetime.used() ? lifetime.first_use : 0;
+    buffer.last_use = lifetime.used() ? lifetime.last_use : 0;
+    buffer.base = program.view_of[id];
+    buffer.name = plan.buffer_values[id]->name();
+    plan.problem.buffers.push_back(std::move(buffer));
+  }
+  mp::Expected<mp::SuiteResult> result = mp::PlanMemory(plan.problem);
+  if (!result.ok()) return absl::InternalError("memory planner: " + result.error().message);
+  plan.result = std::move(result.value());
+  std::vector<std::string> problems = mp::CheckPlan(plan.problem, plan.result.plan);
+  if (!problems.empty()) {
+    return absl::InternalError("memory plan failed its check: " + absl::StrJoin(problems, "; "));
+  }
+  mp::Expected<mp::MemoryReport> report = mp::BuildReport(plan.problem, plan.result);
+  if (!report.ok()) return absl::InternalError("memory report: " + report.error().message);
+  plan.report = std::move(report.value());
+  plan.planning_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return plan;
+}
+
+}  // namespace torchir::pipeline

@@ -1,0 +1,35 @@
+// Plans the activation memory of a graph at its current stage, one instruction per node.
+#pragma once
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/ir/graph.h"
+#include "memory_planner/buffer.h"
+#include "memory_planner/report.h"
+
+namespace torchir::pipeline {
+
+struct GraphMemoryPlan {
+  memory_planner::Problem problem;
+  memory_planner::SuiteResult result;
+  memory_planner::MemoryReport report;
+  // buffer id -> the value it holds (views included).
+  std::vector<const ir::Value*> buffer_values;
+  // Peak live bytes of the graph's own node order and of the memory-aware order;
+  // the plan uses the latter only when it is lower.
+  uint64_t file_order_peak = 0;
+  uint64_t memory_aware_peak = 0;
+  bool reordered = false;
+  double planning_seconds = 0;
+};
+
+// Builds the planner's plain program from `graph` (node outputs and graph inputs are
+// buffers, weights and constants are not; outputs of in-place and view-only ops,
+// and getitem results, share their source's storage), computes lifetimes in node
+// order (or a memory-aware order when it lowers the peak), and plans one arena
+// "activations" with 64-byte alignment, checking the plan with the independent
+// checker.
+absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph);
+
+}  // namespace torchir::pipeline
