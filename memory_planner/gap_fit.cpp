@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 #include "memory_planner/occupancy_index.h"
 
@@ -63,6 +64,21 @@ uint64_t ArenaExtent(const std::vector<Block>& blocks, const std::vector<uint64_
     extent = std::max(extent, offsets[i] + blocks[i].size);
   }
   return extent;
+}
+
+std::vector<int32_t> OrderByPriority(const std::vector<Block>& blocks,
+                                     const std::vector<uint64_t>& priority) {
+  std::vector<int32_t> order(blocks.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    if (!priority.empty() && priority[a] != priority[b]) return priority[a] > priority[b];
+    if (blocks[a].size != blocks[b].size) return blocks[a].size > blocks[b].size;
+    if (blocks[a].first_use != blocks[b].first_use) {
+      return blocks[a].first_use < blocks[b].first_use;
+    }
+    return a < b;
+  });
+  return order;
 }
 
 }  // namespace torchir::memory_planner

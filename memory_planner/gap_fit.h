@@ -19,6 +19,13 @@ enum class FitPolicy {
 // "best_fit" / "first_fit".
 std::string_view FitPolicyName(FitPolicy policy);
 
+// Block indices in the order the greedy orderings place them: by `priority`
+// descending (one value per block; empty: no priority), then size descending,
+// then earlier first use, then lower index. The orderings differ only in their
+// priority.
+std::vector<int32_t> OrderByPriority(const std::vector<Block>& blocks,
+                                     const std::vector<uint64_t>& priority);
+
 // Returns an offset per block. For each block of `order` in turn:
 //   1. get the bytes taken by already-placed blocks whose lifetimes overlap it, in offset order,
 //      from an OccupancyIndex (time-bucketed and offset-sorted: no scan over all placed blocks);

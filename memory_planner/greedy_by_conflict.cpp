@@ -51,18 +51,9 @@ std::string GreedyByConflict::Name() const {
 
 std::vector<uint64_t> GreedyByConflict::Place(const std::vector<Block>& blocks) const {
   const std::vector<uint64_t> conflicting = ConflictingBytes(blocks);
-  std::vector<int32_t> order(blocks.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    const uint64_t pressure_a = conflicting[a] + blocks[a].size;
-    const uint64_t pressure_b = conflicting[b] + blocks[b].size;
-    if (pressure_a != pressure_b) return pressure_a > pressure_b;
-    if (blocks[a].size != blocks[b].size) return blocks[a].size > blocks[b].size;
-    if (blocks[a].first_use != blocks[b].first_use) {
-      return blocks[a].first_use < blocks[b].first_use;
-    }
-    return a < b;
-  });
+  std::vector<uint64_t> pressure(blocks.size());
+  for (size_t i = 0; i < blocks.size(); ++i) pressure[i] = conflicting[i] + blocks[i].size;
+  const std::vector<int32_t> order = OrderByPriority(blocks, pressure);
   return PlaceInOrder(blocks, order, policy_);
 }
 
