@@ -11,30 +11,13 @@
 #include <vector>
 
 #include "compiler/frontend/safetensors.h"
+#include "tests/support/tiny_linear_model.h"
 
 namespace torchir {
 namespace {
 
-constexpr char kModel[] = R"json({
-  "model_name": "TinyLinear", "pytorch_version": "2.8.0",
-  "graph_inputs": [{"name": "x", "shape": [1, 2], "dtype": "float32"}],
-  "graph_outputs": [{"name": "relu", "shape": [1, 2], "dtype": "float32"}],
-  "weights": [{"name": "fc.weight", "shape": [2, 2], "dtype": "float32"},
-              {"name": "fc.bias", "shape": [2], "dtype": "float32"}],
-  "weight_name_mapping": {"p_fc_weight": "fc.weight", "p_fc_bias": "fc.bias"},
-  "nodes": [
-    {"name": "linear", "op_type": "aten.linear.default",
-     "inputs": [{"name": "x", "shape": [1, 2], "dtype": "float32", "producer_node": "x",
-                 "producer_output_idx": 0},
-                {"name": "p_fc_weight", "shape": [2, 2], "dtype": "float32"},
-                {"name": "p_fc_bias", "shape": [2], "dtype": "float32"}],
-     "outputs": [{"name": "linear", "shape": [1, 2], "dtype": "float32"}], "attrs": {}},
-    {"name": "relu", "op_type": "aten.relu.default",
-     "inputs": [{"name": "linear", "shape": [1, 2], "dtype": "float32",
-                 "producer_node": "linear", "producer_output_idx": 0}],
-     "outputs": [{"name": "relu", "shape": [1, 2], "dtype": "float32"}], "attrs": {}}
-  ]
-})json";
+using testing::Floats;
+
 
 struct RunResult {
   int exit_code = -1;
@@ -55,21 +38,12 @@ class TorchirCompileTest : public ::testing::Test {
     dir_ = ::testing::TempDir() + "torchir_compile_test_" +
            ::testing::UnitTest::GetInstance()->current_test_info()->name();
     ASSERT_EQ(std::system(("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "'").c_str()), 0);
-    std::ofstream(Path("model.json")) << kModel;
+    std::ofstream(Path("model.json")) << testing::kTinyLinearModel;
     std::vector<frontend::StoredTensor> weights = {Floats("fc.weight", {2, 2}, {1, -1, 2, 0.5f}),
                                                    Floats("fc.bias", {2}, {0.5f, -10})};
     ASSERT_TRUE(frontend::WriteSafetensors(Path("weights.safetensors"), weights).ok());
   }
 
-  static frontend::StoredTensor Floats(const std::string& name, std::vector<int64_t> shape,
-                                       const std::vector<float>& values) {
-    frontend::StoredTensor tensor;
-    tensor.name = name;
-    tensor.dtype = ir::DType::kFloat32;
-    tensor.shape = std::move(shape);
-    tensor.data = ir::TensorData::Copy(values.data(), values.size() * sizeof(float));
-    return tensor;
-  }
 
   std::string Path(const std::string& name) const { return dir_ + "/" + name; }
 

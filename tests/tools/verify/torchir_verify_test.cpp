@@ -10,43 +10,16 @@
 #include <vector>
 
 #include "compiler/frontend/safetensors.h"
+#include "tests/support/tiny_linear_model.h"
 
 namespace torchir {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::Floats;
 
 // relu(linear(x)) with x: float32[1, 2].
-constexpr char kModel[] = R"json({
-  "model_name": "TinyLinear", "pytorch_version": "2.8.0",
-  "graph_inputs": [{"name": "x", "shape": [1, 2], "dtype": "float32"}],
-  "graph_outputs": [{"name": "relu", "shape": [1, 2], "dtype": "float32"}],
-  "weights": [{"name": "fc.weight", "shape": [2, 2], "dtype": "float32"},
-              {"name": "fc.bias", "shape": [2], "dtype": "float32"}],
-  "weight_name_mapping": {"p_fc_weight": "fc.weight", "p_fc_bias": "fc.bias"},
-  "nodes": [
-    {"name": "linear", "op_type": "aten.linear.default",
-     "inputs": [{"name": "x", "shape": [1, 2], "dtype": "float32", "producer_node": "x",
-                 "producer_output_idx": 0},
-                {"name": "p_fc_weight", "shape": [2, 2], "dtype": "float32"},
-                {"name": "p_fc_bias", "shape": [2], "dtype": "float32"}],
-     "outputs": [{"name": "linear", "shape": [1, 2], "dtype": "float32"}], "attrs": {}},
-    {"name": "relu", "op_type": "aten.relu.default",
-     "inputs": [{"name": "linear", "shape": [1, 2], "dtype": "float32",
-                 "producer_node": "linear", "producer_output_idx": 0}],
-     "outputs": [{"name": "relu", "shape": [1, 2], "dtype": "float32"}], "attrs": {}}
-  ]
-})json";
 
-frontend::StoredTensor Floats(const std::string& name, std::vector<int64_t> shape,
-                              const std::vector<float>& values) {
-  frontend::StoredTensor tensor;
-  tensor.name = name;
-  tensor.dtype = ir::DType::kFloat32;
-  tensor.shape = std::move(shape);
-  tensor.data = ir::TensorData::Copy(values.data(), values.size() * sizeof(float));
-  return tensor;
-}
 
 struct Result {
   int exit_code;
@@ -67,7 +40,7 @@ class TorchirVerifyTest : public ::testing::Test {
     dir_ = ::testing::TempDir() + "torchir_verify_test_" +
            ::testing::UnitTest::GetInstance()->current_test_info()->name();
     ASSERT_EQ(std::system(("mkdir -p '" + dir_ + "'").c_str()), 0);
-    std::ofstream(Path("model.json")) << kModel;
+    std::ofstream(Path("model.json")) << testing::kTinyLinearModel;
     // W = [[1, -1], [2, 0.5]], b = [0.5, -10]; x = [3, 1]
     // linear = [3 - 1 + 0.5, 6 + 0.5 - 10] = [2.5, -3.5]; relu = [2.5, 0].
     Write("weights.safetensors",
