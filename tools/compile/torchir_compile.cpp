@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_split.h"
+#include "compiler/dialect/edge_ops.h"
 #include "compiler/ir/graph_printer.h"
 #include "tools/cli/command_line.h"
 #include "tools/cli/report_error.h"
@@ -32,7 +33,7 @@ int main(int argc, char** argv) {
   using torchir::cli::CommandLine;
   CommandLine cli("torchir-compile", "torchir-compile MODEL.json [--weights FILE] [options]",
                   kDescription);
-  cli.AddPositional("MODEL.json", "the pytorch-ir graph");
+  cli.AddPositional("MODEL.json", "the pytorch-ir graph", /*required=*/false);
   cli.AddOption("weights", "FILE",
                 "state_dict as .safetensors or .pt; its tensors are bound to the graph's "
                 "weight placeholders through weight_name_mapping");
@@ -42,8 +43,14 @@ int main(int argc, char** argv) {
                 "plan activation memory and print arena size, lower bound, naive total and "
                 "every algorithm tried (today over the ATen graph, one instruction per node)");
   cli.AddSwitch("quiet", "do not print warnings");
+  cli.AddSwitch("list-edge-ops", "print the Edge op table (markdown) and exit");
   cli.SetEpilog(kEpilog);
   cli.Parse(argc, argv);
+  if (cli.Switch("list-edge-ops")) {
+    std::cout << torchir::dialect::RenderEdgeOpTableMarkdown();
+    return 0;
+  }
+  if (cli.positionals().empty()) cli.UsageError("missing MODEL.json");
 
   std::string stage = cli.Get("dump-graph");
   if (cli.Has("dump-graph") && stage != "aten") {

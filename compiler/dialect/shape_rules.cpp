@@ -1,0 +1,419 @@
+#include "compiler/dialect/shape_rules.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace torchir::dialect::shape_rules {
+namespace {
+
+using ir::DType;
+using ir::TensorType;
+
+absl::Status Invalid(std::string message) {
+  return absl::InvalidArgumentError(std::move(message));
+}
+
+std::string Shape(const std::vector<int64_t>& sizes) {
+  return absl::StrCat("[", absl::StrJoin(sizes, ", "), "]");
+}
+
+int64_t IntAttr(const ir::Node& node, const char* name) { return node.FindAttr(name)->as_int(); }
+const std::vector<int64_t>& IntsAttr(const ir::Node& node, const char* name) {
+  return node.FindAttr(name)->as_int_list();
+}
+bool BoolAttr(const ir::Node& node, const char* name) { return node.FindAttr(name)->as_bool(); }
+
+// floor division for possibly negative numerators.
+int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// Output length of a sliding window over `length` (PyTorch's pooling formula).
+absl::StatusOr<int64_t> WindowOutput(int64_t length, int64_t kernel, int64_t stride,
+                                     int64_t padding, int64_t dilation, bool ceil_mode) {
+  if (kernel <= 0 || stride <= 0 || dilation <= 0 || padding < 0) {
+    return Invalid(absl::StrCat("kernel ", kernel, ", stride ", stride, ", dilation ", dilation,
+                                " must be positive and padding ", padding, " non-negative"));
+  }
+  const int64_t span = dilation * (kernel - 1) + 1;
+  const int64_t numerator = length + 2 * padding - span;
+  if (numerator < 0) {
+    return Invalid(absl::StrCat("window of ", span, " does not fit input length ", length,
+                                " with padding ", padding));
+  }
+  int64_t out = (ceil_mode ? FloorDiv(numerator + stride - 1, stride) : numerator / stride) + 1;
+  // With ceil_mode the last window must start inside the input or its left padding.
+  if (ceil_mode && (out - 1) * stride >= length + padding) --out;
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<int64_t>> BroadcastShapes(const std::vector<int64_t>& a,
+                                                     const std::vector<int64_t>& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  std::vector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1) {
+      return Invalid(absl::StrCat("shapes ", Shape(a), " and ", Shape(b), " do not broadcast"));
+    }
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+absl::StatusOr<int64_t> NormalizeDim(int64_t dim, int64_t rank) {
+  const int64_t bound = std::max<int64_t>(rank, 1);
+  if (dim < -bound || dim >= bound) {
+    return Invalid(absl::StrCat("dim ", dim, " is out of range for rank ", rank));
+  }
+  return dim < 0 ? dim + bound : dim;
+}
+
+absl::StatusOr<Types> SameAsFirst(const Inputs& inputs, const ir::Node&) {
+  return Types{*inputs[0]};
+}
+
+absl::StatusOr<Types> Broadcast(const Inputs& inputs, const ir::Node&) {
+  auto sizes = BroadcastShapes(inputs[0]->sizes, inputs[1]->sizes);
+  if (!sizes.ok()) return sizes.status();
+  return Types{TensorType{inputs[0]->dtype, *sizes}};
+}
+
+absl::StatusOr<Types> BroadcastToBool(const Inputs& inputs, const ir::Node&) {
+  auto sizes = BroadcastShapes(inputs[0]->sizes, inputs[1]->sizes);
+  if (!sizes.ok()) return sizes.status();
+  return Types{TensorType{DType::kBool, *sizes}};
+}
+
+absl::StatusOr<Types> Where(const Inputs& inputs, const ir::Node&) {
+  auto sizes = BroadcastShapes(inputs[0]->sizes, inputs[1]->sizes);
+  if (!sizes.ok()) return sizes.status();
+  sizes = BroadcastShapes(*sizes, inputs[2]->sizes);
+  if (!sizes.ok()) return sizes.status();
+  return Types{TensorType{inputs[1]->dtype, *sizes}};
+}
+
+absl::StatusOr<Types> Cast(const Inputs& inputs, const ir::Node& node) {
+  return Types{TensorType{node.FindAttr("dtype")->as_dtype(), inputs[0]->sizes}};
+}
+
+absl::StatusOr<Types> Convolution(const Inputs& inputs, const ir::Node& node) {
+  const TensorType& input = *inputs[0];
+  const TensorType& weight = *inputs[1];
+  const int64_t spatial = input.rank() - 2;
+  if (spatial < 1 || spatial > 3) {
+    return Invalid(absl::StrCat("input must be [N, C, spatial...] with 1 to 3 spatial dims, got ",
+                                Shape(input.sizes)));
+  }
+  if (weight.rank() != input.rank()) {
+    return Invalid(absl::StrCat("weight ", Shape(weight.sizes), " must have the input's rank ",
+                                input.rank()));
+  }
+  const auto& stride = IntsAttr(node, "stride");
+  const auto& padding = IntsAttr(node, "padding");
+  const auto& dilation = IntsAttr(node, "dilation");
+  for (const auto* list : {&stride, &padding, &dilation}) {
+    if (static_cast<int64_t>(list->size()) != spatial) {
+      return Invalid(absl::StrCat("stride, padding and dilation need ", spatial,
+                                  " entries each, got ", Shape(*list)));
+    }
+  }
+  const int64_t groups = IntAttr(node, "groups");
+  const int64_t channels = input.sizes[1];
+  const int64_t out_channels = weight.sizes[0];
+  if (groups < 1 || channels % groups != 0 || out_channels % groups != 0 ||
+      weight.sizes[1] * groups != channels) {
+    return Invalid(absl::StrCat("weight ", Shape(weight.sizes), " with groups ", groups,
+                                " does not fit ", channels, " input channels"));
+  }
+  if (inputs.size() > 2 && inputs[2]->sizes != std::vector<int64_t>{out_channels}) {
+    return Invalid(absl::StrCat("bias ", Shape(inputs[2]->sizes), " must be [", out_channels,
+                                "]"));
+  }
+  std::vector<int64_t> out = {input.sizes[0], out_channels};
+  for (int64_t i = 0; i < spatial; ++i) {
+    auto length = WindowOutput(input.sizes[2 + i], weight.sizes[2 + i], stride[i], padding[i],
+                               dilation[i], false);
+    if (!length.ok()) return length.status();
+    out.push_back(*length);
+  }
+  return Types{TensorType{input.dtype, out}};
+}
+
+absl::StatusOr<Types> Linear(const Inputs& inputs, const ir::Node&) {
+  const TensorType& input = *inputs[0];
+  const TensorType& weight = *inputs[1];
+  if (input.rank() < 1 || weight.rank() != 2 || weight.sizes[1] != input.sizes.back()) {
+    return Invalid(absl::StrCat("input ", Shape(input.sizes), " and weight ",
+                                Shape(weight.sizes), " do not fit: weight must be [N, ",
+                                input.rank() ? input.sizes.back() : 0, "]"));
+  }
+  if (inputs.size() > 2 && inputs[2]->sizes != std::vector<int64_t>{weight.sizes[0]}) {
+    return Invalid(absl::StrCat("bias ", Shape(inputs[2]->sizes), " must be [", weight.sizes[0],
+                                "]"));
+  }
+  std::vector<int64_t> out = input.sizes;
+  out.back() = weight.sizes[0];
+  return Types{TensorType{input.dtype, out}};
+}
+
+absl::StatusOr<Types> Matmul(const Inputs& inputs, const ir::Node&) {
+  const TensorType& a = *inputs[0];
+  const TensorType& b = *inputs[1];
+  if (a.rank() < 2 || b.rank() < 2) {
+    return Invalid(absl::StrCat("operands must have rank >= 2, got ", Shape(a.sizes), " and ",
+                                Shape(b.sizes)));
+  }
+  const int64_t m = a.sizes[a.rank() - 2], k = a.sizes.back();
+  const int64_t kb = b.sizes[b.rank() - 2], n = b.sizes.back();
+  if (k != kb) {
+    return Invalid(absl::StrCat("inner dimensions differ: ", Shape(a.sizes), " @ ",
+                                Shape(b.sizes)));
+  }
+  auto batch = BroadcastShapes(std::vector<int64_t>(a.sizes.begin(), a.sizes.end() - 2),
+                               std::vector<int64_t>(b.sizes.begin(), b.sizes.end() - 2));
+  if (!batch.ok()) return batch.status();
+  std::vector<int64_t> out = *batch;
+  out.push_back(m);
+  out.push_back(n);
+  return Types{TensorType{a.dtype, out}};
+}
+
+absl::StatusOr<Types> Normalization(const Inputs& inputs, const ir::Node&) {
+  // edge.batch_norm(input [N, C, ...], mean [C], var [C], weight? [C], bias? [C])
+  const TensorType& input = *inputs[0];
+  if (input.rank() < 2) return Invalid("input must have a channel dimension (rank >= 2)");
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    if (inputs[i]->sizes != std::vector<int64_t>{input.sizes[1]}) {
+      return Invalid(absl::StrCat("per-channel operand ", i, " is ", Shape(inputs[i]->sizes),
+                                  ", expected [", input.sizes[1], "]"));
+    }
+  }
+  return Types{input};
+}
+
+absl::StatusOr<Types> LayerNorm(const Inputs& inputs, const ir::Node& node) {
+  const TensorType& input = *inputs[0];
+  const auto& normalized = IntsAttr(node, "normalized_shape");
+  if (normalized.empty() || normalized.size() > input.sizes.size() ||
+      !std::equal(normalized.begin(), normalized.end(), input.sizes.end() - normalized.size())) {
+    return Invalid(absl::StrCat("normalized_shape ", Shape(normalized),
+                                " is not a suffix of the input shape ", Shape(input.sizes)));
+  }
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    if (inputs[i]->sizes != normalized) {
+      return Invalid(absl::StrCat("weight/bias ", Shape(inputs[i]->sizes),
+                                  " must equal normalized_shape ", Shape(normalized)));
+    }
+  }
+  return Types{input};
+}
+
+absl::StatusOr<Types> Softmax(const Inputs& inputs, const ir::Node& node) {
+  auto dim = NormalizeDim(IntAttr(node, "dim"), inputs[0]->rank());
+  if (!dim.ok()) return dim.status();
+  return Types{*inputs[0]};
+}
+
+absl::StatusOr<Types> Reduce(const Inputs& inputs, const ir::Node& node) {
+  const TensorType& input = *inputs[0];
+  const auto& dims = IntsAttr(node, "dims");
+  const bool keepdim = BoolAttr(node, "keepdim");
+  std::vector<bool> reduced(input.sizes.size(), dims.empty());
+  for (int64_t dim : dims) {
+    auto d = NormalizeDim(dim, input.rank());
+    if (!d.ok()) return d.status();
+    if (input.rank() == 0) continue;
+    if (reduced[*d]) return Invalid(absl::StrCat("dim ", dim, " is listed twice"));
+    reduced[*d] = true;
+  }
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < input.sizes.size(); ++i) {
+    if (!reduced[i]) {
+      out.push_back(input.sizes[i]);
+    } else if (keepdim) {
+      out.push_back(1);
+    }
+  }
+  return Types{TensorType{input.dtype, out}};
+}
+
+absl::StatusOr<Types> MaxDim(const Inputs& inputs, const ir::Node& node) {
+  const TensorType& input = *inputs[0];
+  auto dim = NormalizeDim(IntAttr(node, "dim"), input.rank());
+  if (!dim.ok()) return dim.status();
+  std::vector<int64_t> out = input.sizes;
+  if (input.rank() > 0) {
+    if (BoolAttr(node, "keepdim")) {
+      out[*dim] = 1;
+    } else {
+      out.erase(out.begin() + *dim);
+    }
+  }
+  return Types{TensorType{input.dtype, out}, TensorType{DType::kInt64, out}};
+}
+
+absl::StatusOr<Types> Pool2d(const Inputs& inputs, const ir::Node& node) {
+  const TensorType& input = *inputs[0];
+  if (input.rank() != 3 && input.rank() != 4) {
+    return Invalid(absl::StrCat("input must be [N, C, H, W] or [C, H, W], got ",
+                                Shape(input.sizes)));
+  }
+  const auto& kernel = IntsAttr(node, "kernel_size");
+  const auto& stride = IntsAttr(node, "stride");
+  const auto& padding = IntsAttr(node, "padding");
+  const ir::AttrValue* dilation_attr = node.FindAttr("dilation");
+  const std::vector<int64_t> dilation =
+      dilation_attr != nullptr ? dilation_attr->as_int_list() : std::vector<int64_t>{1, 1};
+  for (const auto* list : {&kernel, &stride, &padding, &dilation}) {
+    if (list->size() != 2) {
+      return Invalid(absl::StrCat("kernel_size, stride, padding and dilation need 2 entries, got ",
+                                  Shape(*list)));
+    }
+  }
+  const bool ceil_mode = BoolAttr(node, "ceil_mode");
+  std::vector<int64_t> out(input.sizes.begin(), input.sizes.end() - 2);
+  for (int i = 0; i < 2; ++i) {
+    if (padding[i] * 2 > kernel[i]) {
+      return Invalid(absl::StrCat("padding ", padding[i], " exceeds half the kernel ", kernel[i]));
+    }
+    auto length = WindowOutput(input.sizes[input.rank() - 2 + i], kernel[i], stride[i],
+                               padding[i], dilation[i], ceil_mode);
+    if (!length.ok()) return length.status();
+    out.push_back(*length);
+  }
+  return Types{TensorType{input.dtype, out}};
+}
+
+absl::StatusOr<Types> AdaptiveAvgPool2d(const Inputs& inputs, const ir::Node& node) {
+  const TensorType& input = *inputs[0];
+  const auto& size = IntsAttr(node, "output_size");
+  if ((input.rank() != 3 && input.rank() != 4) || size.size() != 2 || size[0] <= 0 ||
+      size[1] <= 0) {
+    return Invalid(absl::StrCat("input ", Shape(input.sizes), " and output_size ", Shape(size),
+                                " must be 4-d (or 3-d) and 2 positive sizes"));
+  }
+  std::vector<int64_t> out(input.sizes.begin(), input.sizes.end() - 2);
+  out.insert(out.end(), size.begin(), size.end());
+  return Types{TensorType{input.dtype, out}};
+}
+
+absl::StatusOr<Types> Reshape(const Inputs& inputs, const ir::Node& node) {
+  const auto& shape = IntsAttr(node, "shape");
+  TensorType out{inputs[0]->dtype, shape};
+  for (int64_t size : shape) {
+    if (size < 0) return Invalid(absl::StrCat("shape ", Shape(shape), " has a negative size"));
+  }
+  if (out.numel() != inputs[0]->numel()) {
+    return Invalid(absl::StrCat("cannot reshape ", Shape(inputs[0]->sizes), " (",
+                                inputs[0]->numel(), " elements) to ", Shape(shape)));
+  }
+  return Types{out};
+}
+
+absl::StatusOr<Types> Permute(const Inputs& inputs, const ir::Node& node) {
+  const TensorType& input = *inputs[0];
+  const auto& dims = IntsAttr(node, "dims");
+  if (static_cast<int64_t>(dims.size()) != input.rank()) {
+    return Invalid(absl::StrCat("dims ", Shape(dims), " must list all ", input.rank(), " dims"));
+  }
+  std::vector<bool> seen(dims.size(), false);
+  std::vector<int64_t> out;
+  for (int64_t dim : dims) {
+    if (dim < 0 || dim >= input.rank() || seen[dim]) {
+      return Invalid(absl::StrCat("dims ", Shape(dims), " is not a permutation"));
+    }
+    seen[dim] = true;
+    out.push_back(input.sizes[dim]);
+  }
+  return Types{TensorType{input.dtype, out}};
+}
+
+absl::StatusOr<Types> Slice(const Inputs& inputs, const ir::Node& node) {
+  const TensorType& input = *inputs[0];
+  const int64_t dim = IntAttr(node, "dim");
+  const int64_t start = IntAttr(node, "start");
+  const int64_t end = IntAttr(node, "end");
+  const int64_t step = IntAttr(node, "step");
+  if (dim < 0 || dim >= input.rank()) {
+    return Invalid(absl::StrCat("dim ", dim, " is out of range for rank ", input.rank()));
+  }
+  const int64_t size = input.sizes[dim];
+  if (step < 1 || start < 0 || start > end || end > size) {
+    return Invalid(absl::StrCat("slice [", start, ":", end, ":", step,
+                                "] must satisfy 0 <= start <= end <= ", size, " and step >= 1"));
+  }
+  std::vector<int64_t> out = input.sizes;
+  out[dim] = (end - start + step - 1) / step;
+  return Types{TensorType{input.dtype, out}};
+}
+
+absl::StatusOr<Types> Concatenate(const Inputs& inputs, const ir::Node& node) {
+  const TensorType& first = *inputs[0];
+  auto dim = NormalizeDim(IntAttr(node, "dim"), first.rank());
+  if (!dim.ok()) return dim.status();
+  if (IntAttr(node, "dim") != *dim) return Invalid("dim must be normalised (non-negative)");
+  std::vector<int64_t> out = first.sizes;
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    const TensorType& next = *inputs[i];
+    bool fits = next.rank() == first.rank();
+    for (int64_t d = 0; fits && d < first.rank(); ++d) {
+      fits = d == *dim || next.sizes[d] == first.sizes[d];
+    }
+    if (!fits) {
+      return Invalid(absl::StrCat("input ", i, " ", Shape(next.sizes), " does not fit ",
+                                  Shape(first.sizes), " along dim ", *dim));
+    }
+    out[*dim] += next.sizes[*dim];
+  }
+  return Types{TensorType{first.dtype, out}};
+}
+
+absl::StatusOr<Types> Expand(const Inputs& inputs, const ir::Node& node) {
+  const auto& sizes = IntsAttr(node, "sizes");
+  auto out = BroadcastShapes(inputs[0]->sizes, sizes);
+  if (!out.ok()) return out.status();
+  if (*out != sizes) {
+    return Invalid(absl::StrCat("cannot expand ", Shape(inputs[0]->sizes), " to ",
+                                Shape(sizes)));
+  }
+  return Types{TensorType{inputs[0]->dtype, sizes}};
+}
+
+absl::StatusOr<Types> IndexSelect(const Inputs& inputs, const ir::Node& node) {
+  const TensorType& input = *inputs[0];
+  const TensorType& index = *inputs[1];
+  const int64_t dim = IntAttr(node, "dim");
+  if (dim < 0 || dim >= input.rank()) {
+    return Invalid(absl::StrCat("dim ", dim, " is out of range for rank ", input.rank()));
+  }
+  if (index.rank() != 1) {
+    return Invalid(absl::StrCat("index must be 1-d, got ", Shape(index.sizes)));
+  }
+  std::vector<int64_t> out = input.sizes;
+  out[dim] = index.sizes[0];
+  return Types{TensorType{input.dtype, out}};
+}
+
+absl::StatusOr<Types> ConstantPad(const Inputs& inputs, const ir::Node& node) {
+  const TensorType& input = *inputs[0];
+  const auto& pad = IntsAttr(node, "pad");
+  if (pad.size() % 2 != 0 || static_cast<int64_t>(pad.size() / 2) > input.rank()) {
+    return Invalid(absl::StrCat("pad ", Shape(pad), " needs a (before, after) pair per padded ",
+                                "dim, innermost first, for at most ", input.rank(), " dims"));
+  }
+  std::vector<int64_t> out = input.sizes;
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    const size_t d = out.size() - 1 - i;
+    out[d] += pad[2 * i] + pad[2 * i + 1];
+    if (out[d] < 0) return Invalid(absl::StrCat("pad ", Shape(pad), " removes more than dim ", d));
+  }
+  return Types{TensorType{input.dtype, out}};
+}
+
+}  // namespace torchir::dialect::shape_rules
