@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "compiler/frontend/scalar_encoding.h"
+#include "compiler/ir/scalar_encoding.h"
 #include "rapidjson/document.h"
 #include "rapidjson/error/en.h"
 
@@ -23,6 +23,7 @@ using JsonValue = rapidjson::Value;
 using ir::AttrValue;
 using ir::DType;
 using ir::TensorType;
+using ir::Number;
 
 // How many problems are collected before reading stops.
 constexpr size_t kMaxErrors = 20;

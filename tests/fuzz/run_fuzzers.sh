@@ -34,7 +34,7 @@ SOURCES=(
   compiler/ir/graph.cpp
   compiler/ir/tensor_data.cpp
   compiler/frontend/ir_reader.cpp
-  compiler/frontend/scalar_encoding.cpp
+  compiler/ir/scalar_encoding.cpp
   compiler/frontend/mapped_file.cpp
   compiler/frontend/pickle.cpp
   compiler/frontend/safetensors.cpp

@@ -6,7 +6,7 @@
 
 #include "compiler/ir/dtype.h"
 
-namespace torchir::frontend {
+namespace torchir::ir {
 
 // One number as read from a document: integers keep full 64-bit precision.
 struct Number {
@@ -20,10 +20,10 @@ struct Number {
 // half/bfloat16 with round-to-nearest-even). Returns false for dtypes that
 // cannot hold a single real number (complex) and for non-integral values given
 // to an integer dtype.
-bool AppendScalar(ir::DType dtype, const Number& value, std::vector<uint8_t>* bytes);
+bool AppendScalar(DType dtype, const Number& value, std::vector<uint8_t>* bytes);
 
 // IEEE 754 float32 -> binary16 / bfloat16 bits, round to nearest even; NaN stays NaN.
 uint16_t FloatToHalfBits(float value);
 uint16_t FloatToBFloat16Bits(float value);
 
-}  // namespace torchir::frontend
+}  // namespace torchir::ir

@@ -1,9 +1,9 @@
-#include "compiler/frontend/scalar_encoding.h"
+#include "compiler/ir/scalar_encoding.h"
 
 #include <cmath>
 #include <cstring>
 
-namespace torchir::frontend {
+namespace torchir::ir {
 namespace {
 
 template <typename T>
@@ -55,8 +55,7 @@ uint16_t FloatToBFloat16Bits(float value) {
   return static_cast<uint16_t>((bits + rounding) >> 16);
 }
 
-bool AppendScalar(ir::DType dtype, const Number& value, std::vector<uint8_t>* bytes) {
-  using ir::DType;
+bool AppendScalar(DType dtype, const Number& value, std::vector<uint8_t>* bytes) {
   auto integral = [&](int64_t* out) {
     if (value.is_integer) {
       *out = value.integer;
@@ -89,4 +88,4 @@ bool AppendScalar(ir::DType dtype, const Number& value, std::vector<uint8_t>* by
   }
 }
 
-}  // namespace torchir::frontend
+}  // namespace torchir::ir
