@@ -243,6 +243,7 @@ void Graph::ReplaceAllUsesWith(Value* from, Value* to) {
   if (from == to) return;
   std::vector<Use> uses = from->uses_;
   for (const Use& use : uses) use.user->ReplaceInput(static_cast<size_t>(use.index), to);
+  if (!from->is_graph_output()) return;
   for (size_t i = 0; i < outputs_.size(); ++i) {
     if (outputs_[i] == from) ReplaceOutput(i, to);
   }
