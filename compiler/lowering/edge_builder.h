@@ -1,0 +1,51 @@
+// Emitting Edge nodes into a graph under construction. Every node is checked
+// against the Edge op table as it is made: its output types come from the op's
+// shape rule, and a node the table rejects is an error, so lowering rules never
+// compute shapes by hand and never produce an ill-formed Edge graph.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/ir/graph.h"
+
+namespace torchir::lowering {
+
+using Attrs = std::vector<std::pair<std::string, ir::AttrValue>>;
+
+class EdgeBuilder {
+ public:
+  explicit EdgeBuilder(ir::Graph* graph) : graph_(graph) {}
+
+  ir::Graph& graph() { return *graph_; }
+
+  // Names new nodes after `base` (the ATen node being lowered): "conv2d",
+  // then "conv2d_1", ...
+  void set_name_base(std::string base) { name_base_ = std::move(base); }
+
+  // Appends an Edge node `op` (e.g. "edge.add") and returns its outputs.
+  absl::StatusOr<std::vector<ir::Value*>> Emit(std::string_view op,
+                                               const std::vector<ir::Value*>& inputs,
+                                               const Attrs& attrs);
+  // Emit for single-output ops.
+  absl::StatusOr<ir::Value*> Emit1(std::string_view op, const std::vector<ir::Value*>& inputs,
+                                   const Attrs& attrs = {});
+
+  // A 0-d constant of `dtype` holding `value` (the Edge form of a Python scalar).
+  absl::StatusOr<ir::Value*> Scalar(double value, ir::DType dtype);
+  // A constant with the given type and bytes (dense, little-endian).
+  ir::Value* Constant(const ir::TensorType& type, ir::TensorData data);
+  // `value` converted to `dtype` (no node when it already is).
+  absl::StatusOr<ir::Value*> CastTo(ir::Value* value, ir::DType dtype);
+  // `value` reshaped to `sizes` (no node when it already has them).
+  absl::StatusOr<ir::Value*> ReshapeTo(ir::Value* value, const std::vector<int64_t>& sizes);
+
+ private:
+  ir::Graph* graph_;
+  std::string name_base_ = "edge";
+};
+
+}  // namespace torchir::lowering

@@ -1,0 +1,185 @@
+// Lowering of convolutions and matrix products.
+#include "compiler/dialect/shape_rules.h"
+#include "compiler/lowering/rule_table.h"
+#include "compiler/lowering/rules/rule_helpers.h"
+
+namespace torchir::lowering {
+namespace {
+
+using dialect::AtenCall;
+using ir::AttrValue;
+
+Attrs NoClamp() {
+  return {{"output_min", AttrValue::Double(-kInfinity)},
+          {"output_max", AttrValue::Double(kInfinity)}};
+}
+
+// conv1d/conv2d/convolution share this: `spatial` dims, stride/padding/dilation lists.
+Results Convolution(LoweringContext& ctx, const AtenCall& call, int spatial,
+                    std::vector<int64_t> padding) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * input, ctx.Tensor(call, "input"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * weight, ctx.Tensor(call, "weight"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * bias, ctx.OptionalTensor(call, "bias"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> stride, call.IntList("stride", spatial));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, call.IntList("dilation", spatial));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t groups, call.Int("groups"));
+  std::vector<ir::Value*> inputs = {input, weight};
+  if (bias != nullptr) inputs.push_back(bias);
+  Attrs attrs = {{"stride", AttrValue::IntList(stride)},
+                 {"padding", AttrValue::IntList(padding)},
+                 {"dilation", AttrValue::IntList(dilation)},
+                 {"groups", AttrValue::Int(groups)}};
+  for (auto& clamp : NoClamp()) attrs.push_back(clamp);
+  return Single(ctx.builder().Emit1("edge.convolution", inputs, attrs));
+}
+
+Results Conv2d(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> padding, call.IntList("padding", 2));
+  return Convolution(ctx, call, 2, padding);
+}
+
+Results Conv1d(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> padding, call.IntList("padding", 1));
+  return Convolution(ctx, call, 1, padding);
+}
+
+// conv*.padding overloads: padding is "valid" or "same".
+Results ConvStringPadding(LoweringContext& ctx, const AtenCall& call, int spatial) {
+  TORCHIR_ASSIGN_OR_RETURN(std::string mode, call.String("padding"));
+  std::vector<int64_t> padding(spatial, 0);
+  if (mode == "same") {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * weight, ctx.Tensor(call, "weight"));
+    TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, call.IntList("dilation", spatial));
+    for (int i = 0; i < spatial; ++i) {
+      int64_t total = dilation[i] * (weight->sizes()[2 + i] - 1);
+      if (total % 2 != 0) return Unsupported("padding='same' with an even kernel needs asymmetric padding");
+      padding[i] = total / 2;
+    }
+  } else if (mode != "valid") {
+    return Unsupported(absl::StrCat("padding='", mode, "'"));
+  }
+  return Convolution(ctx, call, spatial, padding);
+}
+
+Results Conv2dPadding(LoweringContext& ctx, const AtenCall& call) {
+  return ConvStringPadding(ctx, call, 2);
+}
+Results Conv1dPadding(LoweringContext& ctx, const AtenCall& call) {
+  return ConvStringPadding(ctx, call, 1);
+}
+
+Results CoreConvolution(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(bool transposed, call.Bool("transposed"));
+  if (transposed) return Unsupported("transposed convolution");
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * input, ctx.Tensor(call, "input"));
+  const int spatial = static_cast<int>(input->type().rank()) - 2;
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> padding, call.IntList("padding", spatial));
+  return Convolution(ctx, call, spatial, padding);
+}
+
+Results Linear(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * input, ctx.Tensor(call, "input"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * weight, ctx.Tensor(call, "weight"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * bias, ctx.OptionalTensor(call, "bias"));
+  std::vector<ir::Value*> inputs = {input, weight};
+  if (bias != nullptr) inputs.push_back(bias);
+  return Single(ctx.builder().Emit1("edge.linear", inputs, NoClamp()));
+}
+
+// When `value` is the transpose of a 2-d weight or constant (core ATen's
+// `t(weight)` feeding addmm/mm), the weight itself; else nullptr.
+ir::Value* TransposedWeight(ir::Value* value) {
+  const ir::Node* producer = value->producer();
+  if (producer == nullptr || producer->op() != "edge.permute") return nullptr;
+  if (producer->FindAttr("dims")->as_int_list() != std::vector<int64_t>{1, 0}) return nullptr;
+  ir::Value* source = producer->input(0);
+  return source->is_constant_like() ? source : nullptr;
+}
+
+// x @ b (+ bias), as edge.linear when b is a transposed weight, else edge.matmul.
+absl::StatusOr<ir::Value*> MatrixProduct(LoweringContext& ctx, ir::Value* x, ir::Value* b,
+                                         ir::Value* bias) {
+  EdgeBuilder& builder = ctx.builder();
+  if (ir::Value* weight = TransposedWeight(b)) {
+    bool bias_fits = bias == nullptr || bias->sizes() == std::vector<int64_t>{weight->sizes()[0]};
+    if (bias_fits) {
+      std::vector<ir::Value*> inputs = {x, weight};
+      if (bias != nullptr) inputs.push_back(bias);
+      return builder.Emit1("edge.linear", inputs, NoClamp());
+    }
+  }
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * product, builder.Emit1("edge.matmul", {x, b}));
+  if (bias == nullptr) return product;
+  return builder.Emit1("edge.add", {product, bias});
+}
+
+Results Addmm(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * bias, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * mat1, ctx.Tensor(call, "mat1"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * mat2, ctx.Tensor(call, "mat2"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::AttrValue beta, call.Scalar("beta"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::AttrValue alpha, call.Scalar("alpha"));
+  if (beta.ToDouble() != 1.0 || alpha.ToDouble() != 1.0) {
+    // out = beta * self + alpha * (mat1 @ mat2)
+    EdgeBuilder& builder = ctx.builder();
+    const ir::DType dtype = ctx.OutputType().dtype;
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * product, MatrixProduct(ctx, mat1, mat2, nullptr));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * a, builder.Scalar(*alpha.ToDouble(), dtype));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * b, builder.Scalar(*beta.ToDouble(), dtype));
+    TORCHIR_ASSIGN_OR_RETURN(product, builder.Emit1("edge.mul", {product, a}));
+    TORCHIR_ASSIGN_OR_RETURN(bias, builder.Emit1("edge.mul", {bias, b}));
+    return Single(builder.Emit1("edge.add", {product, bias}));
+  }
+  return Single(MatrixProduct(ctx, mat1, mat2, bias));
+}
+
+Results Mm(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * a, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * b, ctx.Tensor(call, "mat2"));
+  return Single(MatrixProduct(ctx, a, b, nullptr));
+}
+
+Results Bmm(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * a, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * b, ctx.Tensor(call, "mat2"));
+  return Single(ctx.builder().Emit1("edge.matmul", {a, b}));
+}
+
+// torch.matmul: 1-d operands get a unit dim added for the product and removed after.
+Results Matmul(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * a, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * b, ctx.Tensor(call, "other"));
+  EdgeBuilder& builder = ctx.builder();
+  if (a->type().rank() == 1) {
+    TORCHIR_ASSIGN_OR_RETURN(a, builder.ReshapeTo(a, {1, a->sizes()[0]}));
+  }
+  if (b->type().rank() == 1) {
+    TORCHIR_ASSIGN_OR_RETURN(b, builder.ReshapeTo(b, {b->sizes()[0], 1}));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * product, builder.Emit1("edge.matmul", {a, b}));
+  return Single(builder.ReshapeTo(product, ctx.OutputType().sizes));
+}
+
+Results Transpose2d(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  if (x->type().rank() < 2) return std::vector<ir::Value*>{x};
+  return Single(ctx.builder().Emit1("edge.permute", {x}, {{"dims", AttrValue::IntList({1, 0})}}));
+}
+
+}  // namespace
+
+void AddLinearAlgebraRules(RuleTable& table) {
+  table.Add("aten.conv2d.default", Conv2d);
+  table.Add("aten.conv2d.padding", Conv2dPadding);
+  table.Add("aten.conv1d.default", Conv1d);
+  table.Add("aten.conv1d.padding", Conv1dPadding);
+  table.Add("aten.convolution.default", CoreConvolution);
+  table.Add("aten.linear.default", Linear);
+  table.Add("aten.addmm.default", Addmm);
+  table.Add("aten.mm.default", Mm);
+  table.Add("aten.bmm.default", Bmm);
+  table.Add("aten.matmul.default", Matmul);
+  table.Add("aten.t.default", Transpose2d);
+}
+
+}  // namespace torchir::lowering

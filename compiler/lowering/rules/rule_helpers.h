@@ -1,0 +1,43 @@
+// Small helpers shared by the lowering rule families.
+#pragma once
+
+#include <limits>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/lowering/lowering_context.h"
+
+// Evaluates `expr` (an absl::StatusOr<T>); returns its status on error, else
+// moves its value into `lhs` (which may be a declaration: `auto x`).
+#define TORCHIR_ASSIGN_OR_RETURN(lhs, expr) \
+  TORCHIR_ASSIGN_OR_RETURN_IMPL(TORCHIR_CONCAT(status_or_, __LINE__), lhs, expr)
+#define TORCHIR_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                                  \
+  if (!tmp.ok()) return tmp.status();                 \
+  lhs = std::move(tmp).value()
+#define TORCHIR_CONCAT(a, b) TORCHIR_CONCAT_IMPL(a, b)
+#define TORCHIR_CONCAT_IMPL(a, b) a##b
+
+namespace torchir::lowering {
+
+inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+using Results = absl::StatusOr<std::vector<ir::Value*>>;
+
+// A rule's result for a single-output node.
+inline Results Single(absl::StatusOr<ir::Value*> value) {
+  if (!value.ok()) return value.status();
+  return std::vector<ir::Value*>{*value};
+}
+
+// An error about the node being lowered (the driver prefixes node and op).
+inline absl::Status Unsupported(std::string message) {
+  return absl::UnimplementedError(std::move(message));
+}
+
+// PyTorch's type promotion for two tensor operands of the same category order:
+// bool < integers < floating; within a category the wider type wins.
+ir::DType PromoteTypes(ir::DType a, ir::DType b);
+
+}  // namespace torchir::lowering

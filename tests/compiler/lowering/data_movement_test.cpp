@@ -1,0 +1,367 @@
+// The data-movement family (rules/data_movement.cpp): views, permutes, slices,
+// cat, splits, gathers, padding and factory ops, on hand-made ATen graphs and
+// on zoo exports that use only this family's ops.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/frontend/ir_reader.h"
+#include "compiler/lowering/lowering.h"
+#include "tests/support/graph_builder.h"
+
+namespace torchir::lowering {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::F32;
+using testing::GraphBuilder;
+using ::testing::HasSubstr;
+using testing::I64;
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+std::unique_ptr<ir::Graph> Lower(GraphBuilder &b) {
+  std::unique_ptr<ir::Graph> aten = b.Build();
+  absl::StatusOr<std::unique_ptr<ir::Graph>> edge = LowerToEdge(*aten);
+  EXPECT_TRUE(edge.ok()) << edge.status();
+  return edge.ok() ? std::move(*edge) : nullptr;
+}
+
+std::vector<std::string> Ops(const ir::Graph &graph) {
+  std::vector<std::string> ops;
+  for (const ir::Node *node : graph.nodes()) ops.push_back(node->op());
+  return ops;
+}
+
+std::vector<int64_t> Ints(const ir::Node &node, std::string_view attr) {
+  return node.FindAttr(attr)->as_int_list();
+}
+int64_t Int(const ir::Node &node, std::string_view attr) { return node.FindAttr(attr)->as_int(); }
+
+template <typename T>
+std::vector<T> Values(const ir::Value &value) {
+  std::vector<T> values(value.data().size() / sizeof(T));
+  std::memcpy(values.data(), value.data().data(), values.size() * sizeof(T));
+  return values;
+}
+
+TEST(Reshapes, ViewWithMinusOneTakesTheRecordedShape) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2, 3, 4}));
+  b.Output(b.Op("aten.view.default", {x}).Attr("size", {-1, 4}).Out(F32({6, 4})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  ASSERT_THAT(Ops(*g), ElementsAre("edge.reshape"));
+  EXPECT_THAT(Ints(*g->first_node(), "shape"), ElementsAre(6, 4));
+}
+
+TEST(Reshapes, FlattenSqueezeAndUnsqueezeBecomeReshapes) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2, 3, 4}));
+  ir::Value *flat = b.Op("aten.flatten.using_ints", {x}).Attr("start_dim", 1).Out(F32({2, 12}));
+  ir::Value *wide = b.Op("aten.unsqueeze.default", {flat}).Attr("dim", -1).Out(F32({2, 12, 1}));
+  ir::Value *narrow = b.Op("aten.squeeze.dim", {wide}).Attr("dim", 2).Out(F32({2, 12}));
+  ir::Value *all = b.Op("aten.squeeze.default", {wide}).Out(F32({2, 12}));
+  b.Output(narrow);
+  b.Output(all);
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  EXPECT_THAT(Ops(*g), ElementsAre("edge.reshape", "edge.reshape", "edge.reshape", "edge.reshape"));
+  EXPECT_EQ(g->outputs()[0]->sizes(), (std::vector<int64_t>{2, 12}));
+}
+
+TEST(Reshapes, AReshapeToTheSameShapeEmitsNoNode) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2, 3}));
+  b.Output(b.Op("aten.reshape.default", {x}).Attr("shape", {2, 3}).Out(F32({2, 3})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->num_nodes(), 0u);
+  EXPECT_EQ(g->outputs()[0], g->inputs()[0]);
+}
+
+TEST(Permutes, TransposeWithNegativeDims) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2, 3, 4}));
+  b.Output(b.Op("aten.transpose.int", {x}).Attr("dim0", -1).Attr("dim1", -3).Out(F32({4, 3, 2})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  ASSERT_THAT(Ops(*g), ElementsAre("edge.permute"));
+  EXPECT_THAT(Ints(*g->first_node(), "dims"), ElementsAre(2, 1, 0));
+}
+
+TEST(Permutes, TheIdentityPermutationEmitsNoNode) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2, 3}));
+  b.Output(b.Op("aten.permute.default", {x}).Attr("dims", {-2, -1}).Out(F32({2, 3})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->num_nodes(), 0u);
+}
+
+TEST(Permutes, MovedimMovesOneDim) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2, 3, 4}));
+  b.Output(
+      b.Op("aten.movedim.int", {x}).Attr("source", 0).Attr("destination", -1).Out(F32({3, 4, 2})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  EXPECT_THAT(Ints(*g->first_node(), "dims"), ElementsAre(1, 2, 0));
+}
+
+TEST(Expand, MinusOneKeepsTheSize) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({3, 1}));
+  b.Output(b.Op("aten.expand.default", {x}).Attr("size", {2, -1, 5}).Out(F32({2, 3, 5})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  ASSERT_THAT(Ops(*g), ElementsAre("edge.expand"));
+  EXPECT_THAT(Ints(*g->first_node(), "sizes"), ElementsAre(2, 3, 5));
+}
+
+TEST(Slices, BoundsAreClampedAsInPyTorch) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({4, 10}));
+  // x[:, -3:] with end INT64_MAX, x[:, 2:-1:3], x[:, -100:100], x[:, 7:2]
+  // (empty).
+  b.Output(b.Op("aten.slice.Tensor", {x})
+               .Attr("dim", 1)
+               .Attr("start", -3)
+               .Attr("end", kInt64Max)
+               .Out(F32({4, 3})));
+  b.Output(b.Op("aten.slice.Tensor", {x})
+               .Attr("dim", -1)
+               .Attr("start", 2)
+               .Attr("end", -1)
+               .Attr("step", 3)
+               .Out(F32({4, 3})));
+  b.Output(b.Op("aten.slice.Tensor", {x})
+               .Attr("dim", 1)
+               .Attr("start", -100)
+               .Attr("end", 100)
+               .Out(F32({4, 10})));
+  b.Output(b.Op("aten.slice.Tensor", {x})
+               .Attr("dim", 1)
+               .Attr("start", 7)
+               .Attr("end", 2)
+               .Out(F32({4, 0})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  // The third slice covers the whole dim: no node.
+  ASSERT_THAT(Ops(*g), ElementsAre("edge.slice", "edge.slice", "edge.slice"));
+  std::vector<std::vector<int64_t>> bounds;
+  for (const ir::Node *node : g->nodes()) {
+    bounds.push_back(
+        {Int(*node, "dim"), Int(*node, "start"), Int(*node, "end"), Int(*node, "step")});
+  }
+  EXPECT_THAT(bounds, ElementsAre(ElementsAre(1, 7, 10, 1), ElementsAre(1, 2, 9, 3),
+                                  ElementsAre(1, 7, 7, 1)));
+  EXPECT_EQ(g->outputs()[2], g->inputs()[0]);
+}
+
+TEST(Slices, AFullSliceWithNoneBoundsEmitsNoNode) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({4, 10}));
+  b.Output(b.Op("aten.slice.Tensor", {x})
+               .Attr("dim", 0)
+               .Attr("start", 0)
+               .Attr("end", kInt64Max)
+               .Out(F32({4, 10})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->num_nodes(), 0u);
+}
+
+TEST(Slices, SelectIsASliceAndAReshape) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({4, 10}));
+  b.Output(b.Op("aten.select.int", {x}).Attr("dim", 1).Attr("index", -1).Out(F32({4})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  ASSERT_THAT(Ops(*g), ElementsAre("edge.slice", "edge.reshape"));
+  EXPECT_EQ(Int(*g->first_node(), "start"), 9);
+  EXPECT_EQ(Int(*g->first_node(), "end"), 10);
+}
+
+TEST(Concatenation, ANegativeDimIsNormalisedAndEmptyVectorsSkipped) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2, 3}));
+  ir::Value *y = b.Input("y", F32({2, 5}));
+  ir::Value *empty = b.Input("empty", F32({0}));
+  b.Output(b.Op("aten.cat.default", {x, empty, y})
+               .Attr("dim", -1)
+               .TensorListSizes({3})
+               .Out(F32({2, 8})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  ASSERT_THAT(Ops(*g), ElementsAre("edge.concatenate"));
+  EXPECT_EQ(Int(*g->first_node(), "dim"), 1);
+  EXPECT_EQ(g->first_node()->num_inputs(), 2u);
+}
+
+TEST(Splits, SplitAndChunkOutputsAreReadThroughGetitem) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({7, 2}));
+  std::vector<ir::Value *> parts = b.Op("aten.split.Tensor", {x})
+                                       .Attr("split_size", 3)
+                                       .Outs({F32({3, 2}), F32({3, 2}), F32({1, 2})});
+  std::vector<ir::Value *> chunks = b.Op("aten.chunk.default", {x})
+                                        .Attr("chunks", 2)
+                                        .Attr("dim", -2)
+                                        .Outs({F32({4, 2}), F32({3, 2})});
+  b.Output(b.Op("getitem", {parts[0], parts[1], parts[2]}).Attr("index", 2).Out(F32({1, 2})));
+  b.Output(b.Op("getitem", {chunks[0], chunks[1]}).Attr("index", 1).Out(F32({3, 2})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  ASSERT_EQ(g->outputs().size(), 2u);
+  const ir::Node *last_part = g->outputs()[0]->producer();
+  ASSERT_NE(last_part, nullptr);
+  EXPECT_EQ(last_part->op(), "edge.slice");
+  EXPECT_EQ(Int(*last_part, "start"), 6);
+  EXPECT_EQ(Int(*last_part, "end"), 7);
+  const ir::Node *second_chunk = g->outputs()[1]->producer();
+  ASSERT_NE(second_chunk, nullptr);
+  EXPECT_EQ(Int(*second_chunk, "dim"), 0);
+  EXPECT_EQ(Int(*second_chunk, "start"), 4);
+  EXPECT_EQ(Int(*second_chunk, "end"), 7);
+}
+
+TEST(Splits, UnbindSelectsEveryEntry) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2, 3}));
+  std::vector<ir::Value *> rows = b.Op("aten.unbind.int", {x}).Outs({F32({3}), F32({3})});
+  b.Output(b.Op("getitem", {rows[0], rows[1]}).Attr("index", 1).Out(F32({3})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->outputs()[0]->producer()->op(), "edge.reshape");
+  EXPECT_EQ(g->outputs()[0]->type(), F32({3}));
+}
+
+TEST(Gathers, IndexAfterALeadingNoneIsAnIndexSelect) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({4, 10}));
+  ir::Value *idx = b.Input("idx", I64({2, 3}));
+  // x[:, idx] -> [4, 2, 3]
+  b.Output(b.Op("aten.index.Tensor", {x, idx})
+               .TensorListSizes({1})
+               .TensorListNoneMasks({{true, false}})
+               .Out(F32({4, 2, 3})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  ASSERT_THAT(Ops(*g), ElementsAre("edge.reshape", "edge.index_select", "edge.reshape"));
+  EXPECT_THAT(Ints(*g->first_node(), "shape"), ElementsAre(6));
+  EXPECT_EQ(Int(*g->first_node()->next(), "dim"), 1);
+  EXPECT_EQ(g->outputs()[0]->type(), F32({4, 2, 3}));
+}
+
+TEST(Gathers, ABoolMaskIndexIsRejected) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({4}));
+  ir::Value *mask = b.Input("mask", testing::Bool({4}));
+  b.Output(b.Op("aten.index.Tensor", {x, mask}).TensorListSizes({1}).Out(F32({2})));
+  std::unique_ptr<ir::Graph> aten = b.Build();
+  absl::StatusOr<std::unique_ptr<ir::Graph>> edge = LowerToEdge(*aten);
+  ASSERT_FALSE(edge.ok());
+  EXPECT_EQ(edge.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(edge.status().message()), HasSubstr("boolean mask"));
+}
+
+TEST(Gathers, SeveralIndexTensorsAreRejected) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({4, 5}));
+  ir::Value *i = b.Input("i", I64({2}));
+  ir::Value *j = b.Input("j", I64({2}));
+  b.Output(b.Op("aten.index.Tensor", {x, i, j}).TensorListSizes({2}).Out(F32({2})));
+  std::unique_ptr<ir::Graph> aten = b.Build();
+  absl::StatusOr<std::unique_ptr<ir::Graph>> edge = LowerToEdge(*aten);
+  ASSERT_FALSE(edge.ok());
+  EXPECT_THAT(std::string(edge.status().message()), HasSubstr("more than one index tensor"));
+}
+
+TEST(Gathers, EmbeddingWithTwoDimIds) {
+  GraphBuilder b;
+  ir::Value *weight = b.Weight("emb.weight", F32({10, 4}));
+  ir::Value *ids = b.Input("ids", I64({2, 3}));
+  b.Output(
+      b.Op("aten.embedding.default", {weight, ids}).Attr("padding_idx", 0).Out(F32({2, 3, 4})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  ASSERT_THAT(Ops(*g), ElementsAre("edge.reshape", "edge.index_select", "edge.reshape"));
+  EXPECT_EQ(Int(*g->first_node()->next(), "dim"), 0);
+  EXPECT_EQ(g->first_node()->next()->input(0)->name(), "emb.weight");
+}
+
+TEST(Padding, ConstantPadNdCarriesItsValue) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2, 3}));
+  b.Output(b.Op("aten.constant_pad_nd.default", {x})
+               .Attr("pad", {1, 2})
+               .Attr("value", 0.5)
+               .Out(F32({2, 6})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  ASSERT_THAT(Ops(*g), ElementsAre("edge.constant_pad"));
+  EXPECT_THAT(Ints(*g->first_node(), "pad"), ElementsAre(1, 2));
+  EXPECT_EQ(g->first_node()->FindAttr("value")->as_double(), 0.5);
+}
+
+TEST(Factories, ArangeIsAConstantOfTheRecordedType) {
+  GraphBuilder b;
+  b.Output(b.Op("aten.arange.start", {}).Attr("start", 2).Attr("end", 7).Out(I64({5})));
+  b.Output(b.Op("aten.arange.start_step", {})
+               .Attr("start", 0.5)
+               .Attr("end", 2.0)
+               .Attr("step", 0.5)
+               .Out(F32({3})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->num_nodes(), 0u);
+  ASSERT_EQ(g->outputs()[0]->kind(), ir::ValueKind::kConstant);
+  EXPECT_THAT(Values<int64_t>(*g->outputs()[0]), ElementsAre(2, 3, 4, 5, 6));
+  EXPECT_THAT(Values<float>(*g->outputs()[1]), ElementsAre(0.5f, 1.0f, 1.5f));
+}
+
+TEST(Factories, FullZerosAndOnes) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2}));
+  b.Output(
+      b.Op("aten.full.default", {}).Attr("size", {2, 2}).Attr("fill_value", 3).Out(F32({2, 2})));
+  b.Output(b.Op("aten.zeros_like.default", {x}).Out(F32({2})));
+  b.Output(b.Op("aten.ones.default", {}).Attr("size", {3}).Out(I64({3})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  EXPECT_THAT(Values<float>(*g->outputs()[0]), ElementsAre(3, 3, 3, 3));
+  EXPECT_THAT(Values<float>(*g->outputs()[1]), ElementsAre(0, 0));
+  EXPECT_THAT(Values<int64_t>(*g->outputs()[2]), ElementsAre(1, 1, 1));
+}
+
+// Zoo models made only of this family's ops lower completely, in both flavours.
+TEST(DataMovementZoo, ModelsOfThisFamilyLower) {
+  namespace fs = std::filesystem;
+  const char *env = std::getenv("TORCHIR_ZOO_DIR");
+  fs::path zoo = env != nullptr ? fs::path(env) : fs::path(TORCHIR_BINARY_DIR_DEFAULT) / "zoo";
+  std::error_code error;
+  if (!fs::is_directory(zoo, error)) GTEST_SKIP() << "no zoo at " << zoo;
+  for (const char *model :
+       {"cat", "slice_select", "index_constant", "embedding", "embedding_padding_idx"}) {
+    for (const char *flavour : {"export", "core"}) {
+      fs::path path = zoo / model / flavour / "model.json";
+      if (!fs::is_regular_file(path, error)) continue;
+      auto aten = frontend::ReadPytorchIrFile(path.string());
+      ASSERT_TRUE(aten.ok()) << aten.status();
+      auto edge = LowerToEdge(**aten);
+      EXPECT_TRUE(edge.ok()) << path << ": " << edge.status();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace torchir::lowering
