@@ -34,7 +34,7 @@ bool SharesInputStorage(const ir::Node& node) {
       "aten.flatten.using_ints", "aten.squeeze.dim",     "aten.squeeze.default",
       "aten.squeeze.dims",    "aten.unsqueeze.default",  "aten.alias.default",
       "aten.detach.default",  "aten.contiguous.default", "aten.dropout.default",
-      "aten.clone.default",   "aten.lift_fresh_copy.default"};
+      "aten.clone.default",   "aten.lift_fresh_copy.default", "edge.reshape"};
   for (const char* view : kViewOps) {
     if (op == view) return true;
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -15,6 +16,8 @@
 #include "tools/cli/command_line.h"
 #include "tools/cli/report_error.h"
 #include "tools/pipeline/load_model.h"
+#include "tools/pipeline/lower.h"
+#include "tools/reference/edge_reference.h"
 #include "tools/reference/reference_executor.h"
 #include "tools/verify/compare.h"
 
@@ -31,6 +34,8 @@ constexpr char kDescription[] =
 constexpr char kEpilog[] =
     "stages:\n"
     "  aten   the ATen graph as loaded, run op by op by the LibTorch reference executor\n"
+    "  edge   the graph lowered to the Edge dialect, run op by op by the Edge reference\n"
+    "         executor (LibTorch, one implementation per Edge op, independent of lowering)\n"
     "\n"
     "examples:\n"
     "  torchir-verify model.json --weights weights.safetensors --inputs inputs.safetensors \\\n"
@@ -53,8 +58,24 @@ absl::StatusOr<std::vector<HostTensor>> RunAten(const torchir::pipeline::LoadedM
   return torchir::reference::RunReference(*model.graph, inputs);
 }
 
-// Later stages (edge: the lowered graph; pte: the runtime) join this table.
-constexpr Stage kStages[] = {{"aten", RunAten}};
+absl::StatusOr<std::vector<HostTensor>> RunEdge(const torchir::pipeline::LoadedModel& model,
+                                                const std::vector<HostTensor>& inputs) {
+  absl::StatusOr<std::unique_ptr<torchir::ir::Graph>> edge = torchir::pipeline::LowerModel(model);
+  if (!edge.ok()) return edge.status();
+  // Lowering keeps the graph's inputs and outputs in order, so the tensors read
+  // by the ATen graph's names feed and check the Edge graph.
+  if ((*edge)->inputs().size() != inputs.size() ||
+      (*edge)->outputs().size() != model.graph->outputs().size()) {
+    return absl::InternalError(absl::StrCat("the lowered graph has ", (*edge)->inputs().size(),
+                                            " input(s) and ", (*edge)->outputs().size(),
+                                            " output(s); the ATen graph has ", inputs.size(),
+                                            " and ", model.graph->outputs().size()));
+  }
+  return torchir::reference::RunEdgeReference(**edge, inputs);
+}
+
+// A later stage (pte: the runtime) joins this table.
+constexpr Stage kStages[] = {{"aten", RunAten}, {"edge", RunEdge}};
 
 std::string StageNames() {
   std::string names;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/frontend/safetensors.h"
@@ -15,11 +16,10 @@
 namespace torchir {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::Floats;
+using ::testing::HasSubstr;
 
 // relu(linear(x)) with x: float32[1, 2].
-
 
 struct Result {
   int exit_code;
@@ -115,9 +115,38 @@ TEST_F(TorchirVerifyTest, MissingWeightsAreAnInputError) {
   EXPECT_THAT(result.err, HasSubstr("p_fc_weight"));
 }
 
+TEST_F(TorchirVerifyTest, EdgeStageLowersAndRunsTheEdgeGraph) {
+  Result result = Verify(Standard() + " --stage edge");
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("stage edge"));
+  EXPECT_THAT(result.out, HasSubstr("PASS relu float32[1, 2]: max abs error 0"));
+  EXPECT_THAT(result.out, HasSubstr("1 passed, 0 failed"));
+
+  Write("expected.safetensors", {Floats("relu", {1, 2}, {2.501f, 0})});
+  Result mismatch = Verify(Standard() + " --stage edge");
+  EXPECT_EQ(mismatch.exit_code, 1);
+  EXPECT_THAT(mismatch.out, HasSubstr("FAIL relu"));
+}
+
+TEST_F(TorchirVerifyTest, EdgeStageListsEveryUnsupportedOpAsAnError) {
+  // The tiny model with both nodes renamed to ops no lowering rule covers.
+  std::string model = testing::kTinyLinearModel;
+  for (auto [from, to] :
+       {std::pair<std::string, std::string>{"aten.linear.default", "aten.no_such_op_a.default"},
+        {"aten.relu.default", "aten.no_such_op_b.default"}}) {
+    model.replace(model.find(from), from.size(), to);
+  }
+  std::ofstream(Path("model.json")) << model;
+  Result result = Verify(Standard() + " --stage edge");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_THAT(result.err, HasSubstr("error: unsupported op aten.no_such_op_a.default"));
+  EXPECT_THAT(result.err, HasSubstr("error: unsupported op aten.no_such_op_b.default"));
+  EXPECT_EQ(result.out, "");
+}
+
 TEST_F(TorchirVerifyTest, UsageErrorsExitWithTwo) {
-  EXPECT_EQ(Verify(Standard() + " --stage edge").exit_code, 2);
-  EXPECT_THAT(Verify(Standard() + " --stage edge").err, HasSubstr("available: aten"));
+  EXPECT_EQ(Verify(Standard() + " --stage pte").exit_code, 2);
+  EXPECT_THAT(Verify(Standard() + " --stage pte").err, HasSubstr("available: aten, edge"));
   EXPECT_EQ(Verify("'" + Path("model.json") + "' --inputs '" + Path("inputs.safetensors") + "'")
                 .exit_code,
             2);

@@ -1,0 +1,293 @@
+#include "tools/reference/edge_reference.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <map>
+#include <string_view>
+#include <unordered_map>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tools/reference/dtype_conversion.h"
+#include "tools/reference/graph_runner.h"
+
+namespace torchir::reference {
+namespace {
+
+// One node's operands as an Edge op implementation sees them. Accessors fail
+// with c10::Error (TORCH_CHECK), like the LibTorch ops the implementations call.
+class EdgeCall {
+ public:
+  EdgeCall(const ir::Node& node, const std::vector<at::Tensor>& inputs)
+      : node_(node), inputs_(inputs) {}
+
+  const std::vector<at::Tensor>& inputs() const { return inputs_; }
+  const at::Tensor& input(size_t i) const {
+    TORCH_CHECK(i < inputs_.size(), "takes at least ", i + 1, " tensor input(s), ", inputs_.size(),
+                " given");
+    return inputs_[i];
+  }
+  // An optional trailing operand: absent when the node has fewer inputs.
+  c10::optional<at::Tensor> optional_input(size_t i) const {
+    if (i >= inputs_.size()) return c10::nullopt;
+    return inputs_[i];
+  }
+
+  int64_t Int(const char* name) const {
+    std::optional<int64_t> value = Attr(name).ToInt();
+    TORCH_CHECK(value.has_value(), "attribute '", name, "' is not an int");
+    return *value;
+  }
+  std::vector<int64_t> Ints(const char* name) const {
+    std::optional<std::vector<int64_t>> value = Attr(name).ToIntList();
+    TORCH_CHECK(value.has_value(), "attribute '", name, "' is not an int list");
+    return *value;
+  }
+  double Real(const char* name) const {
+    std::optional<double> value = Attr(name).ToDouble();
+    TORCH_CHECK(value.has_value(), "attribute '", name, "' is not a float");
+    return *value;
+  }
+  bool Flag(const char* name) const {
+    const ir::AttrValue& value = Attr(name);
+    TORCH_CHECK(value.kind() == ir::AttrValue::Kind::kBool, "attribute '", name, "' is not a bool");
+    return value.as_bool();
+  }
+  std::string Str(const char* name) const {
+    const ir::AttrValue& value = Attr(name);
+    TORCH_CHECK(value.kind() == ir::AttrValue::Kind::kString, "attribute '", name,
+                "' is not a string");
+    return value.as_string();
+  }
+  c10::ScalarType DType(const char* name) const {
+    const ir::AttrValue& value = Attr(name);
+    TORCH_CHECK(value.kind() == ir::AttrValue::Kind::kDType, "attribute '", name,
+                "' is not a dtype");
+    absl::StatusOr<c10::ScalarType> scalar_type = ToScalarType(value.as_dtype());
+    TORCH_CHECK(scalar_type.ok(), std::string(scalar_type.status().message()));
+    return *scalar_type;
+  }
+
+ private:
+  const ir::AttrValue& Attr(const char* name) const {
+    const ir::AttrValue* value = node_.FindAttr(name);
+    TORCH_CHECK(value != nullptr, "attribute '", name, "' is missing");
+    return *value;
+  }
+
+  const ir::Node& node_;
+  const std::vector<at::Tensor>& inputs_;
+};
+
+using EdgeResults = std::vector<at::Tensor>;
+using EdgeImplementation = EdgeResults (*)(const EdgeCall& call);
+
+// One side of a clamp to [low, high] of `like`'s dtype; nullopt when open
+// (-inf below, +inf above). Integer tensors clamp to the integers inside the
+// interval, computed in their own dtype (a float bound would promote them).
+c10::optional<at::Scalar> Bound(const at::Tensor& like, double bound, bool is_low) {
+  if (is_low ? bound == -INFINITY : bound == INFINITY) return c10::nullopt;
+  if (!at::isIntegralType(like.scalar_type(), /*includeBool=*/false)) return at::Scalar(bound);
+  const double rounded = is_low ? std::ceil(bound) : std::floor(bound);
+  const double limit = 9.2e18;  // inside int64's range
+  return at::Scalar(static_cast<int64_t>(std::clamp(rounded, -limit, limit)));
+}
+
+at::Tensor Clamp(const at::Tensor& x, double low, double high) {
+  c10::optional<at::Scalar> min = Bound(x, low, /*is_low=*/true);
+  c10::optional<at::Scalar> max = Bound(x, high, /*is_low=*/false);
+  if (!min && !max) return x;
+  return at::clamp(x, min, max);
+}
+
+at::Tensor OutputClamp(const EdgeCall& call, const at::Tensor& x) {
+  return Clamp(x, call.Real("output_min"), call.Real("output_max"));
+}
+
+// `dims` of a reduction, or every dim when empty ("all when empty").
+std::vector<int64_t> ReductionDims(const EdgeCall& call) {
+  std::vector<int64_t> dims = call.Ints("dims");
+  if (dims.empty()) {
+    for (int64_t d = 0; d < call.input(0).dim(); ++d) dims.push_back(d);
+  }
+  return dims;
+}
+
+EdgeResults One(at::Tensor tensor) { return {std::move(tensor)}; }
+
+// The table: one implementation per Edge op, from the op's meaning alone.
+const std::map<std::string, EdgeImplementation, std::less<>>& Implementations() {
+  static const auto* table = new std::map<std::string, EdgeImplementation, std::less<>>{
+      {"edge.convolution",
+       [](const EdgeCall& c) {
+         std::vector<int64_t> stride = c.Ints("stride");
+         std::vector<int64_t> output_padding(stride.size(), 0);
+         return One(OutputClamp(
+             c, at::convolution(c.input(0), c.input(1), c.optional_input(2), stride,
+                                c.Ints("padding"), c.Ints("dilation"), /*transposed=*/false,
+                                output_padding, c.Int("groups"))));
+       }},
+      {"edge.linear",
+       [](const EdgeCall& c) {
+         return One(OutputClamp(c, at::linear(c.input(0), c.input(1), c.optional_input(2))));
+       }},
+      {"edge.matmul", [](const EdgeCall& c) { return One(at::matmul(c.input(0), c.input(1))); }},
+      {"edge.batch_norm",
+       [](const EdgeCall& c) {
+         return One(at::batch_norm(c.input(0), c.optional_input(3), c.optional_input(4), c.input(1),
+                                   c.input(2), /*training=*/false, /*momentum=*/0.0, c.Real("eps"),
+                                   /*cudnn_enabled=*/false));
+       }},
+      {"edge.layer_norm",
+       [](const EdgeCall& c) {
+         return One(at::layer_norm(c.input(0), c.Ints("normalized_shape"), c.optional_input(1),
+                                   c.optional_input(2), c.Real("eps")));
+       }},
+      {"edge.softmax",
+       [](const EdgeCall& c) { return One(at::softmax(c.input(0), c.Int("dim"))); }},
+      {"edge.log_softmax",
+       [](const EdgeCall& c) { return One(at::log_softmax(c.input(0), c.Int("dim"))); }},
+      {"edge.clamp",
+       [](const EdgeCall& c) { return One(Clamp(c.input(0), c.Real("min"), c.Real("max"))); }},
+      {"edge.hardswish", [](const EdgeCall& c) { return One(at::hardswish(c.input(0))); }},
+      {"edge.hardsigmoid", [](const EdgeCall& c) { return One(at::hardsigmoid(c.input(0))); }},
+      {"edge.sigmoid", [](const EdgeCall& c) { return One(at::sigmoid(c.input(0))); }},
+      {"edge.tanh", [](const EdgeCall& c) { return One(at::tanh(c.input(0))); }},
+      {"edge.gelu",
+       [](const EdgeCall& c) { return One(at::gelu(c.input(0), c.Str("approximate"))); }},
+      {"edge.silu", [](const EdgeCall& c) { return One(at::silu(c.input(0))); }},
+      {"edge.leaky_relu",
+       [](const EdgeCall& c) { return One(at::leaky_relu(c.input(0), c.Real("negative_slope"))); }},
+      {"edge.exp", [](const EdgeCall& c) { return One(at::exp(c.input(0))); }},
+      {"edge.log", [](const EdgeCall& c) { return One(at::log(c.input(0))); }},
+      {"edge.sqrt", [](const EdgeCall& c) { return One(at::sqrt(c.input(0))); }},
+      {"edge.rsqrt", [](const EdgeCall& c) { return One(at::rsqrt(c.input(0))); }},
+      {"edge.erf", [](const EdgeCall& c) { return One(at::erf(c.input(0))); }},
+      {"edge.neg", [](const EdgeCall& c) { return One(at::neg(c.input(0))); }},
+      {"edge.abs", [](const EdgeCall& c) { return One(at::abs(c.input(0))); }},
+      {"edge.add", [](const EdgeCall& c) { return One(at::add(c.input(0), c.input(1))); }},
+      {"edge.sub", [](const EdgeCall& c) { return One(at::sub(c.input(0), c.input(1))); }},
+      {"edge.mul", [](const EdgeCall& c) { return One(at::mul(c.input(0), c.input(1))); }},
+      {"edge.div", [](const EdgeCall& c) { return One(at::div(c.input(0), c.input(1))); }},
+      {"edge.pow", [](const EdgeCall& c) { return One(at::pow(c.input(0), c.input(1))); }},
+      {"edge.maximum", [](const EdgeCall& c) { return One(at::maximum(c.input(0), c.input(1))); }},
+      {"edge.minimum", [](const EdgeCall& c) { return One(at::minimum(c.input(0), c.input(1))); }},
+      {"edge.eq", [](const EdgeCall& c) { return One(at::eq(c.input(0), c.input(1))); }},
+      {"edge.ne", [](const EdgeCall& c) { return One(at::ne(c.input(0), c.input(1))); }},
+      {"edge.lt", [](const EdgeCall& c) { return One(at::lt(c.input(0), c.input(1))); }},
+      {"edge.le", [](const EdgeCall& c) { return One(at::le(c.input(0), c.input(1))); }},
+      {"edge.gt", [](const EdgeCall& c) { return One(at::gt(c.input(0), c.input(1))); }},
+      {"edge.ge", [](const EdgeCall& c) { return One(at::ge(c.input(0), c.input(1))); }},
+      {"edge.where",
+       [](const EdgeCall& c) { return One(at::where(c.input(0), c.input(1), c.input(2))); }},
+      {"edge.cast", [](const EdgeCall& c) { return One(c.input(0).to(c.DType("dtype"))); }},
+      {"edge.mean",
+       [](const EdgeCall& c) {
+         return One(at::mean(c.input(0), ReductionDims(c), c.Flag("keepdim")));
+       }},
+      {"edge.sum",
+       [](const EdgeCall& c) {
+         // LibTorch sums integers in int64; Edge keeps the input's dtype.
+         return One(
+             at::sum(c.input(0), ReductionDims(c), c.Flag("keepdim"), c.input(0).scalar_type()));
+       }},
+      {"edge.amax",
+       [](const EdgeCall& c) {
+         return One(at::amax(c.input(0), ReductionDims(c), c.Flag("keepdim")));
+       }},
+      {"edge.max_dim",
+       [](const EdgeCall& c) {
+         auto [values, indices] = at::max(c.input(0), c.Int("dim"), c.Flag("keepdim"));
+         return EdgeResults{values, indices};
+       }},
+      {"edge.max_pool2d",
+       [](const EdgeCall& c) {
+         return One(at::max_pool2d(c.input(0), c.Ints("kernel_size"), c.Ints("stride"),
+                                   c.Ints("padding"), c.Ints("dilation"), c.Flag("ceil_mode")));
+       }},
+      {"edge.avg_pool2d",
+       [](const EdgeCall& c) {
+         return One(at::avg_pool2d(c.input(0), c.Ints("kernel_size"), c.Ints("stride"),
+                                   c.Ints("padding"), c.Flag("ceil_mode"),
+                                   c.Flag("count_include_pad"), /*divisor_override=*/c10::nullopt));
+       }},
+      {"edge.adaptive_avg_pool2d",
+       [](const EdgeCall& c) {
+         return One(at::adaptive_avg_pool2d(c.input(0), c.Ints("output_size")));
+       }},
+      {"edge.reshape", [](const EdgeCall& c) { return One(c.input(0).reshape(c.Ints("shape"))); }},
+      {"edge.permute", [](const EdgeCall& c) { return One(c.input(0).permute(c.Ints("dims"))); }},
+      {"edge.slice",
+       [](const EdgeCall& c) {
+         return One(
+             at::slice(c.input(0), c.Int("dim"), c.Int("start"), c.Int("end"), c.Int("step")));
+       }},
+      {"edge.concatenate",
+       [](const EdgeCall& c) { return One(at::cat(c.inputs(), c.Int("dim"))); }},
+      {"edge.expand", [](const EdgeCall& c) { return One(c.input(0).expand(c.Ints("sizes"))); }},
+      {"edge.index_select",
+       [](const EdgeCall& c) {
+         return One(at::index_select(c.input(0), c.Int("dim"), c.input(1)));
+       }},
+      {"edge.constant_pad",
+       [](const EdgeCall& c) {
+         return One(at::constant_pad_nd(c.input(0), c.Ints("pad"), c.Real("value")));
+       }},
+  };
+  return *table;
+}
+
+// Lists every node whose op has no implementation.
+absl::Status CheckImplemented(const ir::Graph& graph) {
+  std::vector<std::string> problems;
+  for (const ir::Node* node : graph.nodes()) {
+    if (Implementations().count(node->op()) == 0) {
+      problems.push_back(
+          absl::StrCat(NodeContext(*node), ": the Edge reference executor has no such op"));
+    }
+  }
+  if (!problems.empty()) return absl::NotFoundError(absl::StrJoin(problems, "\n"));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<HostTensor>> Run(const ir::Graph& graph,
+                                            const std::vector<HostTensor>& inputs) {
+  absl::Status implemented = CheckImplemented(graph);
+  if (!implemented.ok()) return implemented;
+  // Edge types are exact: every result is checked, read or not.
+  return RunGraph(
+      graph, inputs,
+      [](const ir::Node& node, const std::vector<at::Tensor>& node_inputs)
+          -> absl::StatusOr<std::vector<at::Tensor>> {
+        return Implementations().find(node.op())->second(EdgeCall(node, node_inputs));
+      },
+      RunOptions{/*check_unread_results=*/true});
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<HostTensor>> RunEdgeReference(const ir::Graph& graph,
+                                                         const std::vector<HostTensor>& inputs) {
+  c10::InferenceMode inference_mode;
+  try {
+    return Run(graph, inputs);
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("Edge reference executor: ", e.what()));
+  }
+}
+
+std::vector<std::string> EdgeReferenceOps() {
+  std::vector<std::string> ops;
+  for (const auto& [op, implementation] : Implementations()) ops.push_back(op);
+  return ops;  // sorted: the table is a std::map
+}
+
+}  // namespace torchir::reference
