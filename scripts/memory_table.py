@@ -3,7 +3,8 @@
 
     scripts/memory_table.py [BUILD_DIR] [--all]
 
-Runs `torchir-compile --memory-report` on every zoo export in BUILD_DIR/zoo
+Runs `torchir-compile --weights W --memory-report` (which plans the optimised
+Edge graph) on every zoo export in BUILD_DIR/zoo
 (written by the zoo_generate CTest test) and prints one markdown row per model
 and flavour: lower bound, naive total, chosen plan, ratio and planning time.
 Without --all only the networks (not the op-level graphs) are listed.
@@ -38,9 +39,10 @@ def main():
             path = os.path.join(zoo, model, flavour, "model.json")
             if not os.path.exists(path):
                 continue
+            weights = os.path.join(zoo, model, flavour, "weights.safetensors")
             out = subprocess.run([os.path.join(build, "bin", "torchir-compile"), path,
-                                  "--memory-report", "--quiet"], capture_output=True, text=True,
-                                 check=True).stdout
+                                  "--weights", weights, "--memory-report", "--quiet"],
+                                 capture_output=True, text=True, check=True).stdout
             row = re.search(r"^activations\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+(\S+)",
                             out, re.M)
             ms = re.search(r"planning time: ([\d.e+-]+) ms", out).group(1)

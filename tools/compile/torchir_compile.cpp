@@ -90,6 +90,8 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  if (cli.Switch("summary")) torchir::ir::PrintSummary(graph, std::cout);
+
   // Lower to Edge and optimise.
   torchir::pipeline::OptimizeOptions optimize;
   optimize.verify_each_pass = cli.Switch("verify-stages");
@@ -118,8 +120,6 @@ int main(int argc, char** argv) {
     torchir::ir::PrintSummary(edge, std::cout);
     std::cout << "\n";
     torchir::ir::PrintGraph(edge, std::cout);
-  } else if (cli.Switch("summary")) {
-    torchir::ir::PrintSummary(graph, std::cout);
   }
   if (!cli.Has("dump-graph") && !cli.Switch("summary") && !cli.Switch("memory-report") &&
       !cli.Switch("pass-stats")) {
