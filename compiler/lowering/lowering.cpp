@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/dialect/edge_ops.h"
+#include "compiler/lowering/aten_verifier.h"
 #include "compiler/lowering/rule_table.h"
 
 namespace torchir::lowering {
@@ -163,6 +164,8 @@ class Lowerer {
 absl::StatusOr<std::unique_ptr<ir::Graph>> LowerToEdge(const ir::Graph& aten) {
   absl::Status supported = CheckSupported(aten);
   if (!supported.ok()) return supported;
+  absl::Status well_formed = VerifyAtenGraph(aten);
+  if (!well_formed.ok()) return well_formed;
   return Lowerer(aten).Run();
 }
 

@@ -13,7 +13,8 @@ namespace torchir::lowering {
 
 // Lowers `aten` (weights bound or not) into a fresh Edge graph:
 //   1. every op without a lowering rule is listed at once, with its node count
-//      and first nodes, and lowering stops;
+//      and first nodes, and lowering stops; then the graph must pass
+//      VerifyAtenGraph (all problems reported at once);
 //   2. inputs keep their names and types; weights and constants are brought over
 //      on first use, sharing their data;
 //   3. nodes are lowered in order by their op's rule (rule_table.h); getitem

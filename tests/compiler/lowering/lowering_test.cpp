@@ -1,5 +1,6 @@
 // The lowering driver: unsupported ops, getitem, in-place ops, weights, verification.
 #include "compiler/lowering/lowering.h"
+#include "compiler/lowering/aten_verifier.h"
 
 #include <gtest/gtest.h>
 
@@ -185,6 +186,52 @@ TEST(LoweringDocsTest, EveryAcceptedOpIsDocumented) {
     EXPECT_NE(docs.str().find("`" + op + "`"), std::string::npos)
         << op << " is accepted but not listed in docs/edge-dialect.md";
   }
+}
+
+}  // namespace
+}  // namespace torchir::lowering
+
+namespace torchir::lowering {
+namespace {
+
+TEST(AtenVerifierTest, ReportsEveryNodeThatDoesNotBindToItsSchema) {
+  auto graph = frontend::ParsePytorchIr(
+      R"({"graph_inputs": [{"name": "x", "shape": [4], "dtype": "float32"}],
+          "graph_outputs": [{"name": "b", "shape": [4], "dtype": "float32"}],
+          "nodes": [
+            {"name": "a", "op_type": "aten.relu.default",
+             "inputs": [{"name": "x", "shape": [4], "dtype": "float32", "producer_node": "x"}],
+             "outputs": [{"name": "a", "shape": [4], "dtype": "float32"}],
+             "attrs": {"inplace": true}},
+            {"name": "b", "op_type": "aten.softmax.int",
+             "inputs": [{"name": "a", "shape": [4], "dtype": "float32", "producer_node": "a"}],
+             "outputs": [{"name": "b", "shape": [4], "dtype": "float32"}]}]})",
+      "bad.json");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::Status status = VerifyAtenGraph(**graph);
+  ASSERT_FALSE(status.ok());
+  std::string message(status.message());
+  // relu has no 'inplace' argument; softmax.int needs 'dim'.
+  EXPECT_NE(message.find("node 'a' (aten.relu.default)"), std::string::npos) << message;
+  EXPECT_NE(message.find("node 'b' (aten.softmax.int)"), std::string::npos) << message;
+  EXPECT_NE(message.find('\n'), std::string::npos) << message;
+  // Lowering refuses the graph with the same list.
+  EXPECT_FALSE(LowerToEdge(**graph).ok());
+}
+
+TEST(AtenVerifierTest, AcceptsWellFormedGraphs) {
+  auto graph = frontend::ParsePytorchIr(
+      R"({"graph_inputs": [{"name": "x", "shape": [2, 4], "dtype": "float32"}],
+          "graph_outputs": [{"name": "b", "shape": [2, 4], "dtype": "float32"}],
+          "nodes": [
+            {"name": "b", "op_type": "aten.softmax.int",
+             "inputs": [{"name": "x", "shape": [2, 4], "dtype": "float32", "producer_node": "x"}],
+             "outputs": [{"name": "b", "shape": [2, 4], "dtype": "float32"}],
+             "attrs": {"dim": -1}}]})",
+      "good.json");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::Status status = VerifyAtenGraph(**graph);
+  EXPECT_TRUE(status.ok()) << status;
 }
 
 }  // namespace

@@ -1,0 +1,38 @@
+#include "compiler/lowering/aten_verifier.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/dialect/aten_call.h"
+
+namespace torchir::lowering {
+
+absl::Status VerifyAtenGraph(const ir::Graph& graph) {
+  std::vector<std::string> problems = graph.CheckInvariants();
+  for (const ir::Node* node : graph.nodes()) {
+    if (node->op() == "getitem") {
+      const ir::AttrValue* index = node->FindAttr("index");
+      if (index == nullptr || index->kind() != ir::AttrValue::Kind::kInt || index->as_int() < 0 ||
+          index->as_int() >= static_cast<int64_t>(node->num_inputs()) ||
+          node->num_outputs() != 1) {
+        problems.push_back(absl::StrCat("node '", node->name(),
+                                        "' (getitem): needs one output and an integer index "
+                                        "picking one of its ", node->num_inputs(), " input(s)"));
+      }
+      continue;
+    }
+    absl::StatusOr<dialect::AtenCall> call = dialect::BindAtenCall(*node);
+    if (!call.ok()) problems.emplace_back(call.status().message());
+  }
+  for (const ir::Value* output : graph.outputs()) {
+    if (graph.FindValue(output->name()) != output) {
+      problems.push_back(absl::StrCat("graph output '", output->name(), "' is not in the graph"));
+    }
+  }
+  if (problems.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrJoin(problems, "\n"));
+}
+
+}  // namespace torchir::lowering
