@@ -12,6 +12,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/dialect/aten_schema.h"
+#include "compiler/dialect/optional_tensor_rules.h"
 #include "tools/reference/dtype_conversion.h"
 
 namespace torchir::reference {
@@ -269,62 +271,6 @@ absl::StatusOr<at::Tensor> WrappedNumber(const c10::Argument& argument, const At
   return tensor;
 }
 
-// How to tell which optional tensor arguments an op was given when the file
-// records only how many. A table keyed by schema name; see ChoosePresent.
-struct PresenceRule {
-  std::vector<std::string_view> ops;
-  // Each group is passed whole or not at all (a norm's weight and bias, its
-  // running mean and variance).
-  std::vector<std::vector<std::string_view>> groups;
-  // {a, b}: `a` is passed only together with `b` (a bias never comes without
-  // its weight).
-  std::vector<std::pair<std::string_view, std::string_view>> needs;
-  // A bool argument choosing batch statistics. Exports are made in eval mode,
-  // where it is false exactly when the running statistics are passed (true
-  // means the module tracks none), so it decides `statistics`.
-  std::string_view batch_stats_flag;
-  std::vector<std::string_view> statistics;
-};
-
-const std::vector<PresenceRule>& PresenceRules() {
-  static const std::vector<PresenceRule> rules = {
-      {{"batch_norm", "native_batch_norm", "_native_batch_norm_legit",
-        "_native_batch_norm_legit_no_training", "_native_batch_norm_legit_functional"},
-       {{"weight", "bias"}, {"running_mean", "running_var"}},
-       {{"bias", "weight"}},
-       "training",
-       {"running_mean", "running_var"}},
-      {{"instance_norm"},
-       {{"weight", "bias"}, {"running_mean", "running_var"}},
-       {{"bias", "weight"}},
-       "use_input_stats",
-       {"running_mean", "running_var"}},
-      {{"layer_norm", "native_layer_norm", "group_norm", "native_group_norm", "rms_norm"},
-       {},
-       {{"bias", "weight"}},
-       "",
-       {}},
-  };
-  return rules;
-}
-
-const PresenceRule* FindPresenceRule(const c10::FunctionSchema& schema) {
-  std::string name = schema.name();
-  size_t colons = name.rfind("::");
-  std::string_view base =
-      std::string_view(name).substr(colons == std::string::npos ? 0 : colons + 2);
-  for (const PresenceRule& rule : PresenceRules()) {
-    for (std::string_view op : rule.ops) {
-      if (op == base) return &rule;
-    }
-  }
-  return nullptr;
-}
-
-bool Contains(const std::vector<std::string_view>& names, std::string_view name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 // The value of bool argument `name`: its attribute, else its schema default.
 std::optional<bool> BoolArgument(const ir::Node& node, const c10::FunctionSchema& schema,
                                  std::string_view name) {
@@ -337,10 +283,9 @@ std::optional<bool> BoolArgument(const ir::Node& node, const c10::FunctionSchema
 }
 
 // Decides which of the optional tensor arguments `candidates` (schema
-// indices, in order) were passed, given that `count` of them were. An
-// argument passed as None leaves no input behind, so the count alone is
-// ambiguous unless it is 0 or all; then the op's PresenceRule must single out
-// one choice.
+// indices, in order) were passed, given that `count` of them were. The rules
+// are the compiler's (dialect/optional_tensor_rules.h), applied to the op's
+// schema in torchir's table with the arguments matched by name.
 absl::StatusOr<std::vector<bool>> ChoosePresent(const ir::Node& node,
                                                 const c10::FunctionSchema& schema,
                                                 const std::vector<size_t>& candidates,
@@ -348,58 +293,25 @@ absl::StatusOr<std::vector<bool>> ChoosePresent(const ir::Node& node,
   const size_t n = candidates.size();
   if (count == 0) return std::vector<bool>(n, false);
   if (count == n) return std::vector<bool>(n, true);
-
-  std::vector<std::string_view> names;
-  for (size_t index : candidates) names.push_back(schema.arguments()[index].name());
-  const PresenceRule* rule = FindPresenceRule(schema);
-  std::optional<bool> batch_stats;
-  if (rule != nullptr && !rule->batch_stats_flag.empty()) {
-    batch_stats = BoolArgument(node, schema, rule->batch_stats_flag);
+  const dialect::AtenSchema* known = dialect::FindAtenSchema(node.op());
+  if (known == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        count, " of ", n, " optional tensor arguments were given and torchir's schema table "
+        "has no rule to tell which (a None tensor leaves no input)"));
   }
-
-  std::vector<std::vector<bool>> consistent;
-  for (uint32_t mask = 0; mask < (1u << n); ++mask) {
-    if (static_cast<size_t>(__builtin_popcount(mask)) != count) continue;
-    auto present = [&](std::string_view name) {
-      for (size_t i = 0; i < n; ++i) {
-        if (names[i] == name) return (mask >> i & 1u) != 0;
-      }
-      return false;
-    };
-    auto candidate = [&](std::string_view name) { return Contains(names, name); };
-    bool ok = rule != nullptr;
-    if (ok) {
-      for (const auto& group : rule->groups) {
-        bool any = false, all = true;
-        for (std::string_view name : group) {
-          if (!candidate(name)) continue;
-          any = any || present(name);
-          all = all && present(name);
-        }
-        ok = ok && (!any || all);
-      }
-      for (const auto& [a, b] : rule->needs) {
-        ok = ok && !(present(a) && candidate(b) && !present(b));
-      }
-      if (batch_stats) {
-        for (std::string_view name : rule->statistics) {
-          if (candidate(name)) ok = ok && present(name) == !*batch_stats;
-        }
-      }
+  std::vector<size_t> known_candidates;
+  for (size_t index : candidates) {
+    int known_index = known->ArgumentIndex(schema.arguments()[index].name());
+    if (known_index < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("argument '",
+                                                     schema.arguments()[index].name(),
+                                                     "' is not in torchir's schema of the op"));
     }
-    if (!ok) continue;
-    std::vector<bool> choice(n);
-    for (size_t i = 0; i < n; ++i) choice[i] = (mask >> i & 1u) != 0;
-    consistent.push_back(std::move(choice));
+    known_candidates.push_back(static_cast<size_t>(known_index));
   }
-  if (consistent.size() == 1) return consistent.front();
-  std::string list;
-  for (std::string_view name : names)
-    absl::StrAppend(&list, list.empty() ? "'" : ", '", std::string(name), "'");
-  return absl::InvalidArgumentError(absl::StrCat(
-      count, " of the optional tensor arguments ", list,
-      " were given, but the file does not say which (a None tensor leaves no input) and ",
-      consistent.empty() ? "no choice fits the op's rules" : "more than one choice fits"));
+  return dialect::ChoosePresentOptionalTensors(
+      *known, known_candidates, count,
+      [&](std::string_view name) { return BoolArgument(node, schema, name); });
 }
 
 size_t CountPresent(const std::vector<bool>& none_mask) {
