@@ -1,5 +1,6 @@
 #include "compiler/lowering/aten_verifier.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -14,9 +15,13 @@ absl::Status VerifyAtenGraph(const ir::Graph& graph) {
   for (const ir::Node* node : graph.nodes()) {
     if (node->op() == "getitem") {
       const ir::AttrValue* index = node->FindAttr("index");
+      // The index counts the producer's results; the inputs list its tensor outputs.
+      const ir::Node* producer = node->num_inputs() > 0 ? node->input(0)->producer() : nullptr;
+      const int64_t limit = std::max<int64_t>(
+          static_cast<int64_t>(node->num_inputs()),
+          producer != nullptr ? static_cast<int64_t>(producer->num_outputs()) : 0);
       if (index == nullptr || index->kind() != ir::AttrValue::Kind::kInt || index->as_int() < 0 ||
-          index->as_int() >= static_cast<int64_t>(node->num_inputs()) ||
-          node->num_outputs() != 1) {
+          index->as_int() >= limit || node->num_outputs() != 1) {
         problems.push_back(absl::StrCat("node '", node->name(),
                                         "' (getitem): needs one output and an integer index "
                                         "picking one of its ", node->num_inputs(), " input(s)"));

@@ -46,13 +46,13 @@ std::vector<int64_t> Ints(const ir::Node& node, const std::string& attr) {
 
 // getitem reading only the output it picks. (pytorch-ir's getitem lists every output of the
 // producer; see PytorchIrGetitemForm for why these tests do not use that form yet.)
+// getitem as pytorch-ir writes it: it lists every output of the producer and picks one.
 ir::Value* Getitem(GraphBuilder& b, const std::vector<ir::Value*>& outs, int index) {
-  return b.Op("getitem", {outs[index]}).Attr("index", index).Out(outs[index]->type());
+  return b.Op("getitem", outs).Attr("index", index).Out(outs[index]->type());
 }
 
-// getitem as pytorch-ir writes it: it lists every output of the producer and picks one.
 ir::Value* PytorchIrGetitem(GraphBuilder& b, const std::vector<ir::Value*>& outs, int index) {
-  return b.Op("getitem", outs).Attr("index", index).Out(outs[index]->type());
+  return Getitem(b, outs, index);
 }
 
 absl::StatusOr<std::unique_ptr<ir::Graph>> Lower(GraphBuilder& b) {
