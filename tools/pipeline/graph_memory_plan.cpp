@@ -60,6 +60,7 @@ absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph) {
   GraphMemoryPlan plan;
   namespace mp = memory_planner;
   mp::Program program;
+  std::vector<const ir::Node*> file_order;
   std::unordered_map<const ir::Value*, mp::BufferId> ids;
   std::vector<uint64_t> sizes;
   auto add_buffer = [&](const ir::Value* value) {
@@ -72,6 +73,7 @@ absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph) {
   };
   for (const ir::Value* input : graph.inputs()) program.graph_inputs.push_back(add_buffer(input));
   for (const ir::Node* node : graph.nodes()) {
+    file_order.push_back(node);
     mp::Instruction instruction;
     for (const ir::Value* input : node->inputs()) {
       auto it = ids.find(input);
@@ -99,10 +101,13 @@ absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph) {
   plan.memory_aware_peak = schedule.value().peak;
   plan.reordered = schedule.value().reordered;
   mp::Program ordered = program;
+  plan.node_order = file_order;
   if (plan.reordered) {
     ordered.instructions.clear();
+    plan.node_order.clear();
     for (int32_t index : schedule.value().order) {
       ordered.instructions.push_back(program.instructions[static_cast<size_t>(index)]);
+      plan.node_order.push_back(file_order[static_cast<size_t>(index)]);
     }
   }
   mp::Expected<std::vector<mp::Lifetime>> lifetimes = mp::ComputeLifetimes(ordered);

@@ -16,6 +16,9 @@ struct GraphMemoryPlan {
   memory_planner::MemoryReport report;
   // buffer id -> the value it holds (views included).
   std::vector<const ir::Value*> buffer_values;
+  // The nodes in the order the lifetimes assume (instruction i is node_order[i]);
+  // the emitter must execute them in this order.
+  std::vector<const ir::Node*> node_order;
   // Peak live bytes of the graph's own node order and of the memory-aware order;
   // the plan uses the latter only when it is lower.
   uint64_t file_order_peak = 0;

@@ -1,0 +1,3 @@
+set(TORCHIR_COMPUTE_KERNEL_SOURCES
+  ${CMAKE_CURRENT_SOURCE_DIR}/compute_kernel_list.cpp
+)

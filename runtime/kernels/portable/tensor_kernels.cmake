@@ -1,0 +1,3 @@
+set(TORCHIR_TENSOR_KERNEL_SOURCES
+  ${CMAKE_CURRENT_SOURCE_DIR}/tensor_kernel_list.cpp
+)

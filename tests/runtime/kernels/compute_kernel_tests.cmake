@@ -1,0 +1,1 @@
+# compute kernel tests: torchir_add_gtest(...) calls go here

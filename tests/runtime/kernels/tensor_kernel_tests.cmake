@@ -1,0 +1,1 @@
+# tensor kernel tests: torchir_add_gtest(...) calls go here
