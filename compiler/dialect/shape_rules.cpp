@@ -355,6 +355,7 @@ absl::StatusOr<Types> Slice(const Inputs& inputs, const ir::Node& node) {
 
 absl::StatusOr<Types> Concatenate(const Inputs& inputs, const ir::Node& node) {
   const TensorType& first = *inputs[0];
+  if (first.rank() == 0) return Invalid("cannot concatenate 0-d tensors");
   auto dim = NormalizeDim(IntAttr(node, "dim"), first.rank());
   if (!dim.ok()) return dim.status();
   if (IntAttr(node, "dim") != *dim) return Invalid("dim must be normalised (non-negative)");
@@ -376,6 +377,9 @@ absl::StatusOr<Types> Concatenate(const Inputs& inputs, const ir::Node& node) {
 
 absl::StatusOr<Types> Expand(const Inputs& inputs, const ir::Node& node) {
   const auto& sizes = IntsAttr(node, "sizes");
+  for (int64_t size : sizes) {
+    if (size < 0) return Invalid(absl::StrCat("sizes must be explicit and non-negative, got ", Shape(sizes)));
+  }
   auto out = BroadcastShapes(inputs[0]->sizes, sizes);
   if (!out.ok()) return out.status();
   if (*out != sizes) {

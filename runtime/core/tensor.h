@@ -43,12 +43,18 @@ class Tensor {
 
   void set_data(void* data) { data_ = data; }
 
+  // True for tensors whose bytes live in the program's constant segments:
+  // read-only, never a kernel's or delegate's output.
+  bool is_constant() const { return constant_; }
+  void set_constant(bool constant) { constant_ = constant; }
+
  private:
   ScalarType type_ = ScalarType::kFloat32;
   Span<const int64_t> sizes_;
   Span<const uint8_t> dim_order_;
   void* data_ = nullptr;
   int64_t numel_ = 1;
+  bool constant_ = false;
 };
 
 }  // namespace torchir::runtime

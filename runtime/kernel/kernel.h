@@ -13,6 +13,8 @@
 // index tensor's values). Neither may allocate.
 #pragma once
 
+#include <cstdint>
+
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/span.h"
@@ -33,6 +35,10 @@ struct Kernel {
   const char* name;  // the Edge op's kernel name, e.g. "add"
   KernelCheckFn check;
   KernelRunFn run;
+  // How many trailing arguments the kernel writes. Method init refuses a call
+  // whose output arguments are constants (read-only, possibly mapped memory),
+  // so a hostile program cannot make a kernel write into the program file.
+  uint32_t num_outputs = 1;
 };
 
 }  // namespace torchir::runtime

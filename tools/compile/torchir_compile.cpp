@@ -1,16 +1,21 @@
 // torchir-compile: the compiler driver.
+#include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "compiler/dialect/edge_ops.h"
+#include "compiler/emit/atomic_file.h"
 #include "compiler/ir/graph_printer.h"
 #include "memory_planner/report.h"
 #include "passes/pass_statistics.h"
 #include "tools/cli/command_line.h"
 #include "tools/cli/report_error.h"
+#include "tools/pipeline/compile_program.h"
 #include "tools/pipeline/graph_memory_plan.h"
 #include "tools/pipeline/load_model.h"
 #include "tools/pipeline/lower.h"
@@ -21,20 +26,40 @@ namespace {
 constexpr char kDescription[] =
     "Compiles a model exported by pytorch-ir (a JSON graph of ATen ops, without weight\n"
     "values) together with its state_dict (.safetensors or a torch.save .pt file).\n"
-    "Today the driver loads and validates the graph, binds the weights, lowers the ATen ops\n"
-    "to the Edge dialect (listing every unsupported op at once) and optimises the Edge graph\n"
-    "(batch-norm folding, activation fusion, constant folding, CSE, DCE); writing a .pte\n"
-    "program comes next. Every problem is printed as one 'error: ...' line naming file,\n"
-    "node and tensor.";
+    "The driver loads and validates the graph, binds the weights, lowers the ATen ops to the\n"
+    "Edge dialect (listing every unsupported op at once), optimises the Edge graph (batch-norm\n"
+    "folding, activation fusion, constant folding, CSE, DCE), plans activation memory and,\n"
+    "with -o, writes a .pte program for the torchir runtime. Every problem is printed as one\n"
+    "'error: ...' line naming file, node and tensor; on any error no output file is written\n"
+    "(an existing one is left as it was).";
 
 constexpr char kEpilog[] =
     "examples:\n"
+    "  torchir-compile model.json --weights weights.safetensors -o model.pte\n"
     "  torchir-compile model.json --weights weights.safetensors\n"
     "  torchir-compile model.json --weights model.pt --dump-graph aten\n"
     "  torchir-compile model.json --weights weights.safetensors --dump-graph edge\n"
     "  torchir-compile model.json --memory-report\n"
     "\n"
-    "exit status: 0 success, 1 invalid model or weights, 2 usage error";
+    "exit status: 0 success, 1 invalid model or weights (or the output cannot be written),\n"
+    "2 usage error";
+
+// "1 segment", "2 segments".
+std::string Count(size_t n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+// The line -o prints, e.g. "wrote m.pte: 13.6 MiB (program 9.1 KiB, 1 segment), 65
+// instructions, 12 operators, arena 3.1 MiB".
+std::string WroteLine(const std::string& path, const torchir::pipeline::CompiledProgram& program) {
+  const torchir::emit::EmitStats& stats = program.stats;
+  return "wrote " + path + ": " + torchir::ir::FormatBytes(stats.file_bytes) + " (program " +
+         torchir::ir::FormatBytes(stats.flatbuffer_bytes) + ", " +
+         Count(stats.segment_count, "segment") + "), " +
+         Count(stats.instruction_count, "instruction") + ", " +
+         Count(stats.operator_count, "operator") + ", arena " +
+         torchir::ir::FormatBytes(program.plan.result.plan.TotalSize());
+}
 
 }  // namespace
 
@@ -46,20 +71,29 @@ int main(int argc, char** argv) {
   cli.AddOption("weights", "FILE",
                 "state_dict as .safetensors or .pt; its tensors are bound to the graph's "
                 "weight placeholders through weight_name_mapping");
+  cli.AddOption("output", "OUT.pte",
+                "(-o) compile and write the program to OUT.pte (needs every weight bound); the "
+                "file is replaced atomically and only on success");
+  cli.AddOption(
+      "backend", "NAME",
+      "the backend the program targets (portable: every node runs on the portable kernels); "
+      "NAME: " +
+          absl::StrJoin(torchir::pipeline::AvailableBackends(), ", "),
+      "portable");
   cli.AddOption("dump-graph", "STAGE",
                 "print the graph after STAGE to stdout; STAGE: aten (as loaded), edge (lowered)");
   cli.AddSwitch("summary", "print inputs, outputs, weight totals and the op histogram");
   cli.AddSwitch("memory-report",
                 "plan activation memory and print arena size, lower bound, naive total and "
                 "every algorithm tried (over the optimised Edge graph, one instruction per "
-                "node, until partitioning and emission exist)");
+                "node: the plan -o writes into the program)");
   cli.AddOption("dump-graph-after", "PASS[,PASS...]",
                 "print the Edge graph after each named optimisation pass; PASS: " +
                     absl::StrJoin(torchir::pipeline::OptimizationPassNames(), ", "));
   cli.AddSwitch("pass-stats", "print each optimisation pass's time, changes and counters");
   cli.AddSwitch("verify-stages",
                 "run the Edge verifier after every pass (always on in debug builds)");
-  cli.AddSwitch("quiet", "do not print warnings");
+  cli.AddSwitch("quiet", "do not print warnings nor the one-line result");
   cli.AddSwitch("list-edge-ops", "print the Edge op table (markdown) and exit");
   cli.SetEpilog(kEpilog);
   cli.Parse(argc, argv);
@@ -73,10 +107,20 @@ int main(int argc, char** argv) {
   if (cli.Has("dump-graph") && stage != "aten" && stage != "edge") {
     cli.UsageError("--dump-graph: unknown stage '" + stage + "' (available: aten, edge)");
   }
+  const std::vector<std::string> backends = torchir::pipeline::AvailableBackends();
+  if (std::find(backends.begin(), backends.end(), cli.Get("backend")) == backends.end()) {
+    cli.UsageError("--backend: unknown backend '" + cli.Get("backend") +
+                   "' (available: " + absl::StrJoin(backends, ", ") + ")");
+  }
+  const bool write_program = cli.Has("output");
+  const std::string output_path = cli.Get("output");
+  if (write_program && output_path.empty()) cli.UsageError("--output: empty path");
 
   torchir::pipeline::LoadOptions options;
   options.model_path = cli.positionals()[0];
   options.weights_path = cli.Get("weights");
+  // A program carries its weights: say up front which ones are missing.
+  options.require_all_weights = write_program;
   absl::StatusOr<torchir::pipeline::LoadedModel> model = torchir::pipeline::LoadModel(options);
   if (!model.ok()) return torchir::cli::ReportError(model.status());
   if (!cli.Switch("quiet")) {
@@ -87,7 +131,7 @@ int main(int argc, char** argv) {
     torchir::ir::PrintSummary(graph, std::cout);
     std::cout << "\n";
     torchir::ir::PrintGraph(graph, std::cout);
-    return 0;
+    if (!write_program) return 0;
   }
 
   if (cli.Switch("summary")) torchir::ir::PrintSummary(graph, std::cout);
@@ -99,30 +143,54 @@ int main(int argc, char** argv) {
   if (cli.Has("dump-graph-after")) {
     optimize.dump_graph_after = absl::StrSplit(cli.Get("dump-graph-after"), ',', absl::SkipEmpty());
   }
-  std::vector<torchir::passes::PassStatistics> statistics;
-  absl::StatusOr<std::unique_ptr<torchir::ir::Graph>> lowered =
-      torchir::pipeline::LowerModel(*model, optimize, &statistics);
-  if (!lowered.ok()) return torchir::cli::ReportError(lowered.status());
-  const torchir::ir::Graph& edge = **lowered;
+  // With -o the whole pipeline runs and its stages' results feed the reports below;
+  // without it, only lowering (and planning when a report asks for it).
+  std::optional<torchir::pipeline::CompiledProgram> compiled;
+  std::unique_ptr<torchir::ir::Graph> lowered;
+  std::vector<torchir::passes::PassStatistics> lowering_statistics;
+  if (write_program) {
+    torchir::pipeline::CompileOptions compile;
+    compile.backend = cli.Get("backend");
+    compile.optimize = optimize;
+    absl::StatusOr<torchir::pipeline::CompiledProgram> program =
+        torchir::pipeline::CompileProgram(*model, compile);
+    if (!program.ok()) return torchir::cli::ReportError(program.status());
+    compiled = std::move(*program);
+    absl::Status written = torchir::emit::WriteFileAtomically(output_path, compiled->bytes);
+    if (!written.ok()) return torchir::cli::ReportError(written);
+  } else {
+    absl::StatusOr<std::unique_ptr<torchir::ir::Graph>> edge =
+        torchir::pipeline::LowerModel(*model, optimize, &lowering_statistics);
+    if (!edge.ok()) return torchir::cli::ReportError(edge.status());
+    lowered = std::move(*edge);
+  }
+  const torchir::ir::Graph& edge = compiled ? *compiled->edge_graph : *lowered;
+  const std::vector<torchir::passes::PassStatistics>& statistics =
+      compiled ? compiled->pass_statistics : lowering_statistics;
   if (cli.Switch("pass-stats")) torchir::passes::PrintPassStatistics(statistics, std::cout);
 
   if (cli.Switch("memory-report")) {
-    absl::StatusOr<torchir::pipeline::GraphMemoryPlan> plan =
-        torchir::pipeline::PlanGraphMemory(edge);
-    if (!plan.ok()) return torchir::cli::ReportError(plan.status());
+    absl::StatusOr<torchir::pipeline::GraphMemoryPlan> planned;
+    if (!compiled) {
+      planned = torchir::pipeline::PlanGraphMemory(edge);
+      if (!planned.ok()) return torchir::cli::ReportError(planned.status());
+    }
+    const torchir::pipeline::GraphMemoryPlan* plan = compiled ? &compiled->plan : &*planned;
     std::cout << torchir::memory_planner::RenderReport(plan->report);
     std::cout << "peak live bytes: " << plan->file_order_peak << " in node order, "
               << plan->memory_aware_peak << " in memory-aware order ("
               << (plan->reordered ? "used" : "not lower, node order kept") << ")\n";
     std::cout << "planning time: " << plan->planning_seconds * 1e3 << " ms\n";
   }
-  if (cli.Has("dump-graph")) {
+  if (cli.Has("dump-graph") && stage == "edge") {
     torchir::ir::PrintSummary(edge, std::cout);
     std::cout << "\n";
     torchir::ir::PrintGraph(edge, std::cout);
   }
-  if (!cli.Has("dump-graph") && !cli.Switch("summary") && !cli.Switch("memory-report") &&
-      !cli.Switch("pass-stats")) {
+  if (write_program) {
+    if (!cli.Switch("quiet")) std::cerr << WroteLine(output_path, *compiled) << "\n";
+  } else if (!cli.Has("dump-graph") && !cli.Switch("summary") && !cli.Switch("memory-report") &&
+             !cli.Switch("pass-stats")) {
     std::cerr << options.model_path << ": ok, " << graph.num_nodes() << " ATen nodes lowered to "
               << edge.num_nodes() << " Edge nodes";
     if (model->weights) std::cerr << ", weights bound from " << options.weights_path;

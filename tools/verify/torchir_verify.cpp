@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -12,11 +11,13 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "compiler/frontend/weight_file.h"
 #include "tools/cli/command_line.h"
 #include "tools/cli/report_error.h"
 #include "tools/pipeline/load_model.h"
+#include "tools/pipeline/compile_program.h"
 #include "tools/pipeline/lower.h"
+#include "tools/pipeline/run_program.h"
+#include "tools/pipeline/tensor_file.h"
 #include "tools/reference/edge_reference.h"
 #include "tools/reference/reference_executor.h"
 #include "tools/verify/compare.h"
@@ -36,6 +37,8 @@ constexpr char kEpilog[] =
     "  aten   the ATen graph as loaded, run op by op by the LibTorch reference executor\n"
     "  edge   the graph lowered to the Edge dialect, run op by op by the Edge reference\n"
     "         executor (LibTorch, one implementation per Edge op, independent of lowering)\n"
+    "  pte    the whole compiler (lower, optimise, plan, emit a .pte in memory), run by\n"
+    "         the torchir runtime with its portable kernels\n"
     "\n"
     "examples:\n"
     "  torchir-verify model.json --weights weights.safetensors --inputs inputs.safetensors \\\n"
@@ -74,8 +77,20 @@ absl::StatusOr<std::vector<HostTensor>> RunEdge(const torchir::pipeline::LoadedM
   return torchir::reference::RunEdgeReference(**edge, inputs);
 }
 
-// A later stage (pte: the runtime) joins this table.
-constexpr Stage kStages[] = {{"aten", RunAten}, {"edge", RunEdge}};
+absl::StatusOr<std::vector<HostTensor>> RunPte(const torchir::pipeline::LoadedModel& model,
+                                               const std::vector<HostTensor>& inputs) {
+  absl::StatusOr<torchir::pipeline::CompiledProgram> compiled =
+      torchir::pipeline::CompileProgram(model);
+  if (!compiled.ok()) return compiled.status();
+  absl::StatusOr<std::unique_ptr<torchir::pipeline::HostProgram>> program =
+      torchir::pipeline::HostProgram::FromBytes(compiled->bytes, model.graph->model_name + ".pte");
+  if (!program.ok()) return program.status();
+  if (absl::Status status = (*program)->SetInputs(inputs); !status.ok()) return status;
+  if (absl::Status status = (*program)->Execute(); !status.ok()) return status;
+  return (*program)->Outputs();
+}
+
+constexpr Stage kStages[] = {{"aten", RunAten}, {"edge", RunEdge}, {"pte", RunPte}};
 
 std::string StageNames() {
   std::string names;
@@ -83,46 +98,17 @@ std::string StageNames() {
   return names;
 }
 
-// The tensors of `path` that `values` name, in order, viewing the file's
-// memory (kept alive by each HostTensor). `role` names the values in messages
-// ("graph input"). Every missing, extra or mismatched tensor is reported.
+// The tensors of `path` that `values` name, in order (tensor_file.h).
 absl::StatusOr<std::vector<HostTensor>> ReadTensorsFor(
     const std::string& path, const std::vector<torchir::ir::Value*>& values,
     const std::string& role) {
-  absl::StatusOr<std::unique_ptr<torchir::frontend::WeightFile>> file =
-      torchir::frontend::WeightFile::Open(path);
-  if (!file.ok()) return file.status();
-  std::vector<std::string> problems;
-  std::vector<HostTensor> tensors;
-  std::set<std::string> wanted;
+  std::vector<std::string> names;
+  std::vector<torchir::ir::TensorType> types;
   for (const torchir::ir::Value* value : values) {
-    wanted.insert(value->name());
-    const torchir::frontend::StoredTensor* stored = (*file)->Find(value->name());
-    if (stored == nullptr) {
-      problems.push_back(absl::StrCat(path, ": no tensor '", value->name(), "' for ", role, " '",
-                                      value->name(), "'"));
-      continue;
-    }
-    HostTensor tensor;
-    tensor.type.dtype = stored->dtype;
-    tensor.type.sizes = stored->shape;
-    tensor.data = stored->data;
-    if (tensor.type != value->type()) {
-      problems.push_back(absl::StrCat(path, ": tensor '", value->name(), "' is ",
-                                      tensor.type.ToString(), " but ", role, " '", value->name(),
-                                      "' is ", value->type().ToString()));
-    }
-    tensors.push_back(std::move(tensor));
+    names.push_back(value->name());
+    types.push_back(value->type());
   }
-  for (const torchir::frontend::StoredTensor& stored : (*file)->tensors()) {
-    if (wanted.count(stored.name) == 0) {
-      problems.push_back(
-          absl::StrCat(path, ": tensor '", stored.name, "' is not a ", role, " (", role,
-                       "s: ", absl::StrJoin(wanted.begin(), wanted.end(), ", "), ")"));
-    }
-  }
-  if (!problems.empty()) return absl::InvalidArgumentError(absl::StrJoin(problems, "\n"));
-  return tensors;
+  return torchir::pipeline::ReadNamedTensors(path, names, types, role);
 }
 
 std::string FormatTolerance(double value) {

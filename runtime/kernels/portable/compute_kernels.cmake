@@ -1,3 +1,10 @@
 set(TORCHIR_COMPUTE_KERNEL_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/compute_kernel_list.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/convolution.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/linear.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/matmul.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/normalization.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/softmax.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/reduction.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/pooling.cpp
 )

@@ -1,3 +1,12 @@
 set(TORCHIR_TENSOR_KERNEL_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/tensor_kernel_list.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/argument_checks.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unary.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/clamp.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/binary.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/where.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/cast.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/data_movement.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/index_select.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/constant_pad.cpp
 )

@@ -31,6 +31,16 @@ TEST(PortableKernelCoverage, EveryKernelBelongsToAnEdgeOp) {
   }
 }
 
+TEST(PortableKernelCoverage, KernelsDeclareTheirOpsOutputCount) {
+  for (const runtime::Kernel& kernel : runtime::portable::PortableKernels()) {
+    for (const dialect::EdgeOpDef& op : dialect::EdgeOps()) {
+      if (op.kernel == kernel.name) {
+        EXPECT_EQ(kernel.num_outputs, op.outputs.size()) << kernel.name;
+      }
+    }
+  }
+}
+
 TEST(PortableKernelCoverage, RegistrationIsIdempotentAndFindable) {
   ASSERT_EQ(runtime::portable::RegisterPortableKernels(), runtime::Error::kOk);
   ASSERT_EQ(runtime::portable::RegisterPortableKernels(), runtime::Error::kOk);

@@ -145,8 +145,8 @@ TEST_F(TorchirVerifyTest, EdgeStageListsEveryUnsupportedOpAsAnError) {
 }
 
 TEST_F(TorchirVerifyTest, UsageErrorsExitWithTwo) {
-  EXPECT_EQ(Verify(Standard() + " --stage pte").exit_code, 2);
-  EXPECT_THAT(Verify(Standard() + " --stage pte").err, HasSubstr("available: aten, edge"));
+  EXPECT_EQ(Verify(Standard() + " --stage tflite").exit_code, 2);
+  EXPECT_THAT(Verify(Standard() + " --stage tflite").err, HasSubstr("available: aten, edge, pte"));
   EXPECT_EQ(Verify("'" + Path("model.json") + "' --inputs '" + Path("inputs.safetensors") + "'")
                 .exit_code,
             2);

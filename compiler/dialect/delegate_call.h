@@ -1,0 +1,18 @@
+// The delegate-call node: what a partitioner leaves in an Edge graph in place of
+// a subgraph it handed to a backend. It is not an Edge op (it has no table row
+// and no portable kernel); the emitter turns it into a DelegateCall instruction.
+//
+//   %y... = torchir.delegate_call(%x...) delegate_index=<i>
+//
+// Its inputs are the subgraph's inputs, its outputs the subgraph's outputs, both
+// in the order the backend's compiled blob expects them; `delegate_index` picks
+// the compiled payload among the program's delegates.
+#pragma once
+
+namespace torchir::dialect {
+
+inline constexpr char kDelegateCallOp[] = "torchir.delegate_call";
+// An Int attribute: the index of the node's payload in the program's delegates.
+inline constexpr char kDelegateIndexAttr[] = "delegate_index";
+
+}  // namespace torchir::dialect

@@ -1,0 +1,48 @@
+// The delegate interface: a backend runs a subgraph compiled ahead of time
+// (a blob in the program's segments). Backends register under the id the
+// compiler writes into BackendDelegate.backend_id ("XnnpackBackend").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/core/error.h"
+#include "runtime/core/result.h"
+#include "runtime/core/span.h"
+#include "runtime/executor/memory_allocator.h"
+#include "runtime/kernel/kernel.h"
+
+namespace torchir::runtime {
+
+struct CompileSpecView {
+  const char* key;
+  Span<const uint8_t> value;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // Parses and checks the blob (untrusted: it comes from the program file),
+  // checks `args` against it (the delegate call's inputs then outputs, tensors
+  // already bound to their final memory, which stays put), and prepares to
+  // run. May allocate (through `allocator` or the backend's own library); the
+  // returned handle is passed to Execute and Destroy.
+  virtual Result<void*> Init(Span<const uint8_t> blob, Span<const CompileSpecView> specs,
+                             KernelArgs args, MemoryAllocator& allocator) = 0;
+  // Runs the subgraph. Must not allocate.
+  virtual Error Execute(void* handle, KernelArgs args) = 0;
+  // Releases everything Init acquired.
+  virtual void Destroy(void* handle) = 0;
+};
+
+inline constexpr size_t kMaxRegisteredBackends = 16;
+
+// Registers `backend` (not owned; must outlive its use) under `id`.
+// kInvalidArgument for a duplicate id, kOutOfMemory when the table is full.
+Error RegisterBackend(const char* id, Backend* backend);
+
+// The backend registered under `id`, or nullptr.
+Backend* FindBackend(const char* id, size_t id_length);
+
+}  // namespace torchir::runtime

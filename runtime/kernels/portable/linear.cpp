@@ -1,0 +1,115 @@
+#include <algorithm>
+
+#include "runtime/kernels/portable/compute_kernel_util.h"
+#include "runtime/kernels/portable/compute_kernels.h"
+
+namespace torchir::runtime::portable {
+namespace {
+
+constexpr const char* kName = "linear";
+enum Arg : size_t { kInput, kWeight, kBias, kOutputMin, kOutputMax, kOut, kNumArgs };
+
+// A tile is kRowTile input rows times kColTile weight rows: each value loaded from one feeds
+// the dot products with all rows of the other. Each dot product keeps kLanes partial sums
+// over K, independent so the compiler can vectorize them without reassociating.
+constexpr int64_t kRowTile = 2;
+constexpr int64_t kColTile = 4;
+constexpr int kLanes = 8;
+
+// out[i][j] = clamp(bias[j] + sum_k input[i][k] * weight[j][k]) for i < kRows, j < kCols.
+// Rows of `input`, `weight` and `out` are k_size, k_size and out_stride apart.
+template <int kRows, int kCols>
+void DotTile(const float* input, const float* weight, int64_t k_size, const float* bias, float* out,
+             int64_t out_stride, OutputClamp clamp) {
+  float partial[kRows][kCols][kLanes] = {};
+  int64_t k = 0;
+  for (; k + kLanes <= k_size; k += kLanes) {
+    for (int i = 0; i < kRows; ++i) {
+      for (int j = 0; j < kCols; ++j) {
+        for (int l = 0; l < kLanes; ++l) {
+          partial[i][j][l] += input[i * k_size + k + l] * weight[j * k_size + k + l];
+        }
+      }
+    }
+  }
+  for (int i = 0; i < kRows; ++i) {
+    for (int j = 0; j < kCols; ++j) {
+      float sum = 0.0f;
+      for (int l = 0; l < kLanes; ++l) sum += partial[i][j][l];
+      for (int64_t r = k; r < k_size; ++r) sum += input[i * k_size + r] * weight[j * k_size + r];
+      if (bias != nullptr) sum += bias[j];
+      out[i * out_stride + j] = sum;
+    }
+    ApplyOutputClamp(out + i * out_stride, kCols, clamp);
+  }
+}
+
+// The rows [row, row + rows) against the weight rows [col, col + cols), rows and cols at most
+// one tile; partial tiles at the edges go one row or column at a time.
+void LinearTile(const float* input, const float* weight, const float* bias, float* out,
+                int64_t k_size, int64_t n_size, int64_t row, int64_t rows, int64_t col,
+                int64_t cols, OutputClamp clamp) {
+  const float* tile_bias = bias != nullptr ? bias + col : nullptr;
+  if (rows == kRowTile && cols == kColTile) {
+    DotTile<kRowTile, kColTile>(input + row * k_size, weight + col * k_size, k_size, tile_bias,
+                                out + row * n_size + col, n_size, clamp);
+    return;
+  }
+  for (int64_t i = row; i < row + rows; ++i) {
+    for (int64_t j = col; j < col + cols; ++j) {
+      DotTile<1, 1>(input + i * k_size, weight + j * k_size, k_size,
+                    bias != nullptr ? bias + j : nullptr, out + i * n_size + j, n_size, clamp);
+    }
+  }
+}
+
+}  // namespace
+
+Error CheckLinear(KernelArgs args) {
+  TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, kNumArgs, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kInput, ScalarType::kFloat32, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kWeight, ScalarType::kFloat32, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckOptionalTensorOfType(args, kBias, ScalarType::kFloat32, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kOut, ScalarType::kFloat32, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckClampBounds(args, kOutputMin, kOutputMax, kName));
+  const Tensor& input = args[kInput]->to_tensor();
+  const Tensor& weight = args[kWeight]->to_tensor();
+  TORCHIR_CHECK_OR_RETURN(
+      input.dim() >= 1 && weight.dim() == 2 && weight.size(1) == input.size(input.dim() - 1),
+      Error::kInvalidProgram, "%s: weight must be [N, K] with K the input's last dim", kName);
+  const int64_t n_size = weight.size(0);
+  if (!args[kBias]->is_none()) {
+    const Tensor& bias = args[kBias]->to_tensor();
+    TORCHIR_CHECK_OR_RETURN(bias.dim() == 1 && bias.size(0) == n_size, Error::kInvalidProgram,
+                            "%s: bias must be [%lld]", kName, static_cast<long long>(n_size));
+  }
+  ExpectedShape expected;
+  for (size_t d = 0; d + 1 < input.dim(); ++d) expected.Append(input.size(d));
+  expected.Append(n_size);
+  return CheckOutputShape(args[kOut]->to_tensor(), expected, kName);
+}
+
+Error RunLinear(KernelContext& /*context*/, KernelArgs args) {
+  const Tensor& input = args[kInput]->to_tensor();
+  const Tensor& weight = args[kWeight]->to_tensor();
+  const Tensor& out = args[kOut]->to_tensor();
+  const int64_t m_size = SizeProduct(input, 0, input.dim() - 1);
+  const int64_t n_size = weight.size(0);
+  const int64_t k_size = weight.size(1);
+  const float* input_data = input.data_ptr<float>();
+  const float* weight_data = weight.data_ptr<float>();
+  const float* bias = OptionalFloatData(*args[kBias]);
+  float* out_data = out.mutable_data_ptr<float>();
+  const OutputClamp clamp = ClampFromArgs(args, kOutputMin, kOutputMax);
+  // Weight rows outer: a tile of them stays in cache while every input row passes by.
+  for (int64_t col = 0; col < n_size; col += kColTile) {
+    const int64_t cols = std::min(kColTile, n_size - col);
+    for (int64_t row = 0; row < m_size; row += kRowTile) {
+      LinearTile(input_data, weight_data, bias, out_data, k_size, n_size, row,
+                 std::min(kRowTile, m_size - row), col, cols, clamp);
+    }
+  }
+  return Error::kOk;
+}
+
+}  // namespace torchir::runtime::portable

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Builds the .pte program-loader fuzzer (runtime + portable kernels, clang with
+# libFuzzer + ASan + UBSan) and runs it for a bounded time, seeded with real
+# programs compiled from zoo exports.
+#
+#   tests/fuzz/run_program_fuzzer.sh BUILD_DIR SECONDS TORCHIR_COMPILE MODEL_DIR...
+#
+# Each MODEL_DIR holds an export (model.json + weights.safetensors), compiled to
+# a seed program with TORCHIR_COMPILE.
+# Objects go to BUILD_DIR/fuzz_program (rebuilt when any runtime source is
+# newer). Exits non-zero when the fuzzer finds a crash, leak, timeout or
+# sanitizer report; the input is kept in BUILD_DIR/fuzz_program/artifacts.
+set -euo pipefail
+if [[ $# -lt 4 ]]; then
+  echo "usage: $0 BUILD_DIR SECONDS TORCHIR_COMPILE MODEL_DIR..." >&2
+  exit 2
+fi
+SOURCE_DIR=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD_DIR=$(cd "$1" && pwd)
+OUT="$BUILD_DIR/fuzz_program"
+SECONDS_TOTAL=$2
+COMPILE=$3
+shift 3
+mkdir -p "$OUT/obj" "$OUT/seeds" "$OUT/corpus" "$OUT/artifacts"
+CXX=${FUZZ_CXX:-clang++}
+CXXFLAGS=(-std=c++17 -g -O1 -fno-omit-frame-pointer -fno-exceptions -fno-rtti
+          -fsanitize=address,undefined -fno-sanitize-recover=undefined
+          -I"$SOURCE_DIR" -I"$BUILD_DIR/generated")
+mapfile -t SOURCES < <(cd "$SOURCE_DIR" && ls runtime/*/*.cpp runtime/kernels/portable/*.cpp | grep -v "^runtime/examples/")
+
+newest_input=$(find "$SOURCE_DIR/runtime" "$SOURCE_DIR/schema" "$BUILD_DIR/generated" \
+  "$SOURCE_DIR/tests/fuzz/fuzz_program_loader.cpp" -type f -printf '%T@\n' | sort -n | tail -1)
+stale() { [[ ! -e $1 ]] || [[ $(stat -c %Y "$1") -lt ${newest_input%.*} ]]; }
+
+echo "== building fuzz_program_loader in $OUT"
+objects=()
+pids=()
+for source in "${SOURCES[@]}"; do
+  object="$OUT/obj/$(echo "${source%.cpp}" | tr / _).o"
+  objects+=("$object")
+  if stale "$object"; then
+    "$CXX" "${CXXFLAGS[@]}" -fsanitize=fuzzer-no-link -c "$SOURCE_DIR/$source" -o "$object" &
+    pids+=($!)
+    if (( ${#pids[@]} >= 2 )); then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
+  fi
+done
+for pid in "${pids[@]}"; do wait "$pid"; done
+if stale "$OUT/fuzz_program_loader"; then
+  "$CXX" "${CXXFLAGS[@]}" -fsanitize=fuzzer "$SOURCE_DIR/tests/fuzz/fuzz_program_loader.cpp" \
+    "${objects[@]}" -o "$OUT/fuzz_program_loader"
+fi
+
+rm -f "$OUT/seeds"/*
+for model_dir in "$@"; do
+  name=$(basename "$(dirname "$model_dir")")-$(basename "$model_dir")
+  weights=()
+  [[ -e $model_dir/weights.safetensors ]] && weights=(--weights "$model_dir/weights.safetensors")
+  "$COMPILE" "$model_dir/model.json" "${weights[@]}" -o "$OUT/seeds/$name.pte" --quiet
+done
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+echo "== fuzz_program_loader for ${SECONDS_TOTAL}s on $(ls "$OUT/seeds" | wc -l) seed(s)"
+if ! "$OUT/fuzz_program_loader" -max_total_time="$SECONDS_TOTAL" -timeout=20 -rss_limit_mb=2048 \
+    -max_len=262144 -print_final_stats=1 -artifact_prefix="$OUT/artifacts/" \
+    "$OUT/corpus" "$OUT/seeds" > "$OUT/fuzz.log" 2>&1; then
+  echo "FAILED: fuzz_program_loader (log: $OUT/fuzz.log)"
+  tail -60 "$OUT/fuzz.log"
+  exit 1
+fi
+grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$OUT/fuzz.log" || true

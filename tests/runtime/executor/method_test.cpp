@@ -1,0 +1,265 @@
+// Method: init binds memory, resolves kernels and delegates; Execute runs
+// them in order without allocating.
+#include "runtime/executor/method.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "runtime/backend/backend.h"
+#include "runtime/executor/data_loader.h"
+#include "runtime/executor/memory_allocator.h"
+#include "runtime/executor/program.h"
+#include "runtime/platform/platform.h"
+#include "tests/runtime/executor/test_program.h"
+
+// GCC flags free() in a replaced operator delete as mismatched; it is not.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
+// Counts global heap allocations so a test can assert Execute makes none.
+static size_t g_heap_allocations = 0;
+void* operator new(size_t size) {
+  ++g_heap_allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+
+namespace torchir::testing {
+namespace {
+
+using runtime::BufferDataLoader;
+using runtime::Error;
+using runtime::Method;
+using runtime::Program;
+
+// Fails every allocation after the first `budget`.
+class FailingAllocator : public runtime::MemoryAllocator {
+ public:
+  explicit FailingAllocator(size_t budget) : budget_(budget) {}
+  void* Allocate(size_t size, size_t alignment) override {
+    if (calls_++ >= budget_) return nullptr;
+    return inner_.Allocate(size, alignment);
+  }
+  size_t calls() const { return calls_; }
+
+ private:
+  runtime::MallocAllocator inner_;
+  size_t budget_;
+  size_t calls_ = 0;
+};
+
+class MethodTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    RegisterTestKernels();
+    runtime::SetLogHook([](runtime::LogLevel, const char*) {});
+  }
+  void TearDown() override { runtime::SetLogHook(nullptr); }
+};
+
+TEST_F(MethodTest, RunsAndReadsOutputs) {
+  AlignedBytes bytes(Serialize(ScaleProgram()));
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Program program = std::move(Program::Load(loader).get());
+  runtime::MallocAllocator allocator;
+  auto method = Method::Load(program, "forward", allocator);
+  ASSERT_TRUE(method.ok()) << runtime::ErrorName(method.error());
+  ASSERT_EQ(method->num_inputs(), 1u);
+  ASSERT_EQ(method->num_outputs(), 1u);
+  EXPECT_STREQ(method->input_name(0), "x");
+  EXPECT_STREQ(method->output_name(0), "y");
+  EXPECT_STREQ(method->instruction_name(0), "scale");
+  const float x[4] = {10, 20, 30, 40};
+  ASSERT_EQ(method->SetInput(0, x, sizeof(x)), Error::kOk);
+  ASSERT_EQ(method->Execute(), Error::kOk);
+  const float* y = method->output(0).data_ptr<float>();
+  EXPECT_FLOAT_EQ(y[0], 22);  // (10 + 1) * 2
+  EXPECT_FLOAT_EQ(y[3], 88);  // (40 + 4) * 2
+  EXPECT_EQ(method->SetInput(0, x, 8), Error::kShapeMismatch);
+  EXPECT_EQ(method->SetInput(1, x, 16), Error::kIndexOutOfRange);
+}
+
+TEST_F(MethodTest, ExecuteAllocatesNothing) {
+  AlignedBytes bytes(Serialize(ScaleProgram()));
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Program program = std::move(Program::Load(loader).get());
+  runtime::MallocAllocator allocator;
+  Method method = std::move(Method::Load(program, "forward", allocator).get());
+  const size_t before_heap = g_heap_allocations;
+  const size_t before_arena = allocator.allocated_bytes();
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(method.Execute(), Error::kOk);
+  EXPECT_EQ(g_heap_allocations, before_heap);
+  EXPECT_EQ(allocator.allocated_bytes(), before_arena);
+}
+
+TEST_F(MethodTest, UsesArenasTheAppProvides) {
+  AlignedBytes bytes(Serialize(ScaleProgram()));
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Program program = std::move(Program::Load(loader).get());
+  alignas(64) uint8_t arena[128] = {};
+  runtime::Span<uint8_t> arenas[] = {runtime::Span<uint8_t>(arena, sizeof(arena))};
+  runtime::MethodOptions options;
+  options.arenas = runtime::Span<const runtime::Span<uint8_t>>(arenas, 1);
+  alignas(16) uint8_t init_memory[4096];
+  runtime::BufferAllocator allocator(runtime::Span<uint8_t>(init_memory, sizeof(init_memory)));
+  auto method = Method::Load(program, "forward", allocator, options);
+  ASSERT_TRUE(method.ok());
+  EXPECT_EQ(method->input(0).data(), arena);          // x at offset 0
+  EXPECT_EQ(method->output(0).data(), arena + 64);    // y at offset 64
+  EXPECT_LT(allocator.used(), sizeof(init_memory));
+
+  runtime::Span<uint8_t> small[] = {runtime::Span<uint8_t>(arena, 64)};
+  options.arenas = runtime::Span<const runtime::Span<uint8_t>>(small, 1);
+  EXPECT_EQ(Method::Load(program, "forward", allocator, options).error(),
+            Error::kInvalidArgument);
+}
+
+TEST_F(MethodTest, EveryAllocationFailureIsAnError) {
+  AlignedBytes bytes(Serialize(ScaleProgram()));
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Program program = std::move(Program::Load(loader).get());
+  FailingAllocator unlimited(1000);
+  ASSERT_TRUE(Method::Load(program, "forward", unlimited).ok());
+  const size_t needed = unlimited.calls();
+  ASSERT_GT(needed, 3u);
+  for (size_t budget = 0; budget < needed; ++budget) {
+    FailingAllocator allocator(budget);
+    EXPECT_EQ(Method::Load(program, "forward", allocator).error(), Error::kOutOfMemory)
+        << "budget " << budget;
+  }
+}
+
+TEST_F(MethodTest, RefusesUnknownMethodsAndKernels) {
+  AlignedBytes bytes(Serialize(ScaleProgram()));
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Program program = std::move(Program::Load(loader).get());
+  runtime::MallocAllocator allocator;
+  EXPECT_EQ(Method::Load(program, "backward", allocator).error(), Error::kNotFound);
+
+  TestProgram p = ScaleProgram();
+  p.operators = {"no_such_kernel"};
+  AlignedBytes unknown(Serialize(p));
+  BufferDataLoader unknown_loader(unknown.data(), unknown.size());
+  Program unknown_program = std::move(Program::Load(unknown_loader).get());
+  EXPECT_EQ(Method::Load(unknown_program, "forward", allocator).error(), Error::kKernelNotFound);
+}
+
+TEST_F(MethodTest, KernelCheckGuardsArguments) {
+  TestProgram p = ScaleProgram();
+  p.values[3].tensor.sizes = {3};  // output smaller than the inputs
+  AlignedBytes bytes(Serialize(p));
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Program program = std::move(Program::Load(loader).get());
+  runtime::MallocAllocator allocator;
+  EXPECT_EQ(Method::Load(program, "forward", allocator).error(), Error::kShapeMismatch);
+}
+
+TEST_F(MethodTest, RefusesWritesIntoConstants) {
+  TestProgram p = ScaleProgram();
+  p.instructions[0].args = {0, 1, 2, 1};  // output is the constant
+  AlignedBytes bytes(Serialize(p));
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Program program = std::move(Program::Load(loader).get());
+  runtime::MallocAllocator allocator;
+  EXPECT_EQ(Method::Load(program, "forward", allocator).error(), Error::kInvalidProgram);
+}
+
+class RecordingTracer : public runtime::EventTracer {
+ public:
+  void BeginInstruction(size_t index, const char* name, bool is_delegate) override {
+    events.push_back("begin " + std::to_string(index) + " " + name +
+                     (is_delegate ? " delegate" : ""));
+  }
+  void EndInstruction(size_t index, Error status) override {
+    events.push_back("end " + std::to_string(index) + " " + runtime::ErrorName(status));
+  }
+  std::vector<std::string> events;
+};
+
+TEST_F(MethodTest, EventTracerSeesEveryInstruction) {
+  AlignedBytes bytes(Serialize(ScaleProgram()));
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Program program = std::move(Program::Load(loader).get());
+  runtime::MallocAllocator allocator;
+  RecordingTracer tracer;
+  runtime::MethodOptions options;
+  options.tracer = &tracer;
+  Method method = std::move(Method::Load(program, "forward", allocator, options).get());
+  ASSERT_EQ(method.Execute(), Error::kOk);
+  EXPECT_EQ(tracer.events, (std::vector<std::string>{"begin 0 scale", "end 0 Ok"}));
+}
+
+// A backend that copies its first argument into its last and counts calls.
+class CopyBackend : public runtime::Backend {
+ public:
+  runtime::Result<void*> Init(runtime::Span<const uint8_t> blob,
+                              runtime::Span<const runtime::CompileSpecView>,
+                              runtime::KernelArgs args, runtime::MemoryAllocator&) override {
+    if (blob.size() < 4 || std::memcmp(blob.data(), "COPY", 4) != 0) return Error::kDelegateFailed;
+    if (args.size() != 2 || !args[1]->is_tensor() || args[1]->to_tensor().is_constant()) {
+      return Error::kInvalidProgram;
+    }
+    ++live;
+    return static_cast<void*>(&live);
+  }
+  Error Execute(void*, runtime::KernelArgs args) override {
+    ++executions;
+    std::memcpy(args[1]->to_tensor().mutable_data(), args[0]->to_tensor().data(),
+                args[1]->to_tensor().nbytes());
+    return Error::kOk;
+  }
+  void Destroy(void*) override { --live; }
+  int live = 0;
+  int executions = 0;
+};
+
+TEST_F(MethodTest, DelegatesInitRunAndAreDestroyed) {
+  static CopyBackend backend;
+  static const Error registered = runtime::RegisterBackend("CopyBackend", &backend);
+  ASSERT_EQ(registered, Error::kOk);
+  EXPECT_EQ(runtime::RegisterBackend("CopyBackend", &backend), Error::kInvalidArgument);
+
+  TestProgram p = ScaleProgram();
+  p.delegates = {TestDelegate{"CopyBackend", 1}};
+  p.segments.push_back({'C', 'O', 'P', 'Y'});
+  p.instructions.push_back(TestInstruction{true, 0, {3, 0}, "copy_back"});
+  AlignedBytes bytes(Serialize(p));
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Program program = std::move(Program::Load(loader).get());
+  {
+    runtime::MallocAllocator allocator;
+    auto method = Method::Load(program, "forward", allocator);
+    ASSERT_TRUE(method.ok()) << runtime::ErrorName(method.error());
+    EXPECT_EQ(backend.live, 1);
+    EXPECT_TRUE(method->instruction_is_delegate(1));
+    const float x[4] = {1, 1, 1, 1};
+    ASSERT_EQ(method->SetInput(0, x, sizeof(x)), Error::kOk);
+    ASSERT_EQ(method->Execute(), Error::kOk);
+    EXPECT_EQ(backend.executions, 1);
+    EXPECT_FLOAT_EQ(method->input(0).data_ptr<float>()[1], 6);  // (1 + 2) * 2 copied back
+  }
+  EXPECT_EQ(backend.live, 0);
+
+  // A blob the backend refuses fails init and leaks nothing.
+  p.segments[1] = {'B', 'A', 'D', '!'};
+  AlignedBytes bad(Serialize(p));
+  BufferDataLoader bad_loader(bad.data(), bad.size());
+  Program bad_program = std::move(Program::Load(bad_loader).get());
+  runtime::MallocAllocator allocator;
+  EXPECT_EQ(Method::Load(bad_program, "forward", allocator).error(), Error::kDelegateFailed);
+  EXPECT_EQ(backend.live, 0);
+
+  p.delegates[0].backend_id = "NoSuchBackend";
+  AlignedBytes missing(Serialize(p));
+  BufferDataLoader missing_loader(missing.data(), missing.size());
+  Program missing_program = std::move(Program::Load(missing_loader).get());
+  EXPECT_EQ(Method::Load(missing_program, "forward", allocator).error(), Error::kBackendNotFound);
+}
+
+}  // namespace
+}  // namespace torchir::testing

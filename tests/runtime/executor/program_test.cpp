@@ -1,0 +1,229 @@
+// Program::Load accepts well-formed programs and rejects every corrupt or
+// hostile one with an Error (never a crash).
+#include "runtime/executor/program.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "runtime/executor/data_loader.h"
+#include "runtime/executor/memory_allocator.h"
+#include "runtime/executor/method.h"
+#include "runtime/platform/platform.h"
+#include "tests/runtime/executor/test_program.h"
+
+namespace torchir::testing {
+namespace {
+
+using runtime::BufferDataLoader;
+using runtime::Error;
+using runtime::Program;
+
+Error LoadError(const std::vector<uint8_t>& bytes) {
+  AlignedBytes aligned(bytes);
+  BufferDataLoader loader(aligned.data(), aligned.size());
+  return Program::Load(loader).error();
+}
+
+// Load, init and run; returns the first error.
+Error LoadInitRun(const std::vector<uint8_t>& bytes) {
+  AlignedBytes aligned(bytes);
+  BufferDataLoader loader(aligned.data(), aligned.size());
+  auto program = Program::Load(loader);
+  if (!program.ok()) return program.error();
+  runtime::MallocAllocator allocator;
+  auto method = runtime::Method::Load(*program, "forward", allocator);
+  if (!method.ok()) return method.error();
+  return method->Execute();
+}
+
+class ProgramTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    RegisterTestKernels();
+    // Corruption tests log one error each; keep the output readable.
+    runtime::SetLogHook([](runtime::LogLevel, const char*) {});
+  }
+  void TearDown() override { runtime::SetLogHook(nullptr); }
+};
+
+TEST_F(ProgramTest, LoadsAWellFormedProgram) {
+  AlignedBytes bytes(Serialize(ScaleProgram()));
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  auto program = Program::Load(loader);
+  ASSERT_TRUE(program.ok()) << runtime::ErrorName(program.error());
+  EXPECT_EQ(program->num_methods(), 1u);
+  EXPECT_STREQ(program->method_name(0), "forward");
+  EXPECT_NE(program->FindMethod("forward"), nullptr);
+  EXPECT_EQ(program->FindMethod("backward"), nullptr);
+  ASSERT_EQ(program->num_segments(), 1u);
+  EXPECT_EQ(program->segment(0).size(), 16u);
+  EXPECT_EQ(program->header().segment_base_offset % 4096, 0u);
+}
+
+TEST_F(ProgramTest, RejectsBadMagicAndVersions) {
+  std::vector<uint8_t> bytes = Serialize(ScaleProgram());
+  bytes[0] = 'X';
+  EXPECT_EQ(LoadError(bytes), Error::kInvalidProgram);
+
+  TestProgram p = ScaleProgram();
+  p.header_version = 2;
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kUnsupportedVersion);
+  p = ScaleProgram();
+  p.program_version = 99;
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kUnsupportedVersion);
+}
+
+TEST_F(ProgramTest, RejectsAMisalignedBuffer) {
+  std::vector<uint8_t> bytes = Serialize(ScaleProgram());
+  std::vector<uint8_t> shifted(bytes.size() + 64);
+  AlignedBytes aligned(shifted);
+  std::memcpy(const_cast<uint8_t*>(aligned.data()) + 1, bytes.data(), bytes.size());
+  BufferDataLoader loader(aligned.data() + 1, bytes.size());
+  EXPECT_EQ(Program::Load(loader).error(), Error::kInvalidArgument);
+}
+
+TEST_F(ProgramTest, RejectsEveryTruncation) {
+  const std::vector<uint8_t> bytes = Serialize(ScaleProgram());
+  for (size_t length = 0; length < bytes.size(); length += (length < 512 ? 1 : 97)) {
+    std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + static_cast<long>(length));
+    EXPECT_NE(LoadError(prefix), Error::kOk) << "prefix of " << length << " bytes loaded";
+  }
+}
+
+TEST_F(ProgramTest, SurvivesEverySingleByteFlip) {
+  // A flipped byte may still form a valid program (e.g. inside constant data);
+  // what matters is that loading, init and execution never crash and any
+  // failure is an Error.
+  const std::vector<uint8_t> bytes = Serialize(ScaleProgram());
+  const size_t end = 64 + static_cast<size_t>(bytes[16]) + (static_cast<size_t>(bytes[17]) << 8);
+  size_t rejected = 0;
+  for (size_t i = 0; i < end && i < bytes.size(); ++i) {
+    for (uint8_t mask : {0x01, 0x80, 0xff}) {
+      std::vector<uint8_t> corrupt = bytes;
+      corrupt[i] ^= mask;
+      if (LoadInitRun(corrupt) != Error::kOk) ++rejected;
+    }
+  }
+  // Most flips in the header and FlatBuffer must be caught.
+  EXPECT_GT(rejected, end);
+}
+
+TEST_F(ProgramTest, RejectsOutOfRangeIndices) {
+  TestProgram p = ScaleProgram();
+  p.instructions[0].index = 5;  // operator index
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kProgramOutOfBounds);
+
+  p = ScaleProgram();
+  p.instructions[0].args[1] = 17;  // value index
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kProgramOutOfBounds);
+
+  p = ScaleProgram();
+  p.instructions[0].args[1] = -1;
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kProgramOutOfBounds);
+
+  p = ScaleProgram();
+  p.inputs = {2};  // a double, not a tensor
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kInvalidProgram);
+
+  p = ScaleProgram();
+  p.inputs = {1};  // a constant cannot be an input
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kInvalidProgram);
+
+  p = ScaleProgram();
+  p.values[1].tensor.index = 3;  // segment index
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kProgramOutOfBounds);
+
+  p = ScaleProgram();
+  p.values[0].tensor.index = 1;  // arena index
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kProgramOutOfBounds);
+
+  p = ScaleProgram();
+  p.instructions[0].delegate = true;  // no delegates exist
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kProgramOutOfBounds);
+
+  p = ScaleProgram();
+  TestValue list;
+  list.kind = TestValue::Kind::kTensorList;
+  list.items = {0, 2};  // value 2 is a double
+  p.values.push_back(list);
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kInvalidProgram);
+}
+
+TEST_F(ProgramTest, RejectsTensorsOutsideTheirStorage) {
+  TestProgram p = ScaleProgram();
+  p.values[3].tensor.offset = 116;  // 16 bytes at 116 end past the 128-byte arena
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kProgramOutOfBounds);
+
+  p = ScaleProgram();
+  p.values[1].tensor.sizes = {5};  // 20 bytes in a 16-byte segment
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kProgramOutOfBounds);
+
+  p = ScaleProgram();
+  p.values[3].tensor.offset = 66;  // misaligned float
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kInvalidProgram);
+
+  p = ScaleProgram();
+  p.arena_sizes = {~uint64_t{0}, ~uint64_t{0}};  // sum overflows
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kInvalidProgram);
+}
+
+TEST_F(ProgramTest, RejectsOversizedAndMalformedTensors) {
+  TestProgram p = ScaleProgram();
+  p.values[3].tensor.sizes = {int64_t{1} << 40, int64_t{1} << 40};  // overflows
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kInvalidProgram);
+
+  p = ScaleProgram();
+  p.values[3].tensor.sizes = {-4};
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kInvalidProgram);
+
+  p = ScaleProgram();
+  p.values[3].tensor.sizes = std::vector<int64_t>(17, 1);  // rank above the limit
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kInvalidProgram);
+
+  p = ScaleProgram();
+  p.values[3].tensor.type = static_cast<runtime::ScalarType>(40);
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kInvalidProgram);
+
+  p = ScaleProgram();
+  p.values[3].tensor.dim_order = {0, 0};
+  p.values[3].tensor.sizes = {2, 2};
+  EXPECT_EQ(LoadError(Serialize(p)), Error::kInvalidProgram);
+}
+
+TEST_F(ProgramTest, RejectsSegmentsOutsideTheFile) {
+  std::vector<uint8_t> bytes = Serialize(ScaleProgram());
+  // Claim more segment data than the file holds.
+  bytes[32] = 0xff;
+  bytes[33] = 0xff;
+  EXPECT_EQ(LoadError(bytes), Error::kProgramOutOfBounds);
+  // A file size field larger than the buffer: truncated.
+  bytes = Serialize(ScaleProgram());
+  bytes[41] += 1;
+  EXPECT_EQ(LoadError(bytes), Error::kProgramOutOfBounds);
+}
+
+// Inputs the program-loader fuzzer once crashed on, kept as regression tests:
+// each must be refused at load or init, or run, without a sanitizer report.
+TEST_F(ProgramTest, FuzzerFindingsStayFixed) {
+  const std::string dir =
+      std::string(TORCHIR_SOURCE_DIR_DEFAULT) + "/tests/runtime/executor/corrupt";
+  const char* const kFiles[] = {"misaligned_int64_vector.pte", "union_without_table.pte"};
+  for (const char* name : kFiles) {
+    auto file = runtime::FileDataLoader::Open((dir + "/" + name).c_str());
+    ASSERT_TRUE(file.ok()) << name;
+    auto program = Program::Load(*file);
+    EXPECT_EQ(program.error(), Error::kInvalidProgram) << name;
+  }
+}
+
+TEST_F(ProgramTest, FileDataLoaderReportsMissingFiles) {
+  auto loader = runtime::FileDataLoader::Open("/nonexistent/model.pte");
+  EXPECT_EQ(loader.error(), Error::kIoError);
+  auto directory = runtime::FileDataLoader::Open("/");
+  EXPECT_EQ(directory.error(), Error::kIoError);
+}
+
+}  // namespace
+}  // namespace torchir::testing

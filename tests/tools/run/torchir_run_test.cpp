@@ -1,0 +1,153 @@
+// torchir-run and torchir-inspect, driven as a user would: compile the tiny
+// linear model with torchir-compile, run the program, read what was printed and
+// written, and feed both tools broken programs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "compiler/frontend/safetensors.h"
+#include "tests/support/run_command.h"
+#include "tests/support/tiny_linear_model.h"
+
+namespace torchir {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::CommandResult;
+using testing::Floats;
+
+class TorchirRunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "torchir_run_test_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    ASSERT_EQ(std::system(("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "'").c_str()), 0);
+    std::ofstream(Path("model.json")) << testing::kTinyLinearModel;
+    // relu(W x + b) with W = [[1, -1], [2, 0.5]], b = [0.5, -10].
+    ASSERT_TRUE(frontend::WriteSafetensors(Path("weights.safetensors"),
+                                           {Floats("fc.weight", {2, 2}, {1, -1, 2, 0.5f}),
+                                            Floats("fc.bias", {2}, {0.5f, -10})})
+                    .ok());
+    ASSERT_TRUE(
+        frontend::WriteSafetensors(Path("inputs.safetensors"), {Floats("x", {1, 2}, {3, 1})})
+            .ok());
+    CommandResult compile = Tool(TORCHIR_COMPILE_BINARY, "'" + Path("model.json") + "' --weights '" +
+                                                             Path("weights.safetensors") + "' -o '" +
+                                                             Path("model.pte") + "' --quiet");
+    ASSERT_EQ(compile.exit_code, 0) << compile.err;
+  }
+
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  CommandResult Tool(const char* binary, const std::string& arguments) {
+    return testing::RunCommand(std::string("'") + binary + "' " + arguments, dir_);
+  }
+  CommandResult Run(const std::string& arguments) { return Tool(TORCHIR_RUN_BINARY, arguments); }
+  CommandResult Inspect(const std::string& arguments) {
+    return Tool(TORCHIR_INSPECT_BINARY, arguments);
+  }
+
+  std::string dir_;
+};
+
+TEST_F(TorchirRunTest, RunsOnGivenInputsAndWritesOutputsByName) {
+  CommandResult run = Run("'" + Path("model.pte") + "' --inputs '" + Path("inputs.safetensors") +
+                          "' --outputs '" + Path("out.safetensors") + "' --iterations 3");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("latency over 3 run(s)"));
+  EXPECT_THAT(run.out, HasSubstr("output relu float32[1, 2]"));
+  auto outputs = frontend::ReadSafetensors(Path("out.safetensors"));
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  ASSERT_EQ(outputs->tensors.size(), 1u);
+  EXPECT_EQ(outputs->tensors[0].name, "relu");
+  ASSERT_EQ(outputs->tensors[0].data.size(), 8u);
+  float y[2];
+  std::memcpy(y, outputs->tensors[0].data.data(), 8);
+  EXPECT_FLOAT_EQ(y[0], 2.5f);  // 3 - 1 + 0.5
+  EXPECT_FLOAT_EQ(y[1], 0.0f);  // relu(6 + 0.5 - 10)
+}
+
+TEST_F(TorchirRunTest, ComparesWithExpectedOutputs) {
+  ASSERT_TRUE(frontend::WriteSafetensors(Path("good.safetensors"),
+                                         {Floats("relu", {1, 2}, {2.5f, 0})})
+                  .ok());
+  ASSERT_TRUE(frontend::WriteSafetensors(Path("bad.safetensors"),
+                                         {Floats("relu", {1, 2}, {2.6f, 0})})
+                  .ok());
+  const std::string base = "'" + Path("model.pte") + "' --inputs '" + Path("inputs.safetensors") + "'";
+  CommandResult good = Run(base + " --expected '" + Path("good.safetensors") + "'");
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_THAT(good.out, HasSubstr("PASS relu vs expected: max abs error 0"));
+  CommandResult bad = Run(base + " --expected '" + Path("bad.safetensors") + "' --quiet");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.out, HasSubstr("FAIL relu"));
+}
+
+TEST_F(TorchirRunTest, RandomInputsWithoutAnInputFile) {
+  CommandResult run = Run("'" + Path("model.pte") + "' --seed 7 --profile");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("linear"));  // the profile names the instruction
+}
+
+TEST_F(TorchirRunTest, ReportsBadInputFiles) {
+  ASSERT_TRUE(frontend::WriteSafetensors(Path("wrong.safetensors"),
+                                         {Floats("y", {1, 3}, {1, 2, 3})})
+                  .ok());
+  CommandResult run = Run("'" + Path("model.pte") + "' --inputs '" + Path("wrong.safetensors") +
+                          "' --outputs '" + Path("out.safetensors") + "'");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, HasSubstr("no tensor 'x' for program input 'x'"));
+  EXPECT_THAT(run.err, HasSubstr("tensor 'y' is not a program input"));
+  EXPECT_FALSE(std::ifstream(Path("out.safetensors")).good());
+}
+
+TEST_F(TorchirRunTest, RejectsCorruptProgramsWithOneLine) {
+  std::string bytes = testing::ReadWholeFile(Path("model.pte"));
+  // Truncated, then a flipped byte in the FlatBuffer, then garbage.
+  std::ofstream(Path("truncated.pte"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  std::string flipped = bytes;
+  flipped[100] = static_cast<char>(flipped[100] ^ 0xff);
+  std::ofstream(Path("flipped.pte"), std::ios::binary) << flipped;
+  std::ofstream(Path("garbage.pte"), std::ios::binary) << "not a program at all";
+  for (const char* name : {"truncated.pte", "garbage.pte", "missing.pte"}) {
+    for (bool inspect : {false, true}) {
+      CommandResult result = inspect ? Inspect("'" + Path(name) + "'") : Run("'" + Path(name) + "'");
+      EXPECT_EQ(result.exit_code, 1) << name << (inspect ? " (inspect)" : " (run)");
+      EXPECT_THAT(result.err, HasSubstr(std::string("error: ") + Path(name))) << name;
+      EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+    }
+  }
+  // A flip may land where it changes nothing checkable; it must never crash.
+  CommandResult flipped_run = Run("'" + Path("flipped.pte") + "'");
+  EXPECT_TRUE(flipped_run.exit_code == 0 || flipped_run.exit_code == 1) << flipped_run.err;
+}
+
+TEST_F(TorchirRunTest, InspectPrintsTextAndJson) {
+  CommandResult text = Inspect("'" + Path("model.pte") + "'");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("method forward"));
+  EXPECT_THAT(text.out, HasSubstr("input  x float32[1, 2]"));
+  EXPECT_THAT(text.out, HasSubstr("output relu float32[1, 2]"));
+  EXPECT_THAT(text.out, HasSubstr("operators (1): linear x1"));  // relu fused into linear
+  CommandResult json = Inspect("'" + Path("model.pte") + "' --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"operators\": [{\"name\": \"linear\", \"calls\": 1}]"));
+  EXPECT_THAT(json.out, HasSubstr("\"inputs\": [{\"name\": \"x\", \"type\": \"float32[1, 2]\"}]"));
+}
+
+TEST_F(TorchirRunTest, UsageErrorsExitWithTwo) {
+  EXPECT_EQ(Run("").exit_code, 2);
+  EXPECT_EQ(Run("'" + Path("model.pte") + "' --iterations 0").exit_code, 2);
+  EXPECT_EQ(Inspect("").exit_code, 2);
+  CommandResult help = Run("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, HasSubstr("--expected"));
+}
+
+}  // namespace
+}  // namespace torchir

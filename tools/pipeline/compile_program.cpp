@@ -1,0 +1,65 @@
+#include "tools/pipeline/compile_program.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "tools/pipeline/lower.h"
+
+namespace torchir::pipeline {
+namespace {
+
+// The emitter's view of the plan: each planned buffer's value at its arena offset.
+emit::EmitInput EmitInputFromPlan(const ir::Graph& graph, const GraphMemoryPlan& plan) {
+  emit::EmitInput input;
+  input.graph = &graph;
+  input.order = plan.node_order;
+  for (const memory_planner::ArenaPlan& arena : plan.result.plan.arenas) {
+    input.arena_sizes.push_back(arena.size);
+  }
+  const std::vector<memory_planner::Placement>& placements = plan.result.plan.placements;
+  for (size_t id = 0; id < plan.buffer_values.size() && id < placements.size(); ++id) {
+    input.placements[plan.buffer_values[id]] = {static_cast<uint32_t>(placements[id].arena),
+                                                placements[id].offset};
+  }
+  return input;
+}
+
+}  // namespace
+
+std::vector<std::string> AvailableBackends() { return {"portable"}; }
+
+absl::StatusOr<CompiledProgram> CompileProgram(const LoadedModel& model,
+                                               const CompileOptions& options) {
+  const std::vector<std::string> backends = AvailableBackends();
+  if (std::find(backends.begin(), backends.end(), options.backend) == backends.end()) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown backend '", options.backend,
+                                                   "' (available: ", absl::StrJoin(backends, ", "),
+                                                   ")"));
+  }
+  CompiledProgram program;
+  absl::StatusOr<std::unique_ptr<ir::Graph>> edge =
+      LowerModel(model, options.optimize, &program.pass_statistics);
+  if (!edge.ok()) return edge.status();
+  program.edge_graph = std::move(*edge);
+
+  absl::StatusOr<GraphMemoryPlan> plan = PlanGraphMemory(*program.edge_graph);
+  if (!plan.ok()) return plan.status();
+  program.plan = std::move(*plan);
+
+  emit::EmitInput input = EmitInputFromPlan(*program.edge_graph, program.plan);
+  // Lowering keeps the inputs and outputs in order, but passes may leave another
+  // value (named after its node) as an output: the program keeps the exported names.
+  const ir::Graph& exported = *model.graph;
+  if (exported.inputs().size() == input.graph->inputs().size() &&
+      exported.outputs().size() == input.graph->outputs().size()) {
+    for (const ir::Value* value : exported.inputs()) input.input_names.push_back(value->name());
+    for (const ir::Value* value : exported.outputs()) input.output_names.push_back(value->name());
+  }
+  absl::StatusOr<std::vector<uint8_t>> bytes = emit::EmitProgram(input, &program.stats);
+  if (!bytes.ok()) return bytes.status();
+  program.bytes = std::move(*bytes);
+  return program;
+}
+
+}  // namespace torchir::pipeline

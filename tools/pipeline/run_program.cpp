@@ -1,0 +1,174 @@
+#include "tools/pipeline/run_program.h"
+
+#include <chrono>
+#include <cstring>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "runtime/kernels/portable/portable_kernels.h"
+#include "runtime/platform/platform.h"
+
+namespace torchir::pipeline {
+namespace {
+
+// The runtime logs why it failed; while a HostProgram calls into it, those
+// lines are captured here and become the absl::Status message.
+std::mutex g_capture_mutex;
+std::vector<std::string>* g_captured = nullptr;
+
+void CaptureLog(runtime::LogLevel level, const char* message) {
+  if (level == runtime::LogLevel::kError && g_captured != nullptr) g_captured->push_back(message);
+}
+
+// Runs `call` with the runtime's log captured; on error returns a status
+// "<name>: <log lines>; <ErrorName>".
+template <typename Call>
+absl::Status Captured(const std::string& name, Call call) {
+  std::lock_guard<std::mutex> lock(g_capture_mutex);
+  std::vector<std::string> lines;
+  g_captured = &lines;
+  runtime::SetLogHook(CaptureLog);
+  runtime::Error error = call();
+  runtime::SetLogHook(nullptr);
+  g_captured = nullptr;
+  if (error == runtime::Error::kOk) return absl::OkStatus();
+  lines.push_back(absl::StrCat("runtime error ", runtime::ErrorName(error)));
+  return absl::InvalidArgumentError(absl::StrCat(name, ": ", absl::StrJoin(lines, ": ")));
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+ir::TensorType TypeOf(const runtime::Tensor& tensor) {
+  ir::TensorType type;
+  type.dtype = ToIrDType(tensor.scalar_type());
+  for (int64_t size : tensor.sizes()) type.sizes.push_back(size);
+  return type;
+}
+
+}  // namespace
+
+ir::DType ToIrDType(runtime::ScalarType type) {
+  std::optional<ir::DType> dtype = ir::ParseDType(runtime::ScalarTypeName(type));
+  return dtype.value_or(ir::DType::kFloat32);
+}
+
+absl::StatusOr<std::unique_ptr<HostProgram>> HostProgram::Open(const std::string& path,
+                                                               const std::string& method) {
+  std::unique_ptr<HostProgram> host(new HostProgram());
+  host->name_ = path;
+  absl::Status opened = Captured(path, [&] {
+    runtime::Result<runtime::FileDataLoader> loader = runtime::FileDataLoader::Open(path.c_str());
+    if (!loader.ok()) return loader.error();
+    host->file_ = std::make_unique<runtime::FileDataLoader>(std::move(loader.get()));
+    return runtime::Error::kOk;
+  });
+  if (!opened.ok()) return opened;
+  if (absl::Status status = host->Load(*host->file_, method); !status.ok()) return status;
+  return host;
+}
+
+absl::StatusOr<std::unique_ptr<HostProgram>> HostProgram::FromBytes(
+    const std::vector<uint8_t>& bytes, const std::string& name, const std::string& method) {
+  std::unique_ptr<HostProgram> host(new HostProgram());
+  host->name_ = name;
+  // std::vector<uint64_t> storage is 16-byte aligned on the hosts we run on
+  // (glibc malloc); the loader checks.
+  host->storage_.resize(bytes.size() / 8 + 1);
+  if (!bytes.empty()) std::memcpy(host->storage_.data(), bytes.data(), bytes.size());
+  host->buffer_ = std::make_unique<runtime::BufferDataLoader>(host->storage_.data(), bytes.size());
+  if (absl::Status status = host->Load(*host->buffer_, method); !status.ok()) return status;
+  return host;
+}
+
+absl::Status HostProgram::Load(const runtime::DataLoader& loader, const std::string& method) {
+  if (runtime::portable::RegisterPortableKernels() != runtime::Error::kOk) {
+    return absl::InternalError("cannot register the portable kernels");
+  }
+  auto start = std::chrono::steady_clock::now();
+  absl::Status loaded = Captured(name_, [&] {
+    runtime::Result<runtime::Program> program = runtime::Program::Load(loader);
+    if (!program.ok()) return program.error();
+    program_ = std::make_unique<runtime::Program>(std::move(program.get()));
+    return runtime::Error::kOk;
+  });
+  if (!loaded.ok()) return loaded;
+  load_seconds_ = SecondsSince(start);
+  start = std::chrono::steady_clock::now();
+  absl::Status initialised = Captured(name_, [&] {
+    runtime::Result<runtime::Method> m = runtime::Method::Load(*program_, method.c_str(), allocator_);
+    if (!m.ok()) return m.error();
+    method_ = std::make_unique<runtime::Method>(std::move(m.get()));
+    return runtime::Error::kOk;
+  });
+  if (!initialised.ok()) return initialised;
+  init_seconds_ = SecondsSince(start);
+  return absl::OkStatus();
+}
+
+std::vector<ir::TensorType> HostProgram::InputTypes() const {
+  std::vector<ir::TensorType> types;
+  for (size_t i = 0; i < method_->num_inputs(); ++i) types.push_back(TypeOf(method_->input(i)));
+  return types;
+}
+
+std::vector<ir::TensorType> HostProgram::OutputTypes() const {
+  std::vector<ir::TensorType> types;
+  for (size_t i = 0; i < method_->num_outputs(); ++i) types.push_back(TypeOf(method_->output(i)));
+  return types;
+}
+
+std::vector<std::string> HostProgram::InputNames() const {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < method_->num_inputs(); ++i) names.push_back(method_->input_name(i));
+  return names;
+}
+
+std::vector<std::string> HostProgram::OutputNames() const {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < method_->num_outputs(); ++i) names.push_back(method_->output_name(i));
+  return names;
+}
+
+absl::Status HostProgram::SetInputs(const std::vector<reference::HostTensor>& inputs) {
+  if (inputs.size() != method_->num_inputs()) {
+    return absl::InvalidArgumentError(absl::StrCat(name_, ": the program takes ",
+                                                   method_->num_inputs(), " input(s), ",
+                                                   inputs.size(), " given"));
+  }
+  std::vector<std::string> problems;
+  const std::vector<ir::TensorType> types = InputTypes();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].type != types[i] || !inputs[i].HasConsistentSize()) {
+      problems.push_back(absl::StrCat(name_, ": input '", method_->input_name(i), "' is ",
+                                      types[i].ToString(), ", given ",
+                                      inputs[i].type.ToString()));
+    }
+  }
+  if (!problems.empty()) return absl::InvalidArgumentError(absl::StrJoin(problems, "\n"));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    absl::Status status = Captured(name_, [&] {
+      return method_->SetInput(i, inputs[i].data.data(), inputs[i].data.size());
+    });
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status HostProgram::Execute() {
+  return Captured(name_, [&] { return method_->Execute(); });
+}
+
+std::vector<reference::HostTensor> HostProgram::Outputs() const {
+  std::vector<reference::HostTensor> outputs;
+  for (size_t i = 0; i < method_->num_outputs(); ++i) {
+    const runtime::Tensor& tensor = method_->output(i);
+    outputs.push_back(reference::HostTensor{
+        TypeOf(tensor), ir::TensorData::Copy(tensor.data(), tensor.nbytes())});
+  }
+  return outputs;
+}
+
+}  // namespace torchir::pipeline
