@@ -11,6 +11,7 @@
 //               Segment.offset counts from here); equals the file size when
 //               there are no segments
 //   32     8    segment_data_size: bytes from segment_base_offset to the end
+//               (the last segment, aligned to 64, plus kSegmentTailPadding)
 //   40     8    file_size: total bytes; a loader rejects a shorter buffer
 //   48     16   reserved, zero
 #pragma once
@@ -28,6 +29,10 @@ inline constexpr size_t kFileHeaderSize = 64;
 inline constexpr uint64_t kSegmentAlignment = 64;
 // Alignment of the segment base, so a loader can map the segment data alone.
 inline constexpr uint64_t kSegmentBaseAlignment = 4096;
+// Zero bytes after the last segment (counted in segment_data_size), so that a
+// kernel reading a little past the end of a constant (whole SIMD registers,
+// XNNPACK's XNN_EXTRA_BYTES) never leaves the file's mapping.
+inline constexpr uint64_t kSegmentTailPadding = 64;
 
 struct FileHeader {
   uint32_t version = kFileHeaderVersion;

@@ -26,7 +26,9 @@ std::vector<uint8_t> SegmentBuilder::LayOutFile(const uint8_t* flatbuffer,
   // rule for every file, and a loader may map the segment area on its own.
   header.segment_base_offset =
       AlignUp(pte::kFileHeaderSize + flatbuffer_size, pte::kSegmentBaseAlignment);
-  header.segment_data_size = data_size();
+  header.segment_data_size =
+      ranges_.empty() ? 0
+                      : AlignUp(data_size(), pte::kSegmentAlignment) + pte::kSegmentTailPadding;
   header.file_size = header.segment_base_offset + header.segment_data_size;
 
   // Value-initialised: every gap (after the FlatBuffer, between segments) is zero.

@@ -1,5 +1,6 @@
 #include "tools/pipeline/graph_memory_plan.h"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <unordered_map>
@@ -16,6 +17,11 @@ namespace torchir::pipeline {
 namespace {
 
 constexpr uint64_t kAlignment = 64;
+
+// A node carrying this int attribute reads (or writes) up to that many bytes
+// past the end of its input and output buffers. Backends set it on the nodes
+// they run (XNNPACK: XNN_EXTRA_BYTES); the planner only honours the number.
+constexpr char kReadOverrunAttr[] = "read_overrun_bytes";
 
 // ATen ops whose result shares its first input's storage at the graph level:
 // in-place ops (their output is input 0 updated) and the views and no-ops that
@@ -63,6 +69,7 @@ absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph) {
   std::vector<const ir::Node*> file_order;
   std::unordered_map<const ir::Value*, mp::BufferId> ids;
   std::vector<uint64_t> sizes;
+  std::unordered_map<const ir::Value*, uint64_t> overrun;
   auto add_buffer = [&](const ir::Value* value) {
     auto id = static_cast<mp::BufferId>(plan.buffer_values.size());
     ids.emplace(value, id);
@@ -72,6 +79,14 @@ absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph) {
     return id;
   };
   for (const ir::Value* input : graph.inputs()) program.graph_inputs.push_back(add_buffer(input));
+  for (const ir::Node* node : graph.nodes()) {
+    if (const ir::AttrValue* bytes = node->FindAttr(kReadOverrunAttr);
+        bytes != nullptr && bytes->kind() == ir::AttrValue::Kind::kInt && bytes->as_int() > 0) {
+      const uint64_t extra = static_cast<uint64_t>(bytes->as_int());
+      for (const ir::Value* value : node->inputs()) overrun[value] = std::max(overrun[value], extra);
+      for (const ir::Value* value : node->outputs()) overrun[value] = std::max(overrun[value], extra);
+    }
+  }
   for (const ir::Node* node : graph.nodes()) {
     file_order.push_back(node);
     mp::Instruction instruction;
@@ -123,6 +138,9 @@ absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph) {
     buffer.last_use = lifetime.used() ? lifetime.last_use : 0;
     buffer.base = program.view_of[id];
     buffer.name = plan.buffer_values[id]->name();
+    if (auto it = overrun.find(plan.buffer_values[id]); it != overrun.end()) {
+      buffer.extra_bytes = it->second;
+    }
     plan.problem.buffers.push_back(std::move(buffer));
   }
   mp::Expected<mp::SuiteResult> result = mp::PlanMemory(plan.problem);

@@ -53,6 +53,22 @@ TEST_F(GraphMemoryPlanTest, PlanReachesTheLowerBound) {
   EXPECT_EQ(plan->report.naive_bytes, 3u * 1024u);
 }
 
+TEST_F(GraphMemoryPlanTest, ReadOverrunBytesPadTheBuffersOfTheNodeThatAsks) {
+  // A backend says the neg node may read 16 bytes past its buffers.
+  neg->SetAttr("read_overrun_bytes", ir::AttrValue::Int(16));
+  absl::StatusOr<GraphMemoryPlan> plan = PlanGraphMemory(graph);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  // Buffers: x, relu, relu_, view, neg. neg's input is the view, its output neg.
+  EXPECT_EQ(plan->problem.buffers[0].extra_bytes, 0u);
+  EXPECT_EQ(plan->problem.buffers[1].extra_bytes, 0u);
+  EXPECT_EQ(plan->problem.buffers[3].extra_bytes, 16u);
+  EXPECT_EQ(plan->problem.buffers[4].extra_bytes, 16u);
+  EXPECT_TRUE(memory_planner::CheckPlan(plan->problem, plan->result.plan).empty());
+  // The view's padding is reserved inside its base's block, so the pair no
+  // longer fits in 2 KiB.
+  EXPECT_GT(plan->report.planned_bytes, 2048u);
+}
+
 TEST(GraphMemoryPlanEmpty, AGraphWithoutNodesPlansItsInputs) {
   ir::Graph graph;
   ir::Value* x = graph.AddInput("x", F32({4}));
