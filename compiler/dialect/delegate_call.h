@@ -14,5 +14,8 @@ namespace torchir::dialect {
 inline constexpr char kDelegateCallOp[] = "torchir.delegate_call";
 // An Int attribute: the index of the node's payload in the program's delegates.
 inline constexpr char kDelegateIndexAttr[] = "delegate_index";
+// An optional Int attribute: the multiply-accumulates of the nodes the delegate
+// took (what tools report as the delegated share of a model's work).
+inline constexpr char kDelegateMacsAttr[] = "macs";
 
 }  // namespace torchir::dialect

@@ -6,6 +6,7 @@
 #include "compiler/dialect/delegate_call.h"
 #include "compiler/dialect/edge_ops.h"
 #include "compiler/dialect/kernel_arguments.h"
+#include "compiler/dialect/node_macs.h"
 #include "compiler/emit/constant_pool.h"
 #include "compiler/emit/segment_builder.h"
 #include "compiler/emit/value_table.h"
@@ -194,7 +195,8 @@ class MethodEmitter {
     if (added) operator_names_.push_back(def->kernel);
     auto name = builder_.CreateString(node.name());
     auto call = pte::CreateKernelCallDirect(builder_, it->second, &args);
-    return pte::CreateInstruction(builder_, pte::InstructionKind::KernelCall, call.Union(), name);
+    return pte::CreateInstruction(builder_, pte::InstructionKind::KernelCall, call.Union(), name,
+                                  dialect::NodeMacs(node));
   }
 
   absl::StatusOr<int32_t> Argument(const ir::Node& node, const dialect::KernelArgumentSlot& slot) {
@@ -266,7 +268,13 @@ class MethodEmitter {
     auto name = builder_.CreateString(node.name());
     auto call =
         pte::CreateDelegateCallDirect(builder_, static_cast<uint32_t>(index->as_int()), &args);
-    return pte::CreateInstruction(builder_, pte::InstructionKind::DelegateCall, call.Union(), name);
+    // The backend that built the delegate records the work it took.
+    const ir::AttrValue* macs = node.FindAttr(dialect::kDelegateMacsAttr);
+    return pte::CreateInstruction(
+        builder_, pte::InstructionKind::DelegateCall, call.Union(), name,
+        macs != nullptr && macs->kind() == ir::AttrValue::Kind::kInt && macs->as_int() > 0
+            ? static_cast<uint64_t>(macs->as_int())
+            : 0);
   }
 
   const EmitInput& input_;

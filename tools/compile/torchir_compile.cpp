@@ -1,11 +1,14 @@
 // torchir-compile: the compiler driver.
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "compiler/dialect/edge_ops.h"
@@ -28,8 +31,10 @@ constexpr char kDescription[] =
     "values) together with its state_dict (.safetensors or a torch.save .pt file).\n"
     "The driver loads and validates the graph, binds the weights, lowers the ATen ops to the\n"
     "Edge dialect (listing every unsupported op at once), optimises the Edge graph (batch-norm\n"
-    "folding, activation fusion, constant folding, CSE, DCE), plans activation memory and,\n"
-    "with -o, writes a .pte program for the torchir runtime. Every problem is printed as one\n"
+    "folding, activation fusion, constant folding, CSE, DCE), hands the regions XNNPACK can\n"
+    "run to the XNNPACK delegate (--backend xnnpack, the default; --explain says why each\n"
+    "other node stays on the portable kernels), plans activation memory and, with -o,\n"
+    "writes a .pte program for the torchir runtime. Every problem is printed as one\n"
     "'error: ...' line naming file, node and tensor; on any error no output file is written\n"
     "(an existing one is left as it was).";
 
@@ -37,6 +42,8 @@ constexpr char kEpilog[] =
     "examples:\n"
     "  torchir-compile model.json --weights weights.safetensors -o model.pte\n"
     "  torchir-compile model.json --weights weights.safetensors\n"
+    "  torchir-compile model.json --weights weights.safetensors --explain\n"
+    "  torchir-compile model.json --weights weights.safetensors --backend portable -o m.pte\n"
     "  torchir-compile model.json --weights model.pt --dump-graph aten\n"
     "  torchir-compile model.json --weights weights.safetensors --dump-graph edge\n"
     "  torchir-compile model.json --memory-report\n"
@@ -49,6 +56,29 @@ std::string Count(size_t n, const char* noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
+// "1.82 G", "301 M", "940 k", "12": MAC counts people can read.
+std::string FormatCount(uint64_t count) {
+  static const struct {
+    double scale;
+    const char* suffix;
+  } kUnits[] = {{1e12, " T"}, {1e9, " G"}, {1e6, " M"}, {1e3, " k"}};
+  for (const auto& unit : kUnits) {
+    if (static_cast<double>(count) >= unit.scale) {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%.3g%s", static_cast<double>(count) / unit.scale,
+                    unit.suffix);
+      return text;
+    }
+  }
+  return std::to_string(count);
+}
+
+std::string Percent(double share) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f%%", 100.0 * share);
+  return text;
+}
+
 // The line -o prints, e.g. "wrote m.pte: 13.6 MiB (program 9.1 KiB, 1 segment), 65
 // instructions, 12 operators, arena 3.1 MiB".
 std::string WroteLine(const std::string& path, const torchir::pipeline::CompiledProgram& program) {
@@ -58,7 +88,53 @@ std::string WroteLine(const std::string& path, const torchir::pipeline::Compiled
          Count(stats.segment_count, "segment") + "), " +
          Count(stats.instruction_count, "instruction") + ", " +
          Count(stats.operator_count, "operator") + ", arena " +
-         torchir::ir::FormatBytes(program.plan.result.plan.TotalSize());
+         torchir::ir::FormatBytes(program.plan.result.plan.TotalSize()) +
+         (program.xnnpack.has_value()
+              ? ", " + Count(program.xnnpack->delegates.size(), "XNNPACK delegate") + " (" +
+                    Percent(program.xnnpack->DelegatedMacShare()) + " of MACs)"
+              : "");
+}
+
+// --explain: every node left on the portable kernels with its reason, what each delegate
+// took, the op histogram on both sides and the delegated share of MACs.
+void PrintExplanation(const torchir::xnnpack::XnnpackPartitionResult& partition,
+                      std::ostream& out) {
+  std::map<std::string, std::pair<size_t, size_t>> histogram;  // op -> (delegated, not)
+  size_t delegated_nodes = 0;
+  for (const torchir::xnnpack::DelegateSummary& delegate : partition.delegates) {
+    for (const std::string& op : delegate.ops) ++histogram[op].first;
+    delegated_nodes += delegate.ops.size();
+  }
+  for (const torchir::xnnpack::LeftOutNode& node : partition.left_out) ++histogram[node.op].second;
+  out << "xnnpack: " << delegated_nodes << " of " << delegated_nodes + partition.left_out.size()
+      << " Edge nodes delegated in " << Count(partition.delegates.size(), "delegate") << "; MACs "
+      << FormatCount(partition.delegated_macs) << " of " << FormatCount(partition.total_macs)
+      << " delegated (" << Percent(partition.DelegatedMacShare()) << ")\n";
+  for (const torchir::xnnpack::DelegateSummary& delegate : partition.delegates) {
+    out << "  delegate " << delegate.delegate_index << " '" << delegate.call_node << "' ("
+        << torchir::xnnpack::LayoutName(delegate.layout)
+        << "): " << Count(delegate.ops.size(), "node") << ", " << FormatCount(delegate.macs)
+        << " MACs, blob " << torchir::ir::FormatBytes(delegate.blob_bytes) << "\n";
+  }
+  out << "  layout: " << Count(partition.permutes_inserted, "permute")
+      << " inserted at region borders, " << partition.permutes_cancelled << " avoided; "
+      << Count(partition.constants_repacked, "constant") << " repacked\n";
+  out << "not delegated (" << partition.left_out.size() << "):\n";
+  for (const torchir::xnnpack::LeftOutNode& node : partition.left_out) {
+    out << "  node '" << node.node << "' (" << node.op << "): " << node.reason << "\n";
+  }
+  size_t width = 2;
+  for (const auto& [op, counts] : histogram) width = std::max(width, op.size());
+  out << "op histogram:\n";
+  char line[256];
+  std::snprintf(line, sizeof(line), "  %-*s %9s %13s\n", static_cast<int>(width), "op", "delegated",
+                "not delegated");
+  out << line;
+  for (const auto& [op, counts] : histogram) {
+    std::snprintf(line, sizeof(line), "  %-*s %9zu %13zu\n", static_cast<int>(width), op.c_str(),
+                  counts.first, counts.second);
+    out << line;
+  }
 }
 
 }  // namespace
@@ -76,17 +152,23 @@ int main(int argc, char** argv) {
                 "file is replaced atomically and only on success");
   cli.AddOption(
       "backend", "NAME",
-      "the backend the program targets (portable: every node runs on the portable kernels); "
+      "the backend the program targets (xnnpack: what XNNPACK can run goes to its delegate, the "
+      "rest to the portable kernels; portable: every node runs on the portable kernels); "
       "NAME: " +
           absl::StrJoin(torchir::pipeline::AvailableBackends(), ", "),
-      "portable");
+      torchir::pipeline::CompileOptions().backend);
+  cli.AddSwitch("explain",
+                "with --backend xnnpack: print every Edge node left out of the XNNPACK "
+                "delegates with the reason, what each delegate took, a delegated / not "
+                "delegated op histogram and the delegated share of MACs");
   cli.AddOption("dump-graph", "STAGE",
-                "print the graph after STAGE to stdout; STAGE: aten (as loaded), edge (lowered)");
+                "print the graph after STAGE to stdout; STAGE: aten (as loaded), edge (lowered, "
+                "optimised and partitioned for --backend: the graph the program holds)");
   cli.AddSwitch("summary", "print inputs, outputs, weight totals and the op histogram");
   cli.AddSwitch("memory-report",
                 "plan activation memory and print arena size, lower bound, naive total and "
-                "every algorithm tried (over the optimised Edge graph, one instruction per "
-                "node: the plan -o writes into the program)");
+                "every algorithm tried (over the optimised, partitioned Edge graph, one "
+                "instruction per node: the plan -o writes into the program)");
   cli.AddOption("dump-graph-after", "PASS[,PASS...]",
                 "print the Edge graph after each named optimisation pass; PASS: " +
                     absl::StrJoin(torchir::pipeline::OptimizationPassNames(), ", "));
@@ -164,6 +246,19 @@ int main(int argc, char** argv) {
     if (!edge.ok()) return torchir::cli::ReportError(edge.status());
     lowered = std::move(*edge);
   }
+  // Without -o, the reports that describe the program's graph (--explain, --memory-report,
+  // --dump-graph edge) partition the lowered graph as -o would.
+  std::optional<torchir::xnnpack::XnnpackPartitionResult> partition;
+  const bool report_program_graph = cli.Switch("explain") || cli.Switch("memory-report") ||
+                                    (cli.Has("dump-graph") && stage == "edge");
+  if (compiled) {
+    partition = compiled->xnnpack;
+  } else if (report_program_graph) {
+    absl::StatusOr<std::optional<torchir::xnnpack::XnnpackPartitionResult>> partitioned =
+        torchir::pipeline::PartitionForBackend(*lowered, cli.Get("backend"));
+    if (!partitioned.ok()) return torchir::cli::ReportError(partitioned.status());
+    partition = std::move(*partitioned);
+  }
   const torchir::ir::Graph& edge = compiled ? *compiled->edge_graph : *lowered;
   const std::vector<torchir::passes::PassStatistics>& statistics =
       compiled ? compiled->pass_statistics : lowering_statistics;
@@ -182,6 +277,14 @@ int main(int argc, char** argv) {
               << (plan->reordered ? "used" : "not lower, node order kept") << ")\n";
     std::cout << "planning time: " << plan->planning_seconds * 1e3 << " ms\n";
   }
+  if (cli.Switch("explain")) {
+    if (partition.has_value()) {
+      PrintExplanation(*partition, std::cout);
+    } else {
+      std::cout << "backend '" << cli.Get("backend") << "' delegates nothing: every node runs on "
+                << "the portable kernels\n";
+    }
+  }
   if (cli.Has("dump-graph") && stage == "edge") {
     torchir::ir::PrintSummary(edge, std::cout);
     std::cout << "\n";
@@ -190,7 +293,7 @@ int main(int argc, char** argv) {
   if (write_program) {
     if (!cli.Switch("quiet")) std::cerr << WroteLine(output_path, *compiled) << "\n";
   } else if (!cli.Has("dump-graph") && !cli.Switch("summary") && !cli.Switch("memory-report") &&
-             !cli.Switch("pass-stats")) {
+             !cli.Switch("pass-stats") && !cli.Switch("explain")) {
     std::cerr << options.model_path << ": ok, " << graph.num_nodes() << " ATen nodes lowered to "
               << edge.num_nodes() << " Edge nodes";
     if (model->weights) std::cerr << ", weights bound from " << options.weights_path;

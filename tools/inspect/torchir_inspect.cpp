@@ -15,6 +15,7 @@
 #include "runtime/executor/data_loader.h"
 #include "runtime/executor/program.h"
 #include "runtime/platform/platform.h"
+#include "backends/xnnpack/serialization/xnnpack_blob_generated.h"
 #include "schema/program_generated.h"
 #include "tools/cli/command_line.h"
 
@@ -79,11 +80,14 @@ struct MethodSummary {
   uint64_t constant_bytes = 0;
   size_t kernel_calls = 0, delegate_calls = 0;
   std::vector<std::pair<std::string, size_t>> operators;  // name, calls
+  uint64_t kernel_macs = 0, delegate_macs = 0;
   struct Delegate {
     std::string backend;
     uint32_t segment;
     uint64_t bytes;
     size_t specs;
+    uint64_t macs = 0;  // over its calls
+    std::map<std::string, size_t> ops;  // the Edge ops it took, when the blob says
   };
   std::vector<Delegate> delegates;
   std::vector<uint64_t> arenas;
@@ -127,26 +131,41 @@ MethodSummary Summarize(const pte::Method& method, const torchir::runtime::Progr
   describe(method.outputs(), method.output_names(), &m.outputs);
   const size_t num_operators = method.operators() ? method.operators()->size() : 0;
   std::vector<size_t> calls(num_operators, 0);
+  if (method.delegates() != nullptr) {
+    for (const pte::BackendDelegate* d : *method.delegates()) {
+      MethodSummary::Delegate delegate;
+      delegate.backend = d->backend_id()->str();
+      delegate.segment = d->segment_index();
+      torchir::runtime::Span<const uint8_t> blob = program.segment(d->segment_index());
+      delegate.bytes = blob.size();
+      delegate.specs = d->compile_specs() ? d->compile_specs()->size() : 0;
+      flatbuffers::Verifier verifier(blob.data(), blob.size());
+      if (torchir::xnnpack::VerifyGraphBuffer(verifier)) {
+        const torchir::xnnpack::Graph* graph = torchir::xnnpack::GetGraph(blob.data());
+        if (graph->source_ops() != nullptr) {
+          for (const flatbuffers::String* op : *graph->source_ops()) ++delegate.ops[op->str()];
+        }
+      }
+      m.delegates.push_back(std::move(delegate));
+    }
+  }
   if (method.instructions() != nullptr) {
     for (const pte::Instruction* instruction : *method.instructions()) {
       if (instruction->kind_type() == pte::InstructionKind::KernelCall) {
         ++m.kernel_calls;
         ++calls[instruction->kind_as_KernelCall()->operator_index()];
+        m.kernel_macs += instruction->macs();
       } else {
         ++m.delegate_calls;
+        m.delegate_macs += instruction->macs();
+        m.delegates[instruction->kind_as_DelegateCall()->delegate_index()].macs +=
+            instruction->macs();
       }
     }
   }
   for (size_t i = 0; i < num_operators; ++i) {
     m.operators.emplace_back(
         method.operators()->Get(static_cast<flatbuffers::uoffset_t>(i))->name()->str(), calls[i]);
-  }
-  if (method.delegates() != nullptr) {
-    for (const pte::BackendDelegate* d : *method.delegates()) {
-      m.delegates.push_back({d->backend_id()->str(), d->segment_index(),
-                             program.segment(d->segment_index()).size(),
-                             d->compile_specs() ? d->compile_specs()->size() : 0});
-    }
   }
   if (method.arena_sizes() != nullptr) {
     for (uint64_t size : *method.arena_sizes()) m.arenas.push_back(size);
@@ -183,6 +202,14 @@ void PrintText(const std::string& path, const torchir::runtime::Program& program
       std::cout << (i == 0 ? " (" : ", ") << FormatBytes(m.arenas[i]);
     }
     std::cout << (m.arenas.empty() ? "" : ")") << "\n";
+    const uint64_t macs = m.kernel_macs + m.delegate_macs;
+    std::cout << "  MACs: " << macs << " (" << m.delegate_macs << " delegated";
+    if (macs > 0) {
+      char share[32];
+      std::snprintf(share, sizeof(share), ", %.2f%%", 100.0 * m.delegate_macs / macs);
+      std::cout << share;
+    }
+    std::cout << ")\n";
     std::cout << "  operators (" << m.operators.size() << "):";
     for (const auto& [name, calls] : m.operators) std::cout << " " << name << " x" << calls;
     std::cout << "\n";
@@ -190,7 +217,12 @@ void PrintText(const std::string& path, const torchir::runtime::Program& program
       const auto& d = m.delegates[i];
       std::cout << "  delegate " << i << ": " << d.backend << ", blob "
                 << FormatBytes(d.bytes) << " (segment " << d.segment << "), " << d.specs
-                << " compile spec(s)\n";
+                << " compile spec(s), " << d.macs << " MACs\n";
+      if (!d.ops.empty()) {
+        std::cout << "    took:";
+        for (const auto& [op, count] : d.ops) std::cout << " " << op << " x" << count;
+        std::cout << "\n";
+      }
     }
   }
 }
@@ -226,6 +258,7 @@ void PrintJson(const std::string& path, const torchir::runtime::Program& program
     o << ", \"kernel_calls\": " << m.kernel_calls << ", \"delegate_calls\": " << m.delegate_calls
       << ", \"values\": " << m.values << ", \"tensors\": " << m.tensors
       << ", \"constants\": " << m.constants << ", \"constant_bytes\": " << m.constant_bytes
+      << ", \"kernel_macs\": " << m.kernel_macs << ", \"delegate_macs\": " << m.delegate_macs
       << ", \"arena_bytes\": [";
     for (size_t i = 0; i < m.arenas.size(); ++i) o << (i ? ", " : "") << m.arenas[i];
     o << "], \"operators\": [";
@@ -238,7 +271,12 @@ void PrintJson(const std::string& path, const torchir::runtime::Program& program
       const auto& d = m.delegates[i];
       o << (i ? ", " : "") << "{\"backend\": " << JsonString(d.backend)
         << ", \"segment\": " << d.segment << ", \"blob_bytes\": " << d.bytes
-        << ", \"compile_specs\": " << d.specs << "}";
+        << ", \"compile_specs\": " << d.specs << ", \"macs\": " << d.macs << ", \"ops\": {";
+      size_t k = 0;
+      for (const auto& [op, count] : d.ops) {
+        o << (k++ ? ", " : "") << JsonString(op) << ": " << count;
+      }
+      o << "}}";
     }
     o << "]}";
   }

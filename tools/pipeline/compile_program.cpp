@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/dialect/delegate_call.h"
+#include "compiler/dialect/edge_ops.h"
 #include "tools/pipeline/lower.h"
 
 namespace torchir::pipeline {
@@ -25,29 +27,63 @@ emit::EmitInput EmitInputFromPlan(const ir::Graph& graph, const GraphMemoryPlan&
   return input;
 }
 
+absl::Status CheckBackend(const std::string& backend) {
+  const std::vector<std::string> backends = AvailableBackends();
+  if (std::find(backends.begin(), backends.end(), backend) != backends.end()) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown backend '", backend, "' (available: ", absl::StrJoin(backends, ", "), ")"));
+}
+
+// The Edge verifier for a partitioned graph: delegate calls are not Edge ops, so
+// they are skipped here, and only here; every other node must still verify.
+absl::Status VerifyPartitionedGraph(const ir::Graph& graph) {
+  std::vector<std::string> problems = graph.CheckInvariants();
+  for (const ir::Node* node : graph.nodes()) {
+    if (node->op() == dialect::kDelegateCallOp) continue;
+    absl::Status status = dialect::VerifyEdgeNode(*node);
+    if (!status.ok()) problems.emplace_back(status.message());
+  }
+  if (problems.empty()) return absl::OkStatus();
+  return absl::InternalError(
+      absl::StrCat("the partitioned graph is invalid:\n", absl::StrJoin(problems, "\n")));
+}
+
 }  // namespace
 
-std::vector<std::string> AvailableBackends() { return {"portable"}; }
+std::vector<std::string> AvailableBackends() { return {"xnnpack", "portable"}; }
+
+absl::StatusOr<std::optional<xnnpack::XnnpackPartitionResult>> PartitionForBackend(
+    ir::Graph& graph, const std::string& backend) {
+  if (absl::Status status = CheckBackend(backend); !status.ok()) return status;
+  if (backend != "xnnpack") return std::nullopt;
+  absl::StatusOr<xnnpack::XnnpackPartitionResult> partition = xnnpack::PartitionForXnnpack(graph);
+  if (!partition.ok()) return partition.status();
+  if (absl::Status status = VerifyPartitionedGraph(graph); !status.ok()) return status;
+  return std::optional<xnnpack::XnnpackPartitionResult>(std::move(*partition));
+}
 
 absl::StatusOr<CompiledProgram> CompileProgram(const LoadedModel& model,
                                                const CompileOptions& options) {
-  const std::vector<std::string> backends = AvailableBackends();
-  if (std::find(backends.begin(), backends.end(), options.backend) == backends.end()) {
-    return absl::InvalidArgumentError(absl::StrCat("unknown backend '", options.backend,
-                                                   "' (available: ", absl::StrJoin(backends, ", "),
-                                                   ")"));
-  }
+  if (absl::Status status = CheckBackend(options.backend); !status.ok()) return status;
   CompiledProgram program;
   absl::StatusOr<std::unique_ptr<ir::Graph>> edge =
       LowerModel(model, options.optimize, &program.pass_statistics);
   if (!edge.ok()) return edge.status();
   program.edge_graph = std::move(*edge);
+  // The Edge verifier ran inside LowerModel; after this the graph holds delegate calls.
+  absl::StatusOr<std::optional<xnnpack::XnnpackPartitionResult>> partition =
+      PartitionForBackend(*program.edge_graph, options.backend);
+  if (!partition.ok()) return partition.status();
+  program.xnnpack = std::move(*partition);
 
   absl::StatusOr<GraphMemoryPlan> plan = PlanGraphMemory(*program.edge_graph);
   if (!plan.ok()) return plan.status();
   program.plan = std::move(*plan);
 
   emit::EmitInput input = EmitInputFromPlan(*program.edge_graph, program.plan);
+  if (program.xnnpack.has_value()) input.delegates = program.xnnpack->payloads;
   // Lowering keeps the inputs and outputs in order, but passes may leave another
   // value (named after its node) as an output: the program keeps the exported names.
   const ir::Graph& exported = *model.graph;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/xnnpack/runtime/xnnpack_backend.h"
 #include "runtime/kernels/portable/portable_kernels.h"
 #include "runtime/platform/platform.h"
 
@@ -56,9 +57,11 @@ ir::DType ToIrDType(runtime::ScalarType type) {
 }
 
 absl::StatusOr<std::unique_ptr<HostProgram>> HostProgram::Open(const std::string& path,
-                                                               const std::string& method) {
+                                                               const std::string& method,
+                                                               const HostOptions& options) {
   std::unique_ptr<HostProgram> host(new HostProgram());
   host->name_ = path;
+  host->options_ = options;
   absl::Status opened = Captured(path, [&] {
     runtime::Result<runtime::FileDataLoader> loader = runtime::FileDataLoader::Open(path.c_str());
     if (!loader.ok()) return loader.error();
@@ -71,9 +74,11 @@ absl::StatusOr<std::unique_ptr<HostProgram>> HostProgram::Open(const std::string
 }
 
 absl::StatusOr<std::unique_ptr<HostProgram>> HostProgram::FromBytes(
-    const std::vector<uint8_t>& bytes, const std::string& name, const std::string& method) {
+    const std::vector<uint8_t>& bytes, const std::string& name, const std::string& method,
+    const HostOptions& options) {
   std::unique_ptr<HostProgram> host(new HostProgram());
   host->name_ = name;
+  host->options_ = options;
   // std::vector<uint64_t> storage is 16-byte aligned on the hosts we run on
   // (glibc malloc); the loader checks.
   host->storage_.resize(bytes.size() / 8 + 1);
@@ -87,6 +92,11 @@ absl::Status HostProgram::Load(const runtime::DataLoader& loader, const std::str
   if (runtime::portable::RegisterPortableKernels() != runtime::Error::kOk) {
     return absl::InternalError("cannot register the portable kernels");
   }
+  // Before Method::Load, which initialises the delegates with this thread count.
+  absl::Status registered = Captured(name_, [&] {
+    return runtime::xnnpack::RegisterXnnpackBackend({options_.num_threads});
+  });
+  if (!registered.ok()) return registered;
   auto start = std::chrono::steady_clock::now();
   absl::Status loaded = Captured(name_, [&] {
     runtime::Result<runtime::Program> program = runtime::Program::Load(loader);

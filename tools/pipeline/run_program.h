@@ -1,9 +1,10 @@
-// Running a .pte program on the host with the torchir runtime and the portable
-// kernels: what torchir-run, torchir-verify --stage pte and the benchmarks
-// share. Tensors cross as HostTensors; runtime errors become absl::Status
-// carrying the runtime's own log lines.
+// Running a .pte program on the host with the torchir runtime, the portable
+// kernels and the XNNPACK delegate: what torchir-run, torchir-verify --stage
+// pte and the benchmarks share. Tensors cross as HostTensors; runtime errors
+// become absl::Status carrying the runtime's own log lines.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,17 +20,26 @@
 
 namespace torchir::pipeline {
 
+// How a HostProgram runs its delegates.
+struct HostOptions {
+  // Threads each XNNPACK delegate runs on (1: the calling thread only). The
+  // XNNPACK backend is process-wide: this applies to delegates initialised
+  // from now on, in any HostProgram.
+  uint32_t num_threads = 1;
+};
+
 // A program loaded and initialised for one method, owning its bytes (or the
 // file mapping), its init allocator and its arenas.
 class HostProgram {
  public:
-  // Maps `path`. `name` prefixes every error.
+  // Maps `path`; its path prefixes every error.
   static absl::StatusOr<std::unique_ptr<HostProgram>> Open(const std::string& path,
-                                                           const std::string& method = "forward");
-  // Keeps `bytes` (moved into 64-byte aligned storage).
+                                                           const std::string& method = "forward",
+                                                           const HostOptions& options = {});
+  // Keeps `bytes` (moved into 64-byte aligned storage). `name` prefixes every error.
   static absl::StatusOr<std::unique_ptr<HostProgram>> FromBytes(
       const std::vector<uint8_t>& bytes, const std::string& name,
-      const std::string& method = "forward");
+      const std::string& method = "forward", const HostOptions& options = {});
 
   runtime::Method& method() { return *method_; }
   const runtime::Program& program() const { return *program_; }
@@ -52,10 +62,13 @@ class HostProgram {
   size_t init_bytes() const { return allocator_.allocated_bytes(); }
 
   void set_event_tracer(runtime::EventTracer* tracer) { method_->set_event_tracer(tracer); }
+  uint32_t num_threads() const { return options_.num_threads; }
 
  private:
   HostProgram() = default;
   absl::Status Load(const runtime::DataLoader& loader, const std::string& method);
+
+  HostOptions options_;
 
   std::string name_;
   std::unique_ptr<runtime::FileDataLoader> file_;

@@ -25,17 +25,19 @@ namespace {
 using torchir::reference::HostTensor;
 
 constexpr char kDescription[] =
-    "Runs a compiled torchir program (.pte) on the CPU with the torchir runtime and its\n"
-    "portable kernels. Inputs come from a .safetensors file keyed by the graph's input\n"
-    "names, or are random (uniform in [-1, 1) for floats, [0, 10) for integers) when none\n"
-    "are given. Prints load, init and per-iteration latency; --outputs writes the outputs\n"
-    "keyed by the graph's output names.";
+    "Runs a compiled torchir program (.pte) on the CPU with the torchir runtime, its\n"
+    "portable kernels and the XNNPACK delegate (--threads sets the delegate's threads).\n"
+    "Inputs come from a .safetensors file keyed by the graph's input names, or are random\n"
+    "(uniform in [-1, 1) for floats, [0, 10) for integers) when none are given. Prints\n"
+    "load, init and per-iteration latency; --outputs writes the outputs keyed by the\n"
+    "graph's output names.";
 
 constexpr char kEpilog[] =
     "examples:\n"
     "  torchir-run model.pte\n"
     "  torchir-run model.pte --inputs in.safetensors --outputs out.safetensors\n"
     "  torchir-run model.pte --iterations 50 --warmup 5 --profile\n"
+    "  torchir-run model.pte --threads 2 --iterations 50\n"
     "  torchir-run model.pte --inputs in.safetensors --expected out.safetensors\n"
     "\n"
     "exit status: 0 success, 1 an invalid program or input file, a failed run or a mismatch\n"
@@ -117,6 +119,8 @@ int main(int argc, char** argv) {
   cli.AddOption("warmup", "N", "untimed runs before the timed ones", "0");
   cli.AddOption("seed", "S", "seed for random inputs", "0");
   cli.AddOption("method", "NAME", "the method to run", "forward");
+  cli.AddOption("threads", "N", "threads for each XNNPACK delegate (1: the calling thread only)",
+                "1");
   cli.AddSwitch("profile", "print the time of each instruction, slowest first");
   cli.AddSwitch("quiet", "print nothing but errors");
   cli.SetEpilog(kEpilog);
@@ -125,9 +129,11 @@ int main(int argc, char** argv) {
   const long long iterations = cli.GetInt("iterations", 1, 1000000);
   const long long warmup = cli.GetInt("warmup", 0, 1000000);
   const bool quiet = cli.Switch("quiet");
+  torchir::pipeline::HostOptions options;
+  options.num_threads = static_cast<uint32_t>(cli.GetInt("threads", 1, 1024));
 
   absl::StatusOr<std::unique_ptr<torchir::pipeline::HostProgram>> host =
-      torchir::pipeline::HostProgram::Open(path, cli.Get("method"));
+      torchir::pipeline::HostProgram::Open(path, cli.Get("method"), options);
   if (!host.ok()) return torchir::cli::ReportError(host.status());
   torchir::pipeline::HostProgram& program = **host;
 
@@ -198,7 +204,8 @@ int main(int argc, char** argv) {
   std::cout << path << ": " << torchir::ir::FormatBytes(program.program().file_size())
             << ", load " << Milliseconds(program.load_seconds()) << ", init "
             << Milliseconds(program.init_seconds()) << " ("
-            << torchir::ir::FormatBytes(program.init_bytes()) << " allocated)\n";
+            << torchir::ir::FormatBytes(program.init_bytes()) << " allocated), threads "
+            << program.num_threads() << "\n";
   std::vector<double> sorted = latencies;
   std::sort(sorted.begin(), sorted.end());
   double sum = 0;

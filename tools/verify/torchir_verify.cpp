@@ -49,6 +49,9 @@ constexpr char kEpilog[] =
     "exit status: 0 all outputs match, 1 a mismatch or an invalid model or file,\n"
     "2 usage error";
 
+// The backend --stage pte compiles for (--backend).
+std::string g_backend;
+
 // One stage that can be verified: how to compute the outputs there.
 struct Stage {
   const char* name;
@@ -79,8 +82,10 @@ absl::StatusOr<std::vector<HostTensor>> RunEdge(const torchir::pipeline::LoadedM
 
 absl::StatusOr<std::vector<HostTensor>> RunPte(const torchir::pipeline::LoadedModel& model,
                                                const std::vector<HostTensor>& inputs) {
+  torchir::pipeline::CompileOptions options;
+  if (!g_backend.empty()) options.backend = g_backend;
   absl::StatusOr<torchir::pipeline::CompiledProgram> compiled =
-      torchir::pipeline::CompileProgram(model);
+      torchir::pipeline::CompileProgram(model, options);
   if (!compiled.ok()) return compiled.status();
   absl::StatusOr<std::unique_ptr<torchir::pipeline::HostProgram>> program =
       torchir::pipeline::HostProgram::FromBytes(compiled->bytes, model.graph->model_name + ".pte");
@@ -135,6 +140,13 @@ int main(int argc, char** argv) {
   cli.AddOption("atol", "A", "absolute tolerance", FormatTolerance(defaults.atol));
   cli.AddOption("rtol", "R", "relative tolerance", FormatTolerance(defaults.rtol));
   cli.AddOption("stage", "STAGE", "where to compute the outputs; STAGE: " + StageNames(), "aten");
+  std::string backends;
+  for (const std::string& name : torchir::pipeline::AvailableBackends()) {
+    absl::StrAppend(&backends, backends.empty() ? "" : ", ", name);
+  }
+  cli.AddOption("backend", "NAME",
+                "with --stage pte: the backend to compile for; NAME: " + backends,
+                torchir::pipeline::CompileOptions().backend);
   cli.SetEpilog(kEpilog);
   cli.Parse(argc, argv);
 
@@ -155,6 +167,13 @@ int main(int argc, char** argv) {
   if (stage == nullptr) {
     cli.UsageError("--stage: unknown stage '" + cli.Get("stage") + "' (available: " + StageNames() +
                    ")");
+  }
+
+  g_backend = cli.Get("backend");
+  {
+    bool known = false;
+    for (const std::string& name : torchir::pipeline::AvailableBackends()) known |= name == g_backend;
+    if (!known) cli.UsageError("--backend: unknown backend '" + g_backend + "' (available: " + backends + ")");
   }
 
   torchir::pipeline::LoadOptions options;
@@ -179,7 +198,8 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::vector<HostTensor>> actual = stage->run(*model, *inputs);
   if (!actual.ok()) return torchir::cli::ReportError(actual.status());
 
-  std::cout << options.model_path << ": stage " << stage->name << ", atol "
+  std::cout << options.model_path << ": stage " << stage->name
+            << (std::string(stage->name) == "pte" ? " (backend " + g_backend + ")" : "") << ", atol "
             << FormatTolerance(tolerance.atol) << ", rtol " << FormatTolerance(tolerance.rtol)
             << "\n";
   int passed = 0, failed = 0;

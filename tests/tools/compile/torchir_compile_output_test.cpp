@@ -225,7 +225,7 @@ class TorchirCompileOutputTest : public ::testing::Test {
 
 TEST_F(TorchirCompileOutputTest, WritesAProgramALoaderAccepts) {
   const std::string pte = Path("work/tiny.pte");
-  RunResult run = Compile(Model() + " -o '" + pte + "'");
+  RunResult run = Compile(Model() + " --backend portable -o '" + pte + "'");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(run.out.empty()) << run.out;
   EXPECT_EQ(run.err.rfind("wrote " + pte + ": ", 0), 0u) << run.err;
@@ -270,7 +270,7 @@ TEST_F(TorchirCompileOutputTest, TheSameModelGivesTheSameBytes) {
 }
 
 TEST_F(TorchirCompileOutputTest, ReportsAndDumpsStillWorkAlongsideOutput) {
-  RunResult run = Compile(Model() + " --summary --pass-stats --memory-report --dump-graph edge " +
+  RunResult run = Compile(Model() + " --backend portable --summary --pass-stats --memory-report --dump-graph edge " +
                           "-o '" + Path("work/tiny.pte") + "'");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("model: TinyLinear"), std::string::npos) << run.out;
@@ -310,9 +310,9 @@ TEST_F(TorchirCompileOutputTest, AnUnwritableOutputIsOneErrorLine) {
 }
 
 TEST_F(TorchirCompileOutputTest, AnUnknownBackendIsAUsageError) {
-  RunResult run = Compile(Model() + " --backend xnnpack -o '" + Path("work/tiny.pte") + "'");
+  RunResult run = Compile(Model() + " --backend tflite -o '" + Path("work/tiny.pte") + "'");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.err.find("error: --backend: unknown backend 'xnnpack' (available: portable)"),
+  EXPECT_NE(run.err.find("error: --backend: unknown backend 'tflite' (available: "),
             std::string::npos)
       << run.err;
   EXPECT_TRUE(Outputs().empty());
@@ -349,20 +349,29 @@ TEST_F(TorchirCompileOutputTest, EveryZooModelCompilesToAValidProgram) {
     const std::string pte = Path("work/model.pte");
     RunResult run =
         Compile("'" + (model / "model.json").string() + "' --weights '" +
-                (model / "weights.safetensors").string() + "' --quiet -o '" + pte + "'");
+                (model / "weights.safetensors").string() + "' --backend portable --quiet -o '" +
+                pte + "'");
     ASSERT_EQ(run.exit_code, 0) << run.err;
     std::vector<std::string> problems = CheckProgram(ReadBytes(pte));
     EXPECT_TRUE(problems.empty()) << problems.front();
   }
   fs::path mobilenet = ZooDir() / "mobilenet_v2" / "export";
   if (fs::is_directory(mobilenet, error)) {
-    std::string arguments = "'" + (mobilenet / "model.json").string() + "' --weights '" +
-                            (mobilenet / "weights.safetensors").string() + "' -o ";
-    RunResult first = Compile(arguments + "'" + Path("work/a.pte") + "'");
-    ASSERT_EQ(first.exit_code, 0) << first.err;
-    EXPECT_NE(first.err.find("65 instructions"), std::string::npos) << first.err;
-    ASSERT_EQ(Compile(arguments + "'" + Path("work/b.pte") + "'").exit_code, 0);
-    EXPECT_TRUE(ReadBytes(Path("work/a.pte")) == ReadBytes(Path("work/b.pte")));
+    for (const char* backend : {"portable", "xnnpack"}) {
+      SCOPED_TRACE(backend);
+      std::string arguments = "'" + (mobilenet / "model.json").string() + "' --weights '" +
+                              (mobilenet / "weights.safetensors").string() + "' --backend " +
+                              backend + " -o ";
+      RunResult first = Compile(arguments + "'" + Path("work/a.pte") + "'");
+      ASSERT_EQ(first.exit_code, 0) << first.err;
+      // Portable: one kernel call per node; XNNPACK: the layout permute and one delegate.
+      EXPECT_NE(first.err.find(std::string(backend) == "portable" ? "65 instructions"
+                                                                   : "2 instructions"),
+                std::string::npos)
+          << first.err;
+      ASSERT_EQ(Compile(arguments + "'" + Path("work/b.pte") + "'").exit_code, 0);
+      EXPECT_TRUE(ReadBytes(Path("work/a.pte")) == ReadBytes(Path("work/b.pte")));
+    }
   }
 }
 

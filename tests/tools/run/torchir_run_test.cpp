@@ -39,7 +39,8 @@ class TorchirRunTest : public ::testing::Test {
             .ok());
     CommandResult compile = Tool(TORCHIR_COMPILE_BINARY, "'" + Path("model.json") + "' --weights '" +
                                                              Path("weights.safetensors") + "' -o '" +
-                                                             Path("model.pte") + "' --quiet");
+                                                             Path("model.pte") +
+                                                             "' --backend portable --quiet");
     ASSERT_EQ(compile.exit_code, 0) << compile.err;
   }
 
@@ -138,6 +139,30 @@ TEST_F(TorchirRunTest, InspectPrintsTextAndJson) {
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_THAT(json.out, HasSubstr("\"operators\": [{\"name\": \"linear\", \"calls\": 1}]"));
   EXPECT_THAT(json.out, HasSubstr("\"inputs\": [{\"name\": \"x\", \"type\": \"float32[1, 2]\"}]"));
+}
+
+TEST_F(TorchirRunTest, XnnpackProgramsRunAndInspectShowTheDelegate) {
+  CommandResult compile = Tool(TORCHIR_COMPILE_BINARY, "'" + Path("model.json") + "' --weights '" +
+                                                           Path("weights.safetensors") + "' -o '" +
+                                                           Path("xnnpack.pte") +
+                                                           "' --backend xnnpack --quiet");
+  ASSERT_EQ(compile.exit_code, 0) << compile.err;
+  ASSERT_TRUE(frontend::WriteSafetensors(Path("good.safetensors"),
+                                         {Floats("relu", {1, 2}, {2.5f, 0})})
+                  .ok());
+  for (const char* threads : {"1", "2"}) {
+    CommandResult run = Run("'" + Path("xnnpack.pte") + "' --inputs '" +
+                            Path("inputs.safetensors") + "' --expected '" +
+                            Path("good.safetensors") + "' --threads " + threads);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_THAT(run.out, HasSubstr("PASS relu vs expected"));
+    EXPECT_THAT(run.out, HasSubstr(std::string("threads ") + threads));
+  }
+  CommandResult text = Inspect("'" + Path("xnnpack.pte") + "'");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("delegate 0: XnnpackBackend"));
+  EXPECT_THAT(text.out, HasSubstr("took: edge.linear x1"));
+  EXPECT_THAT(text.out, HasSubstr("MACs: 4 (4 delegated, 100.00%)"));
 }
 
 TEST_F(TorchirRunTest, UsageErrorsExitWithTwo) {

@@ -1,0 +1,55 @@
+#include "backends/xnnpack/partitioner/capability_helpers.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace torchir::xnnpack {
+
+int64_t IntAttr(const ir::Node& node, const char* name) { return node.FindAttr(name)->as_int(); }
+
+double DoubleAttr(const ir::Node& node, const char* name) {
+  return node.FindAttr(name)->as_double();
+}
+
+bool BoolAttr(const ir::Node& node, const char* name) { return node.FindAttr(name)->as_bool(); }
+
+const std::vector<int64_t>& IntsAttr(const ir::Node& node, const char* name) {
+  return node.FindAttr(name)->as_int_list();
+}
+
+std::string ShapeText(const std::vector<int64_t>& sizes) {
+  return absl::StrCat("[", absl::StrJoin(sizes, ", "), "]");
+}
+
+std::string NotAConstantReason(const ir::Value* value, const char* role) {
+  if (value->is_constant_like()) return "";
+  return absl::StrCat(role, " '", value->name(), "' is computed at run time: XNNPACK packs ", role,
+                      "s once, when the program loads");
+}
+
+std::optional<float> ScalarConstant(const ir::Value* value) {
+  if (!value->is_constant_like() || value->dtype() != ir::DType::kFloat32 ||
+      value->type().numel() != 1 || value->data().size() != sizeof(float)) {
+    return std::nullopt;
+  }
+  float scalar;
+  std::memcpy(&scalar, value->data().data(), sizeof(float));
+  return scalar;
+}
+
+std::optional<std::vector<int64_t>> NormalizedDims(const std::vector<int64_t>& dims, int64_t rank) {
+  std::vector<int64_t> normalized;
+  for (int64_t dim : dims) {
+    const int64_t d = dim < 0 ? dim + rank : dim;
+    if (d < 0 || d >= rank) return std::nullopt;
+    normalized.push_back(d);
+  }
+  std::sort(normalized.begin(), normalized.end());
+  normalized.erase(std::unique(normalized.begin(), normalized.end()), normalized.end());
+  return normalized;
+}
+
+}  // namespace torchir::xnnpack

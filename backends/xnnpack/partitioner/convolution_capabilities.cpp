@@ -1,0 +1,145 @@
+// Convolution (1-d and 2-d, grouped and depthwise) and linear: XNNPACK's
+// convolution_2d, depthwise_convolution_2d and fully_connected.
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/xnnpack/partitioner/capability_helpers.h"
+#include "backends/xnnpack/partitioner/op_capability.h"
+
+namespace torchir::xnnpack {
+namespace {
+
+// Depthwise: one group per input channel (the filter's second dim is 1). With a single
+// input channel that is an ordinary convolution.
+bool IsDepthwise(const ir::Node& node) {
+  const int64_t groups = IntAttr(node, "groups");
+  return groups > 1 && groups == node.input(0)->sizes()[1];
+}
+
+// The range check both ops share: XNNPACK needs output_min < output_max.
+std::string OutputRangeProblem(const ir::Node& node) {
+  const double min = DoubleAttr(node, "output_min");
+  const double max = DoubleAttr(node, "output_max");
+  if (min < max) return "";
+  return absl::StrCat("fused clamp [", min, ", ", max,
+                      "] is empty: XNNPACK needs output_min < output_max");
+}
+
+Support CheckConvolution(const ir::Node& node) {
+  const size_t rank = node.input(0)->sizes().size();
+  if (rank != 3 && rank != 4) {
+    return Support::No(absl::StrCat(rank - 2, "-d convolution: XNNPACK has 2-d convolution ",
+                                    "only (1-d runs as 2-d of height 1)"));
+  }
+  if (std::string reason = NotAConstantReason(node.input(1), "weight"); !reason.empty()) {
+    return Support::No(reason);
+  }
+  if (node.num_inputs() > 2) {
+    if (std::string reason = NotAConstantReason(node.input(2), "bias"); !reason.empty()) {
+      return Support::No(reason);
+    }
+  }
+  if (std::string problem = OutputRangeProblem(node); !problem.empty()) {
+    return Support::No(problem);
+  }
+  return Support::Yes(LayoutNeed::kChannelsLast);
+}
+
+absl::Status SerializeConvolution(const ir::Node& node, SubgraphSerializer& subgraph) {
+  ir::Value* input = node.input(0);
+  ir::Value* weight = node.input(1);
+  ir::Value* output = node.output(0);
+  const bool one_dimensional = input->sizes().size() == 3;
+  // A 1-d convolution is a 2-d one over [N, 1, L, C]: the same bytes as [N, L, C].
+  auto two_d = [&](const std::vector<int64_t>& list, int64_t height) {
+    return one_dimensional ? std::vector<int64_t>{height, list[0]} : list;
+  };
+  const std::vector<int64_t> stride = two_d(IntsAttr(node, "stride"), 1);
+  const std::vector<int64_t> padding = two_d(IntsAttr(node, "padding"), 0);
+  const std::vector<int64_t> dilation = two_d(IntsAttr(node, "dilation"), 1);
+  const std::vector<int64_t>& weight_sizes = weight->sizes();
+  const int64_t kernel_h = one_dimensional ? 1 : weight_sizes[2];
+  const int64_t kernel_w = weight_sizes.back();
+  const int64_t groups = IntAttr(node, "groups");
+  const int64_t channels = input->sizes()[1];
+  const int64_t out_channels = weight_sizes[0];
+
+  uint32_t x = subgraph.Operand(input);
+  if (one_dimensional) {
+    const std::vector<int64_t> dims = subgraph.Dims(input);
+    const std::vector<int64_t> nhwc = {dims[0], 1, dims[1], dims[2]};
+    const uint32_t reshaped = subgraph.Internal(nhwc);
+    subgraph.AddNode("static_reshape", {x}, {reshaped}, nhwc);
+    x = reshaped;
+  }
+  const bool depthwise = IsDepthwise(node);
+  std::vector<uint32_t> inputs = {
+      x, subgraph.Constant(weight, depthwise ? DepthwiseFilterTransform(weight_sizes)
+                                             : ConvolutionFilterTransform(weight_sizes))};
+  if (node.num_inputs() > 2) {
+    ir::Value* bias = node.input(2);
+    inputs.push_back(subgraph.Constant(bias, {bias->sizes(), {0}}));
+  }
+  std::vector<int64_t> ints = {padding[0], padding[1], padding[0], padding[1],  kernel_h,
+                               kernel_w,   stride[0],  stride[1],  dilation[0], dilation[1]};
+  if (depthwise) {
+    ints.insert(ints.end(), {out_channels / channels, channels});
+  } else {
+    ints.insert(ints.end(), {groups, channels / groups, out_channels / groups});
+  }
+  const std::vector<double> range = {DoubleAttr(node, "output_min"),
+                                     DoubleAttr(node, "output_max")};
+  const char* op = depthwise ? "depthwise_convolution_2d" : "convolution_2d";
+  if (!one_dimensional) {
+    subgraph.AddNode(op, inputs, {subgraph.Output(output)}, ints, range, /*range_at=*/0);
+    return absl::OkStatus();
+  }
+  const std::vector<int64_t> dims = subgraph.Dims(output);  // [N, L_out, C_out]
+  const uint32_t result = subgraph.Internal({dims[0], 1, dims[1], dims[2]});
+  subgraph.AddNode(op, inputs, {result}, ints, range, /*range_at=*/0);
+  subgraph.AddNode("static_reshape", {result}, {subgraph.Output(output)}, dims);
+  return absl::OkStatus();
+}
+
+Support CheckLinear(const ir::Node& node) {
+  if (std::string reason = NotAConstantReason(node.input(1), "weight"); !reason.empty()) {
+    return Support::No(reason);
+  }
+  if (node.num_inputs() > 2) {
+    if (std::string reason = NotAConstantReason(node.input(2), "bias"); !reason.empty()) {
+      return Support::No(reason);
+    }
+  }
+  if (std::string problem = OutputRangeProblem(node); !problem.empty()) {
+    return Support::No(problem);
+  }
+  // fully_connected reduces the innermost stored dim; channels-last stores C innermost.
+  const size_t rank = node.input(0)->sizes().size();
+  return Support::Yes(rank == 3 || rank == 4 ? LayoutNeed::kLogical : LayoutNeed::kAny);
+}
+
+absl::Status SerializeLinear(const ir::Node& node, SubgraphSerializer& subgraph) {
+  ir::Value* weight = node.input(1);
+  std::vector<uint32_t> inputs = {subgraph.Operand(node.input(0)),
+                                  subgraph.Constant(weight, {weight->sizes(), {0, 1}})};
+  if (node.num_inputs() > 2) {
+    ir::Value* bias = node.input(2);
+    inputs.push_back(subgraph.Constant(bias, {bias->sizes(), {0}}));
+  }
+  subgraph.AddNode("fully_connected", inputs, {subgraph.Output(node.output(0))}, {},
+                   {DoubleAttr(node, "output_min"), DoubleAttr(node, "output_max")},
+                   /*range_at=*/0);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<OpCapability> ConvolutionCapabilities() {
+  return {
+      {"edge.convolution", CheckConvolution, SerializeConvolution},
+      {"edge.linear", CheckLinear, SerializeLinear},
+  };
+}
+
+}  // namespace torchir::xnnpack

@@ -1,0 +1,201 @@
+// Elementwise ops: the binary arithmetic XNNPACK broadcasts (add2, subtract,
+// multiply2, divide, maximum2, minimum2), the unary ops it has, the ones built
+// from a few of its nodes (hardsigmoid, silu, rsqrt, pow), and softmax.
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/xnnpack/partitioner/capability_helpers.h"
+#include "backends/xnnpack/partitioner/op_capability.h"
+
+namespace torchir::xnnpack {
+namespace {
+
+const std::vector<double> kUnbounded = {-kInfinity, kInfinity};
+
+// --- binary ---------------------------------------------------------------------------------
+
+// An activation of lower rank than the result broadcasts correctly only when its elements
+// sit in the same order as its broadcast view's in the region layout; constants are
+// repacked at compile time, so they always fit.
+Support CheckBinary(const ir::Node& node) {
+  const size_t rank = node.output(0)->sizes().size();
+  for (const ir::Value* operand : node.inputs()) {
+    const size_t operand_rank = operand->sizes().size();
+    if (operand->is_constant_like() || operand_rank == 0 || operand_rank == rank) continue;
+    if (!BroadcastKeepsOrder(operand->sizes(), rank, Layout::kChannelsLast)) {
+      return Support::Yes(LayoutNeed::kLogical);
+    }
+  }
+  return Support::Yes();
+}
+
+template <const char* kOp, bool kHasRange>
+absl::Status SerializeBinary(const ir::Node& node, SubgraphSerializer& subgraph) {
+  const size_t rank = node.output(0)->sizes().size();
+  const uint32_t a = subgraph.BroadcastOperand(node.input(0), rank);
+  const uint32_t b = subgraph.BroadcastOperand(node.input(1), rank);
+  const uint32_t out = subgraph.Output(node.output(0));
+  if (kHasRange) {
+    subgraph.AddNode(kOp, {a, b}, {out}, {}, kUnbounded, /*range_at=*/0);
+  } else {
+    subgraph.AddNode(kOp, {a, b}, {out});
+  }
+  return absl::OkStatus();
+}
+
+constexpr char kAdd2[] = "add2";
+constexpr char kSubtract[] = "subtract";
+constexpr char kMultiply2[] = "multiply2";
+constexpr char kDivide[] = "divide";
+constexpr char kMaximum2[] = "maximum2";
+constexpr char kMinimum2[] = "minimum2";
+
+// --- unary ----------------------------------------------------------------------------------
+
+Support Always(const ir::Node&) { return Support::Yes(); }
+
+template <const char* kOp>
+absl::Status SerializeUnary(const ir::Node& node, SubgraphSerializer& subgraph) {
+  const uint32_t x = subgraph.Operand(node.input(0));
+  subgraph.AddNode(kOp, {x}, {subgraph.Output(node.output(0))});
+  return absl::OkStatus();
+}
+
+constexpr char kHardswish[] = "hardswish";
+constexpr char kSigmoid[] = "sigmoid";
+constexpr char kNegate[] = "negate";
+constexpr char kAbs[] = "abs";
+constexpr char kSquareRoot[] = "square_root";
+constexpr char kSoftmax[] = "softmax";
+
+Support CheckClamp(const ir::Node& node) {
+  const double min = DoubleAttr(node, "min");
+  const double max = DoubleAttr(node, "max");
+  if (min < max) return Support::Yes();
+  return Support::No(absl::StrCat("clamp to [", min, ", ", max, "]: XNNPACK needs min < max"));
+}
+
+// A clamp folds into the node before it when that node clamps its output anyway
+// (convolution, fully-connected, binary arithmetic, pooling); else it is its own node.
+absl::Status SerializeClamp(const ir::Node& node, SubgraphSerializer& subgraph) {
+  const double min = DoubleAttr(node, "min");
+  const double max = DoubleAttr(node, "max");
+  if (subgraph.FoldClamp(node.input(0), node.output(0), min, max)) return absl::OkStatus();
+  const uint32_t x = subgraph.Operand(node.input(0));
+  subgraph.AddNode("clamp", {x}, {subgraph.Output(node.output(0))}, {}, {min, max},
+                   /*range_at=*/0);
+  return absl::OkStatus();
+}
+
+absl::Status SerializeLeakyRelu(const ir::Node& node, SubgraphSerializer& subgraph) {
+  const uint32_t x = subgraph.Operand(node.input(0));
+  subgraph.AddNode("leaky_relu", {x}, {subgraph.Output(node.output(0))}, {},
+                   {DoubleAttr(node, "negative_slope")});
+  return absl::OkStatus();
+}
+
+// relu6(x + 3) / 6 = add2(x, 3) clamped to [0, 6], times 1/6 (PyTorch's vectorised kernel
+// multiplies by 1/6 too).
+absl::Status SerializeHardsigmoid(const ir::Node& node, SubgraphSerializer& subgraph) {
+  const uint32_t x = subgraph.Operand(node.input(0));
+  const std::vector<int64_t> dims = subgraph.Dims(node.output(0));
+  const uint32_t shifted = subgraph.Internal(dims);
+  subgraph.AddNode("add2", {x, subgraph.StaticData({1}, {3.0f})}, {shifted}, {}, {0.0, 6.0});
+  subgraph.AddNode("multiply2", {shifted, subgraph.StaticData({1}, {1.0f / 6.0f})},
+                   {subgraph.Output(node.output(0))}, {}, kUnbounded, /*range_at=*/0);
+  return absl::OkStatus();
+}
+
+// x * sigmoid(x).
+absl::Status SerializeSilu(const ir::Node& node, SubgraphSerializer& subgraph) {
+  const uint32_t x = subgraph.Operand(node.input(0));
+  const uint32_t gate = subgraph.Internal(subgraph.Dims(node.output(0)));
+  subgraph.AddNode("sigmoid", {x}, {gate});
+  subgraph.AddNode("multiply2", {x, gate}, {subgraph.Output(node.output(0))}, {}, kUnbounded,
+                   /*range_at=*/0);
+  return absl::OkStatus();
+}
+
+// 1 / sqrt(x).
+absl::Status SerializeRsqrt(const ir::Node& node, SubgraphSerializer& subgraph) {
+  const uint32_t x = subgraph.Operand(node.input(0));
+  const uint32_t root = subgraph.Internal(subgraph.Dims(node.output(0)));
+  subgraph.AddNode("square_root", {x}, {root});
+  subgraph.AddNode("divide", {subgraph.StaticData({1}, {1.0f}), root},
+                   {subgraph.Output(node.output(0))}, {}, kUnbounded, /*range_at=*/0);
+  return absl::OkStatus();
+}
+
+// x ** 2 and x ** 0.5, the exponents XNNPACK has nodes for.
+Support CheckPow(const ir::Node& node) {
+  const ir::Value* exponent = node.input(1);
+  if (!exponent->is_constant_like() || exponent->type().numel() != 1) {
+    return Support::No(absl::StrCat("exponent '", exponent->name(),
+                                    "' is not a one-element constant: XNNPACK has square and "
+                                    "square root only"));
+  }
+  if (node.input(0)->sizes() != node.output(0)->sizes()) {
+    return Support::No("the exponent broadcasts the base to a larger shape");
+  }
+  std::optional<float> value = ScalarConstant(exponent);
+  if (!value.has_value()) {
+    return Support::No(absl::StrCat("exponent '", exponent->name(), "' has no bound value"));
+  }
+  if (*value != 2.0f && *value != 0.5f) {
+    return Support::No(
+        absl::StrCat("exponent ", *value, ": XNNPACK has square (2) and square root (0.5) only"));
+  }
+  return Support::Yes();
+}
+
+absl::Status SerializePow(const ir::Node& node, SubgraphSerializer& subgraph) {
+  const uint32_t x = subgraph.Operand(node.input(0));
+  const char* op = *ScalarConstant(node.input(1)) == 2.0f ? "square" : "square_root";
+  subgraph.AddNode(op, {x}, {subgraph.Output(node.output(0))});
+  return absl::OkStatus();
+}
+
+// XNNPACK normalises the innermost stored dim: logical last in a logical region, C (dim 1)
+// of a channels-last 3-d/4-d tensor.
+Support CheckSoftmax(const ir::Node& node) {
+  const int64_t rank = static_cast<int64_t>(node.input(0)->sizes().size());
+  if (rank == 0) return Support::No("softmax of a 0-d tensor: XNNPACK needs at least 1 dim");
+  int64_t dim = IntAttr(node, "dim");
+  if (dim < 0) dim += rank;
+  const bool channels_last_rank = rank == 3 || rank == 4;
+  if (dim == rank - 1) {
+    return Support::Yes(channels_last_rank ? LayoutNeed::kLogical : LayoutNeed::kAny);
+  }
+  if (dim == 1 && channels_last_rank) return Support::Yes(LayoutNeed::kChannelsLast);
+  return Support::No(absl::StrCat("softmax over dim ", dim, " of a rank-", rank,
+                                  " tensor: XNNPACK normalises the innermost stored dim only "
+                                  "(the last, or the channels of a channels-last tensor)"));
+}
+
+}  // namespace
+
+std::vector<OpCapability> ElementwiseCapabilities() {
+  return {
+      {"edge.add", CheckBinary, SerializeBinary<kAdd2, true>},
+      {"edge.sub", CheckBinary, SerializeBinary<kSubtract, true>},
+      {"edge.mul", CheckBinary, SerializeBinary<kMultiply2, true>},
+      {"edge.div", CheckBinary, SerializeBinary<kDivide, true>},
+      {"edge.maximum", CheckBinary, SerializeBinary<kMaximum2, false>},
+      {"edge.minimum", CheckBinary, SerializeBinary<kMinimum2, false>},
+      {"edge.clamp", CheckClamp, SerializeClamp},
+      {"edge.hardswish", Always, SerializeUnary<kHardswish>},
+      {"edge.hardsigmoid", Always, SerializeHardsigmoid},
+      {"edge.sigmoid", Always, SerializeUnary<kSigmoid>},
+      {"edge.silu", Always, SerializeSilu},
+      {"edge.leaky_relu", Always, SerializeLeakyRelu},
+      {"edge.neg", Always, SerializeUnary<kNegate>},
+      {"edge.abs", Always, SerializeUnary<kAbs>},
+      {"edge.sqrt", Always, SerializeUnary<kSquareRoot>},
+      {"edge.rsqrt", Always, SerializeRsqrt},
+      {"edge.pow", CheckPow, SerializePow},
+      {"edge.softmax", CheckSoftmax, SerializeUnary<kSoftmax>},
+  };
+}
+
+}  // namespace torchir::xnnpack

@@ -1,0 +1,228 @@
+// Pooling and spatial reductions: max_pool2d, avg_pool2d, and mean / amax / max_dim
+// over spatial dims (global_average_pooling_2d, or a pooling window as large as
+// the reduced dims).
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/xnnpack/partitioner/capability_helpers.h"
+#include "backends/xnnpack/partitioner/op_capability.h"
+
+namespace torchir::xnnpack {
+namespace {
+
+const std::vector<double> kUnbounded = {-kInfinity, kInfinity};
+
+// XNNPACK's output length for an explicitly padded window (no ceil mode).
+int64_t XnnpackWindowOutput(int64_t length, int64_t before, int64_t after, int64_t kernel,
+                            int64_t stride, int64_t dilation) {
+  const int64_t span = dilation * (kernel - 1) + 1;
+  const int64_t padded = length + before + after;
+  return padded < span ? 0 : (padded - span) / stride + 1;
+}
+
+// The window of one pooling node in XNNPACK's terms.
+struct Window {
+  int64_t pad_top, pad_right, pad_bottom, pad_left;
+  int64_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w;
+};
+
+// PyTorch's pooling (symmetric padding, optional ceil mode) as XNNPACK's: ceil mode becomes
+// extra padding at the bottom and right, which XNNPACK never reads (max) or counts
+// (average), when that reproduces PyTorch's output size. Sets `problem` otherwise.
+std::optional<Window> PoolingWindow(const ir::Node& node, std::string* problem) {
+  const std::vector<int64_t>& in = node.input(0)->sizes();
+  const std::vector<int64_t>& out = node.output(0)->sizes();
+  if (in.size() != 4) {
+    *problem = absl::StrCat("input ", ShapeText(in),
+                            " is not 4-d: XNNPACK pools [N, H, W, C] tensors only");
+    return std::nullopt;
+  }
+  const std::vector<int64_t>& kernel = IntsAttr(node, "kernel_size");
+  const std::vector<int64_t>& stride = IntsAttr(node, "stride");
+  const std::vector<int64_t>& padding = IntsAttr(node, "padding");
+  const ir::AttrValue* dilation_attr = node.FindAttr("dilation");
+  const std::vector<int64_t> dilation =
+      dilation_attr != nullptr ? dilation_attr->as_int_list() : std::vector<int64_t>{1, 1};
+  if (kernel[0] * kernel[1] == 1) {
+    *problem = "1x1 pooling window: XNNPACK rejects it (it only subsamples)";
+    return std::nullopt;
+  }
+  int64_t extra[2];
+  for (int i = 0; i < 2; ++i) {
+    const int64_t length = in[2 + i];
+    const int64_t span = dilation[i] * (kernel[i] - 1) + 1;
+    // Padding that makes XNNPACK's floor formula produce PyTorch's (ceil) output length.
+    extra[i] = std::max<int64_t>(0, (out[2 + i] - 1) * stride[i] + span - length - 2 * padding[i]);
+    if (XnnpackWindowOutput(length, padding[i], padding[i] + extra[i], kernel[i], stride[i],
+                            dilation[i]) != out[2 + i]) {
+      *problem = absl::StrCat("ceil_mode output length ", out[2 + i],
+                              " cannot be reproduced with extra padding");
+      return std::nullopt;
+    }
+  }
+  const bool padded = padding[0] + padding[1] + extra[0] + extra[1] > 0;
+  if (padded && (dilation[0] > 1 || dilation[1] > 1)) {
+    // XNNPACK reads a padded tap as the nearest edge pixel, which a dilated window skips.
+    *problem = absl::StrCat("dilation ", ShapeText(dilation),
+                            " with padding: XNNPACK replaces padded taps by the edge pixel, "
+                            "which a dilated window does not cover");
+    return std::nullopt;
+  }
+  return Window{padding[0],
+                padding[1] + extra[1],
+                padding[0] + extra[0],
+                padding[1],
+                kernel[0],
+                kernel[1],
+                stride[0],
+                stride[1],
+                dilation[0],
+                dilation[1]};
+}
+
+Support CheckMaxPool(const ir::Node& node) {
+  std::string problem;
+  if (!PoolingWindow(node, &problem)) return Support::No(problem);
+  return Support::Yes(LayoutNeed::kChannelsLast);
+}
+
+absl::Status SerializeMaxPool(const ir::Node& node, SubgraphSerializer& subgraph) {
+  std::string problem;
+  std::optional<Window> w = PoolingWindow(node, &problem);
+  if (!w) return absl::InternalError(problem);
+  const uint32_t x = subgraph.Operand(node.input(0));
+  subgraph.AddNode("max_pooling_2d", {x}, {subgraph.Output(node.output(0))},
+                   {w->pad_top, w->pad_right, w->pad_bottom, w->pad_left, w->kernel_h, w->kernel_w,
+                    w->stride_h, w->stride_w, w->dilation_h, w->dilation_w},
+                   kUnbounded, /*range_at=*/0);
+  return absl::OkStatus();
+}
+
+// XNNPACK divides each window by the input pixels it covers (padding excluded, whether
+// explicit or the extra of ceil mode). PyTorch does too when count_include_pad is false,
+// and when there is no padding (its divisor is clipped to the padded input, i.e. the input).
+Support CheckAvgPool(const ir::Node& node) {
+  std::string problem;
+  if (!PoolingWindow(node, &problem)) return Support::No(problem);
+  const std::vector<int64_t>& padding = IntsAttr(node, "padding");
+  if (BoolAttr(node, "count_include_pad") && (padding[0] > 0 || padding[1] > 0)) {
+    return Support::No(absl::StrCat("count_include_pad=True with padding ", ShapeText(padding),
+                                    ": XNNPACK divides by the input pixels in the window, never "
+                                    "counting padding"));
+  }
+  return Support::Yes(LayoutNeed::kChannelsLast);
+}
+
+absl::Status SerializeAvgPool(const ir::Node& node, SubgraphSerializer& subgraph) {
+  std::string problem;
+  std::optional<Window> w = PoolingWindow(node, &problem);
+  if (!w) return absl::InternalError(problem);
+  const uint32_t x = subgraph.Operand(node.input(0));
+  subgraph.AddNode("average_pooling_2d", {x}, {subgraph.Output(node.output(0))},
+                   {w->pad_top, w->pad_right, w->pad_bottom, w->pad_left, w->kernel_h, w->kernel_w,
+                    w->stride_h, w->stride_w},
+                   kUnbounded, /*range_at=*/0);
+  return absl::OkStatus();
+}
+
+// --- spatial reductions ---------------------------------------------------------------------
+
+// The reduced dims of a mean / amax / max_dim node, normalised.
+std::optional<std::vector<int64_t>> ReducedDims(const ir::Node& node) {
+  const int64_t rank = static_cast<int64_t>(node.input(0)->sizes().size());
+  if (node.op() == "edge.max_dim") return NormalizedDims({IntAttr(node, "dim")}, rank);
+  const std::vector<int64_t>& dims = IntsAttr(node, "dims");
+  if (dims.empty()) {  // empty: every dim
+    std::vector<int64_t> all(static_cast<size_t>(rank));
+    for (int64_t d = 0; d < rank; ++d) all[static_cast<size_t>(d)] = d;
+    return all;
+  }
+  return NormalizedDims(dims, rank);
+}
+
+// A reduction over spatial dims of a channels-last 3-d / 4-d tensor is a pooling window as
+// large as those dims (1 over the others) on the [N, H, W, C] view ([N, 1, L, C] for 3-d).
+Support CheckSpatialReduction(const ir::Node& node) {
+  const std::vector<int64_t>& in = node.input(0)->sizes();
+  std::optional<std::vector<int64_t>> dims = ReducedDims(node);
+  const bool spatial = dims.has_value() && !dims->empty() && (in.size() == 3 || in.size() == 4) &&
+                       dims->front() >= 2;
+  if (!spatial) {
+    return Support::No(absl::StrCat(
+        "reduces dims ", dims ? ShapeText(*dims) : "(invalid)", " of a rank-", in.size(),
+        " tensor: XNNPACK reduces only the spatial dims (2 and up) of a 3-d or 4-d tensor, by "
+        "pooling"));
+  }
+  if (node.op() == "edge.max_dim" && node.output(1)->has_uses()) {
+    return Support::No(absl::StrCat("its indices '", node.output(1)->name(),
+                                    "' are read: XNNPACK computes the maximum only"));
+  }
+  if (node.op() == "edge.max_dim" && node.output(1)->is_graph_output()) {
+    return Support::No("its indices are a graph output: XNNPACK computes the maximum only");
+  }
+  int64_t window = 1;
+  for (int64_t d : *dims) window *= in[static_cast<size_t>(d)];
+  const bool global_mean = node.op() == "edge.mean" && static_cast<int64_t>(dims->size()) ==
+                                                           static_cast<int64_t>(in.size()) - 2;
+  if (window == 1 && !global_mean) {
+    return Support::No(
+        "the reduced dims have size 1: a 1x1 pooling window, which XNNPACK "
+        "rejects");
+  }
+  return Support::Yes(LayoutNeed::kChannelsLast);
+}
+
+absl::Status SerializeSpatialReduction(const ir::Node& node, SubgraphSerializer& subgraph) {
+  ir::Value* input = node.input(0);
+  const std::vector<int64_t>& in = input->sizes();
+  const std::vector<int64_t> dims = *ReducedDims(node);
+  // The [N, H, W, C] view: a 3-d [N, C, L] is stored [N, L, C], the bytes of [N, 1, L, C].
+  const std::vector<int64_t> stored = subgraph.Dims(input);
+  const std::vector<int64_t> nhwc =
+      in.size() == 4 ? stored : std::vector<int64_t>{stored[0], 1, stored[1], stored[2]};
+  uint32_t x = subgraph.Operand(input);
+  if (in.size() == 3) {
+    const uint32_t view = subgraph.Internal(nhwc);
+    subgraph.AddNode("static_reshape", {x}, {view}, nhwc);
+    x = view;
+  }
+  auto reduced = [&](int64_t d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); };
+  const int64_t first_spatial = in.size() == 4 ? 2 : -1;  // 3-d: H is the added 1
+  const int64_t pool_h = reduced(first_spatial) ? nhwc[1] : 1;
+  const int64_t pool_w = reduced(static_cast<int64_t>(in.size()) - 1) ? nhwc[2] : 1;
+  const std::vector<int64_t> pooled = {nhwc[0], nhwc[1] / pool_h, nhwc[2] / pool_w, nhwc[3]};
+  const std::vector<int64_t> out_dims = subgraph.Dims(node.output(0));
+  // The pooled [N, H', W', C] holds the output's bytes; it is the output when the dims agree.
+  const bool direct = pooled == out_dims;
+  const uint32_t result = direct ? subgraph.Output(node.output(0)) : subgraph.Internal(pooled);
+  if (node.op() == "edge.mean" && pool_h == nhwc[1] && pool_w == nhwc[2]) {
+    subgraph.AddNode("global_average_pooling_2d", {x}, {result}, {}, kUnbounded, direct ? 0 : -1);
+  } else if (node.op() == "edge.mean") {
+    subgraph.AddNode("average_pooling_2d", {x}, {result}, {0, 0, 0, 0, pool_h, pool_w, 1, 1},
+                     kUnbounded, direct ? 0 : -1);
+  } else {
+    subgraph.AddNode("max_pooling_2d", {x}, {result}, {0, 0, 0, 0, pool_h, pool_w, 1, 1, 1, 1},
+                     kUnbounded, direct ? 0 : -1);
+  }
+  if (!direct) {
+    subgraph.AddNode("static_reshape", {result}, {subgraph.Output(node.output(0))}, out_dims);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<OpCapability> PoolingCapabilities() {
+  return {
+      {"edge.max_pool2d", CheckMaxPool, SerializeMaxPool},
+      {"edge.avg_pool2d", CheckAvgPool, SerializeAvgPool},
+      {"edge.mean", CheckSpatialReduction, SerializeSpatialReduction},
+      {"edge.amax", CheckSpatialReduction, SerializeSpatialReduction},
+      {"edge.max_dim", CheckSpatialReduction, SerializeSpatialReduction},
+  };
+}
+
+}  // namespace torchir::xnnpack
