@@ -55,7 +55,7 @@ for model_dir in "$@"; do
   name=$(basename "$(dirname "$model_dir")")-$(basename "$model_dir")
   weights=()
   [[ -e $model_dir/weights.safetensors ]] && weights=(--weights "$model_dir/weights.safetensors")
-  "$COMPILE" "$model_dir/model.json" "${weights[@]}" -o "$OUT/seeds/$name.pte" --quiet
+  "$COMPILE" "$model_dir/model.json" "${weights[@]}" --backend portable -o "$OUT/seeds/$name.pte" --quiet
 done
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}

@@ -22,7 +22,7 @@ PORTABLE_BUDGET=$(( $3 * 1024 ))
 PROGRAM=
 if [[ $# -ge 5 ]]; then
   PROGRAM="$OUT.probe.pte"
-  "$4" "$5/model.json" --weights "$5/weights.safetensors" -o "$PROGRAM" --quiet
+  "$4" "$5/model.json" --weights "$5/weights.safetensors" --backend portable -o "$PROGRAM" --quiet
 fi
 
 cmake -S "$SOURCE_DIR/runtime" -B "$OUT" -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel \
