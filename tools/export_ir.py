@@ -1,13 +1,17 @@
 #!/usr/bin/python3
 """Exports zoo models to the pytorch-ir format (model.json + .safetensors files).
 
-  export_ir.py MODEL -o OUT_DIR [--flavour export|core] [--seed N] [--no-check]
-  export_ir.py --zoo OUT_ROOT [--flavours export,core] [--seed N] [--no-check]
+  export_ir.py MODEL -o OUT_DIR [--flavour export|core] [--seed N] [--no-check] [--torchscript]
+  export_ir.py --zoo OUT_ROOT [--flavours export,core] [--seed N] [--no-check] [--torchscript]
   export_ir.py --list
   export_ir.py --histogram [--flavours export,core] [MODEL ...]   (markdown on stdout)
 
 Each export is verified before it is written: an independent interpreter runs the written
 JSON on the written weights and compares with eager PyTorch (disable with --no-check).
+--torchscript also writes the PyTorch paths torchir is benchmarked against: traced.pt (traced,
+unoptimised), traced_frozen.pt (traced + frozen; apply optimize_for_inference after loading) and
+mobile.pt (optimize_for_mobile, for the lite interpreter); each is reloaded and checked against
+eager PyTorch first, whatever --no-check says.
 Run with an interpreter that has torch (here /usr/bin/python3, torch 1.13).
 """
 
@@ -37,13 +41,13 @@ def _list() -> int:
     return 0
 
 
-def _zoo(root: str, flavours, seed: int, check: bool, models) -> int:
+def _zoo(root: str, flavours, seed: int, check: bool, torchscript: bool, models) -> int:
     start = time.perf_counter()
     names = models or list(ZOO)
     for name in names:
         for flavour in flavours:
             out_dir = os.path.join(root, name, flavour)
-            result = export_zoo_model(name, flavour, out_dir, seed, check)
+            result = export_zoo_model(name, flavour, out_dir, seed, check, torchscript)
             log(f"{name:32} {flavour:7} {result.nodes:4} nodes  {result.seconds:6.2f} s")
     log(f"exported {len(names)} models x {len(flavours)} flavours in "
         f"{time.perf_counter() - start:.1f} s")
@@ -75,6 +79,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-check", dest="check", action="store_false",
                         help="skip interpreting the written files against eager PyTorch")
+    parser.add_argument("--torchscript", action="store_true",
+                        help="also write traced.pt, traced_frozen.pt and mobile.pt (the PyTorch "
+                        "paths of the benchmarks)")
     parser.add_argument("--zoo", metavar="OUT_ROOT",
                         help="export every zoo model (or the given MODELs) to "
                         "OUT_ROOT/<model>/<flavour>/")
@@ -95,12 +102,14 @@ def main(argv=None) -> int:
             return _histogram(_parse_flavours(args.flavours), args.seed, args.models)
         if args.zoo:
             return _zoo(args.zoo, _parse_flavours(args.flavours), args.seed, args.check,
-                        args.models)
+                        args.torchscript, args.models)
         if len(args.models) != 1 or not args.out:
             parser.error("give exactly one MODEL and -o OUT_DIR (or --zoo / --list / --histogram)")
-        result = export_zoo_model(args.models[0], args.flavour, args.out, args.seed, args.check)
+        result = export_zoo_model(args.models[0], args.flavour, args.out, args.seed, args.check,
+                                  args.torchscript)
         log(f"{result.name} ({result.flavour}): {result.nodes} nodes -> {args.out} "
-            f"({result.seconds:.2f} s{', checked' if args.check else ''})")
+            f"({result.seconds:.2f} s{', checked' if args.check else ''}"
+            f"{', with TorchScript' if args.torchscript else ''})")
         return 0
     except ExportError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOLS = os.path.join(ROOT, "tools")
@@ -19,8 +20,8 @@ sys.path.insert(0, TOOLS)
 
 import torch  # noqa: E402
 
-from zoo import safetensors_io  # noqa: E402
-from zoo.exporter import ExportError, export_zoo_model  # noqa: E402
+from zoo import safetensors_io, torchscript_export  # noqa: E402
+from zoo.exporter import FILES, ExportError, export_zoo_model  # noqa: E402
 from zoo.ir_checker import CheckFailure, check_export  # noqa: E402
 
 GETITEM = "<built-in function getitem>"
@@ -287,6 +288,79 @@ class FilesTest(unittest.TestCase):
             export_zoo_model("no_such_model", "export", os.path.join(EXPORTS.root, "none"))
 
 
+class TorchScriptTest(unittest.TestCase):
+    """--torchscript: the PyTorch paths the benchmarks compare with, each checked first."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.directory = os.path.join(EXPORTS.root, "torchscript_conv_bn_relu")
+        export_zoo_model("conv_bn_relu", "export", cls.directory, torchscript=True)
+        cls.inputs = safetensors_io.read_file(os.path.join(cls.directory, "inputs.safetensors"))
+        (cls.expected,) = safetensors_io.read_file(
+            os.path.join(cls.directory, "expected.safetensors")).values()
+
+    def run_module(self, module):
+        with torch.no_grad():
+            return module(self.inputs["x"])
+
+    def test_writes_the_three_files_beside_the_ir(self):
+        self.assertEqual(sorted(os.listdir(self.directory)),
+                         sorted(FILES + ("traced.pt", "traced_frozen.pt", "mobile.pt")))
+
+    def test_every_file_reproduces_eager_pytorch(self):
+        for file_name in ("traced.pt", "traced_frozen.pt", "mobile.pt"):
+            module = torch.jit.load(os.path.join(self.directory, file_name))
+            self.assertTrue(torch.allclose(self.run_module(module), self.expected,
+                                           rtol=1e-4, atol=1e-4), file_name)
+
+    def test_frozen_file_takes_optimize_for_inference_after_loading(self):
+        module = torch.jit.optimize_for_inference(
+            torch.jit.load(os.path.join(self.directory, "traced_frozen.pt")))
+        self.assertIn("prim::mkldnn_convolution",
+                      {node.kind() for node in module.graph.nodes()})
+        self.assertTrue(torch.allclose(self.run_module(module), self.expected,
+                                       rtol=1e-4, atol=1e-4))
+
+    def test_mobile_file_runs_on_the_lite_interpreter(self):
+        from torch.jit.mobile import _load_for_lite_interpreter
+        module = _load_for_lite_interpreter(os.path.join(self.directory, "mobile.pt"))
+        self.assertTrue(torch.allclose(self.run_module(module), self.expected,
+                                       rtol=1e-4, atol=1e-4))
+
+    def graph_ops(self, file_name):
+        module = torch.jit.load(os.path.join(self.directory, file_name))
+        return {node.kind() for node in module.inlined_graph.nodes()}
+
+    def test_traced_file_is_unoptimised(self):
+        self.assertTrue(any("batch_norm" in op for op in self.graph_ops("traced.pt")))
+
+    def test_frozen_file_folds_batch_norm(self):
+        self.assertFalse(any("batch_norm" in op for op in self.graph_ops("traced_frozen.pt")))
+
+    def test_mobile_file_uses_prepacked_xnnpack_convolution(self):
+        self.assertIn("prepacked::conv2d_clamp_run", self.graph_ops("mobile.pt"))
+
+    def test_a_file_that_differs_from_eager_is_refused_and_nothing_written(self):
+        class Doubler(torch.nn.Module):
+            def forward(self, x):
+                return x * 2.0
+
+        out_dir = os.path.join(EXPORTS.root, "torchscript_refused")
+        with mock.patch.object(torchscript_export, "optimize_for_mobile",
+                               lambda frozen: torch.jit.script(Doubler())):
+            with self.assertRaisesRegex(ExportError, "mobile.pt: output 0 differs"):
+                export_zoo_model("relu", "export", out_dir, torchscript=True)
+        self.assertFalse(os.path.exists(out_dir))
+
+    def test_check_outputs_compares_shape_and_values(self):
+        want = [torch.ones(2, 3)]
+        torchscript_export.check_outputs("same", torch.ones(2, 3) + 1e-6, want)
+        with self.assertRaisesRegex(torchscript_export.TorchScriptError, "differs .* by 0.01"):
+            torchscript_export.check_outputs("off", torch.ones(2, 3) + 0.01, want)
+        with self.assertRaisesRegex(torchscript_export.TorchScriptError, r"float32\[3, 2\]"):
+            torchscript_export.check_outputs("shape", torch.ones(3, 2), want)
+
+
 class CommandLineTest(unittest.TestCase):
     def run_tool(self, *args):
         return subprocess.run([sys.executable, os.path.join(TOOLS, "export_ir.py"), *args],
@@ -299,6 +373,14 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(out_dir)), ["expected.safetensors",
                                                        "inputs.safetensors", "model.json",
                                                        "weights.safetensors"])
+
+    def test_torchscript_option_adds_the_pytorch_files(self):
+        out_dir = os.path.join(EXPORTS.root, "cli_torchscript")
+        result = self.run_tool("text_cnn", "-o", out_dir, "--torchscript")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(sorted(os.listdir(out_dir)), [
+            "expected.safetensors", "inputs.safetensors", "mobile.pt", "model.json",
+            "traced.pt", "traced_frozen.pt", "weights.safetensors"])
 
     def test_unknown_model_exits_non_zero(self):
         result = self.run_tool("no_such_model", "-o", os.path.join(EXPORTS.root, "x"))

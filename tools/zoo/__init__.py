@@ -12,4 +12,5 @@ Entry point: tools/export_ir.py. Modules:
   ir_checker           independent interpreter of a written export
   safetensors_io       .safetensors reader/writer
   exporter             build -> trace -> write -> check
+  torchscript_export   --torchscript: traced.pt, traced_frozen.pt, mobile.pt (benchmarks)
 """

@@ -2,7 +2,8 @@
 
 Steps: build (seeded) -> eager run for the expected outputs -> trace in the chosen flavour ->
 finalize the graph -> write model.json and the three .safetensors files into a temporary
-directory -> interpret the written files with ir_checker -> move the files into place.
+directory -> interpret the written files with ir_checker -> (with `torchscript`) write the
+TorchScript files of torchscript_export and check each -> move the files into place.
 Nothing is left in the output directory when any step fails.
 """
 
@@ -22,6 +23,7 @@ from .ir_checker import check_export
 from .ir_graph import Graph
 from .models import ZOO, build
 from .torch_export_tracer import torch_export_available, trace_torch_export
+from .torchscript_export import TORCHSCRIPT_FILES, TorchScriptError, write_torchscript_files
 
 FLAVOURS = ("export", "core")
 FILES = ("model.json", "weights.safetensors", "inputs.safetensors", "expected.safetensors")
@@ -96,7 +98,9 @@ def write_graph(graph: Graph, directory: str) -> Dict[str, torch.Tensor]:
 
 
 def export_module(model, name: str, input_names: List[str], inputs: List[torch.Tensor],
-                  flavour: str, out_dir: str, check: bool = True) -> ExportResult:
+                  flavour: str, out_dir: str, check: bool = True,
+                  torchscript: bool = False) -> ExportResult:
+    """Writes FILES (plus TORCHSCRIPT_FILES when `torchscript`) into `out_dir`."""
     start = time.perf_counter()
     try:
         graph = build_graph(model, name, input_names, inputs, flavour)
@@ -116,8 +120,18 @@ def export_module(model, name: str, input_names: List[str], inputs: List[torch.T
                 check_export(staging, references)
             except Exception as e:  # noqa: BLE001
                 raise ExportError(f"{name} ({flavour}): check failed: {e}") from e
+        file_names = FILES
+        if torchscript:
+            try:
+                write_torchscript_files(model, inputs, graph.expected, staging)
+            except TorchScriptError as e:
+                raise ExportError(f"{name}: TorchScript export refused: {e}") from e
+            except Exception as e:  # noqa: BLE001 - tracing/optimising errors name the model
+                raise ExportError(f"{name}: TorchScript export failed: "
+                                  f"{type(e).__name__}: {e}") from e
+            file_names = FILES + TORCHSCRIPT_FILES
         os.makedirs(out_dir, exist_ok=True)
-        for file_name in FILES:
+        for file_name in file_names:
             os.replace(os.path.join(staging, file_name), os.path.join(out_dir, file_name))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -126,11 +140,11 @@ def export_module(model, name: str, input_names: List[str], inputs: List[torch.T
 
 
 def export_zoo_model(name: str, flavour: str, out_dir: str, seed: int = 0,
-                     check: bool = True) -> ExportResult:
+                     check: bool = True, torchscript: bool = False) -> ExportResult:
     if name not in ZOO:
         raise ExportError(f"unknown model {name!r}; --list shows the zoo")
     model, input_names, inputs = build(ZOO[name], seed)
-    return export_module(model, name, input_names, inputs, flavour, out_dir, check)
+    return export_module(model, name, input_names, inputs, flavour, out_dir, check, torchscript)
 
 
 def zoo_histogram(name: str, flavour: str, seed: int = 0) -> Dict[str, int]:

@@ -1,0 +1,300 @@
+// Latency of the zoo networks on torchir side by side with the PyTorch paths a
+// user would deploy, in one process and one run, then load + init times, then
+// summary tables (markdown) with torchir / fastest PyTorch path per model.
+//
+//   torchir_model_benchmark --bench_dir=DIR [--models=resnet18,text_cnn] [benchmark flags]
+//
+// DIR/<model>/ holds what `tools/export_ir.py MODEL --torchscript` writes;
+// scripts/bench.sh exports the networks, sets the BLAS and OpenMP environment
+// and runs this. Per model, in this order:
+//   <model>/torchir_xnnpack/threads:N     CompileProgram(backend "xnnpack"), Method::Execute
+//   <model>/torchir_portable/threads:1    the portable kernels (single-threaded)
+//   <model>/pytorch_mobile/threads:N      mobile.pt on the lite interpreter (XNNPACK)
+//   <model>/torchscript_onednn/threads:N  traced_frozen.pt + optimize_for_inference (oneDNN)
+//   <model>/torchscript_traced/threads:N  traced.pt, unoptimised (eager-like)
+//   <model>/load/<variant>                from the file to ready to run
+// A torchir backend that CompileProgram does not offer is left out. Every
+// variant is checked against expected.safetensors before it is timed and
+// refused (skipped with the reason) when it differs.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "benchmarks/libtorch_models.h"
+#include "benchmarks/model_setup.h"
+#include "benchmarks/summary_reporter.h"
+#include "tools/pipeline/compile_program.h"
+
+namespace torchir::benchmarks {
+namespace {
+
+constexpr char kDefaultModels[] =
+    "resnet18,mobilenet_v2,mobilenet_v3_large,tiny_vit,tiny_gpt,text_cnn";
+constexpr int kThreadCounts[] = {1, 2};
+
+std::string g_bench_dir;
+
+// The setup of the model being benchmarked; benchmarks run model by model, so
+// the previous model's programs and modules are released when the next starts.
+ModelSetup& Setup(const std::string& model) {
+  static std::unique_ptr<ModelSetup> current;
+  if (!current || current->name() != model) {
+    current.reset();
+    current = std::make_unique<ModelSetup>(model, absl::StrCat(g_bench_dir, "/", model));
+  }
+  return *current;
+}
+
+void Skip(benchmark::State& state, const absl::Status& status) {
+  state.SkipWithError(std::string(status.message()).c_str());
+}
+
+void TorchirLatency(benchmark::State& state, const std::string& model, const std::string& backend,
+                    int threads) {
+  ModelSetup& setup = Setup(model);
+  absl::StatusOr<pipeline::HostProgram*> program = setup.Torchir(backend, threads);
+  if (!program.ok()) return Skip(state, program.status());
+  runtime::Method& method = (*program)->method();
+  const std::vector<reference::HostTensor>& inputs = setup.inputs();
+  for (auto _ : state) {
+    // Timed with the run: the memory planner may reuse an input's bytes once
+    // it is consumed, so each call needs its inputs copied in again.
+    runtime::Error error = runtime::Error::kOk;
+    for (size_t i = 0; i < inputs.size() && error == runtime::Error::kOk; ++i) {
+      error = method.SetInput(i, inputs[i].data.data(), inputs[i].data.size());
+    }
+    if (error == runtime::Error::kOk) error = method.Execute();
+    if (error != runtime::Error::kOk) {
+      state.SkipWithError(runtime::ErrorName(error));
+      break;
+    }
+  }
+}
+
+void TorchLatency(benchmark::State& state, const std::string& model, TorchPath path, int threads) {
+  absl::StatusOr<LibTorchModel*> torch = Setup(model).Torch(path, threads);
+  if (!torch.ok()) return Skip(state, torch.status());
+  for (auto _ : state) {
+    if (absl::Status status = (*torch)->Run(); !status.ok()) {
+      Skip(state, status);
+      break;
+    }
+  }
+}
+
+void TorchirLoad(benchmark::State& state, const std::string& model, const std::string& backend) {
+  // Only a variant that computes the right outputs is reported.
+  if (absl::StatusOr<pipeline::HostProgram*> checked = Setup(model).Torchir(backend, 1);
+      !checked.ok()) {
+    return Skip(state, checked.status());
+  }
+  absl::StatusOr<std::string> file = Setup(model).ProgramFile(backend);
+  if (!file.ok()) return Skip(state, file.status());
+  for (auto _ : state) {
+    absl::StatusOr<std::unique_ptr<pipeline::HostProgram>> program = OpenProgramFile(*file, 1);
+    if (!program.ok()) {
+      Skip(state, program.status());
+      break;
+    }
+    state.PauseTiming();  // the teardown is not part of loading
+    program->reset();
+    state.ResumeTiming();
+  }
+}
+
+void TorchLoad(benchmark::State& state, const std::string& model, TorchPath path) {
+  ModelSetup& setup = Setup(model);
+  if (absl::StatusOr<LibTorchModel*> checked = setup.Torch(path, 1); !checked.ok()) {
+    return Skip(state, checked.status());
+  }
+  const std::string file = setup.TorchFile(path);
+  for (auto _ : state) {
+    absl::StatusOr<std::unique_ptr<LibTorchModel>> loaded =
+        LibTorchModel::Load(file, path, setup.inputs());
+    if (!loaded.ok()) {
+      Skip(state, loaded.status());
+      break;
+    }
+    state.PauseTiming();
+    loaded->reset();
+    state.ResumeTiming();
+  }
+}
+
+// Registers every benchmark and returns the layout of the summary tables.
+SummaryLayout RegisterBenchmarks(const std::vector<std::string>& models) {
+  SummaryLayout layout;
+  layout.models = models;
+  layout.thread_counts.assign(std::begin(kThreadCounts), std::end(kThreadCounts));
+  // XNNPACK first: the backend torchir users deploy.
+  std::vector<std::string> backends;
+  for (const std::string& backend : pipeline::AvailableBackends()) {
+    if (backend == "xnnpack") backends.insert(backends.begin(), backend);
+    if (backend == "portable") backends.push_back(backend);
+  }
+  for (const std::string& backend : backends) {
+    layout.torchir_variants.push_back("torchir_" + backend);
+  }
+  for (TorchPath path : kTorchPaths) layout.torch_variants.emplace_back(TorchPathName(path));
+
+  for (const std::string& model : models) {
+    for (const std::string& backend : backends) {
+      // The portable kernels are single-threaded.
+      const bool threaded = backend != "portable";
+      for (int threads : kThreadCounts) {
+        if (threads > 1 && !threaded) continue;
+        benchmark::RegisterBenchmark(
+            LatencyBenchmarkName(model, "torchir_" + backend, threads).c_str(), TorchirLatency,
+            model, backend, threads)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+      }
+    }
+    for (TorchPath path : kTorchPaths) {
+      for (int threads : kThreadCounts) {
+        benchmark::RegisterBenchmark(
+            LatencyBenchmarkName(model, std::string(TorchPathName(path)), threads).c_str(),
+            TorchLatency, model, path, threads)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+      }
+    }
+    for (const std::string& backend : backends) {
+      benchmark::RegisterBenchmark(LoadBenchmarkName(model, "torchir_" + backend).c_str(),
+                                   TorchirLoad, model, backend)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+    for (TorchPath path : kTorchPaths) {
+      benchmark::RegisterBenchmark(
+          LoadBenchmarkName(model, std::string(TorchPathName(path))).c_str(), TorchLoad, model,
+          path)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+  }
+  return layout;
+}
+
+std::string Environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? "(unset)" : value;
+}
+
+void AddContext(const SummaryLayout& layout) {
+  benchmark::AddCustomContext("torchir_backends",
+                              absl::StrJoin(pipeline::AvailableBackends(), ","));
+  benchmark::AddCustomContext("models", absl::StrJoin(layout.models, ","));
+  benchmark::AddCustomContext("libtorch_blas", DescribeLibTorchBlas());
+  for (const char* name : {"OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS",
+                           "LD_LIBRARY_PATH", "LD_PRELOAD"}) {
+    benchmark::AddCustomContext(name, Environment(name));
+  }
+  std::ifstream load("/proc/loadavg");
+  std::string load_average;
+  std::getline(load, load_average);
+  benchmark::AddCustomContext("loadavg_at_start", load_average);
+}
+
+// CPU time since boot, summed over all CPUs, in seconds: busy and total.
+struct MachineTime {
+  double busy = 0;
+  double total = 0;
+};
+
+MachineTime ReadMachineTime() {
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  // user nice system idle iowait irq softirq steal
+  uint64_t fields[8] = {};
+  stat >> cpu;
+  for (uint64_t& field : fields) stat >> field;
+  const double tick = 1.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
+  MachineTime time;
+  for (int i = 0; i < 8; ++i) {
+    time.total += static_cast<double>(fields[i]) * tick;
+    if (i != 3 && i != 4) time.busy += static_cast<double>(fields[i]) * tick;
+  }
+  return time;
+}
+
+double ProcessCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+}
+
+// Removes --bench_dir=DIR and --models=A,B from argv (Google Benchmark rejects
+// flags it does not know). False when --bench_dir is missing.
+bool TakeFlags(int* argc, char** argv, std::vector<std::string>* models) {
+  std::string model_list = kDefaultModels;
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--bench_dir=", 0) == 0) {
+      g_bench_dir = arg.substr(arg.find('=') + 1);
+    } else if (arg.rfind("--models=", 0) == 0) {
+      model_list = arg.substr(arg.find('=') + 1);
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  *argc = kept;
+  *models = absl::StrSplit(model_list, ',', absl::SkipEmpty());
+  return !g_bench_dir.empty() && !models->empty();
+}
+
+}  // namespace
+}  // namespace torchir::benchmarks
+
+int main(int argc, char** argv) {
+  using namespace torchir::benchmarks;  // NOLINT(build/namespaces): main only
+  std::vector<std::string> models;
+  if (!TakeFlags(&argc, argv, &models)) {
+    std::cerr << "usage: " << argv[0] << " --bench_dir=DIR [--models=" << kDefaultModels
+              << "] [Google Benchmark flags]\n"
+                 "DIR/<model>/ holds `tools/export_ir.py MODEL --torchscript`'s files "
+                 "(scripts/bench.sh writes them)\n";
+    return 2;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  InitLibTorch();
+  const SummaryLayout layout = RegisterBenchmarks(models);
+  AddContext(layout);
+  SummaryReporter reporter(isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_ColorTabular
+                                                 : benchmark::ConsoleReporter::OO_Tabular);
+  const MachineTime machine_before = ReadMachineTime();
+  const double process_before = ProcessCpuSeconds();
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  const MachineTime machine_after = ReadMachineTime();
+  reporter.PrintSummary(layout, std::cout);
+  // Whether the numbers can be trusted: on 2 cores, any other busy process
+  // distorts the multi-threaded runs most.
+  const double others =
+      (machine_after.busy - machine_before.busy) - (ProcessCpuSeconds() - process_before);
+  const double capacity = machine_after.total - machine_before.total;
+  if (capacity > 0) {
+    std::cout << "\nOther processes used " << std::fixed << std::setprecision(1)
+              << 100.0 * std::max(0.0, others) / capacity
+              << "% of the machine's CPU time during the run.\n";
+  }
+  benchmark::Shutdown();
+  return 0;
+}

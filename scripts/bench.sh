@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# The model benchmark suite (docs/benchmarks.md): exports the zoo networks with
+# their TorchScript files, builds torchir_model_benchmark, sets the BLAS and
+# OpenMP environment the PyTorch paths need to be at their best, runs every
+# network through torchir (XNNPACK backend, portable kernels) and the PyTorch
+# paths (PyTorch Mobile, TorchScript + oneDNN, plain traced TorchScript) at 1
+# and 2 threads in one process, then prints the summary tables and PyTorch
+# eager numbers from Python. About 6 minutes on the 2-core build machine.
+#
+#   scripts/bench.sh [MODEL ...] [-- extra Google Benchmark flags]
+#
+# Environment: TORCHIR_BUILD_DIR (default build), TORCHIR_BENCH_REPETITIONS (5),
+# TORCHIR_BENCH_MIN_TIME (seconds per repetition, 0.3), TORCHIR_BENCH_EAGER=0
+# skips the Python eager reference numbers, TORCHIR_BENCH_WAIT_IDLE=SECONDS
+# waits up to that long for an idle machine before measuring.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MODELS=()
+EXTRA=()
+while (($#)); do
+  if [[ $1 == "--" ]]; then
+    shift
+    EXTRA=("$@")
+    break
+  fi
+  MODELS+=("$1")
+  shift
+done
+((${#MODELS[@]})) || MODELS=(resnet18 mobilenet_v2 mobilenet_v3_large tiny_vit tiny_gpt text_cnn)
+
+scripts/setup.sh --no-build
+BUILD_DIR=${TORCHIR_BUILD_DIR:-build}
+BENCH_DIR="$BUILD_DIR/bench"
+REPETITIONS=${TORCHIR_BENCH_REPETITIONS:-5}
+MIN_TIME=${TORCHIR_BENCH_MIN_TIME:-0.3}
+
+echo "== building torchir_model_benchmark in $BUILD_DIR"
+if [[ ! -f "$BUILD_DIR/build.ninja" ]]; then
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build "$BUILD_DIR" --target torchir_model_benchmark -j "$(nproc)"
+
+echo "== exporting ${MODELS[*]} with TorchScript files into $BENCH_DIR"
+exporter_sources=(tools/export_ir.py tools/zoo/*.py)
+for model in "${MODELS[@]}"; do
+  out="$BENCH_DIR/$model"
+  fresh=1
+  for file in model.json weights.safetensors inputs.safetensors expected.safetensors \
+    traced.pt traced_frozen.pt mobile.pt; do
+    [[ -f $out/$file ]] || { fresh=0; break; }
+    for source in "${exporter_sources[@]}"; do
+      [[ $out/$file -nt $source ]] || { fresh=0; break 2; }
+    done
+  done
+  if ((fresh)); then
+    echo "   $model: up to date"
+  else
+    /usr/bin/python3 tools/export_ir.py "$model" -o "$out" --torchscript
+  fi
+done
+
+# LibTorch reaches BLAS through libblas.so.3. Debian's default alternative is
+# netlib's reference BLAS, 5-20x slower on matmuls than OpenBLAS: put OpenBLAS
+# first whatever update-alternatives says.
+OPENBLAS_DIR=/usr/lib/x86_64-linux-gnu/openblas-pthread
+[[ -f $OPENBLAS_DIR/libblas.so.3 ]] || {
+  echo "bench: $OPENBLAS_DIR/libblas.so.3 missing (apt-get install libopenblas0-pthread)" >&2
+  exit 1
+}
+export LD_LIBRARY_PATH="$OPENBLAS_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# Threads: the benchmark sets them per run (torch::set_num_threads, the
+# XNNPACK backend's HostOptions::num_threads); OpenMP may use up to 2. OpenMP
+# keeps libgomp's default wait policy (spin briefly, then sleep): PASSIVE made
+# the TorchScript paths 1.1-5.6x slower at 2 threads here, and the brief spin after
+# a PyTorch run is over before the next benchmark's warm-up ends. PyTorch
+# Mobile, whose XNNPACK pool OpenMP's spinning would starve, runs ATen on one
+# OpenMP thread instead (benchmarks/libtorch_models.h). OpenBLAS: 1 thread.
+unset OMP_WAIT_POLICY GOMP_SPINCOUNT
+export OMP_NUM_THREADS=2
+export OPENBLAS_NUM_THREADS=1
+
+echo "== checking that LibTorch uses OpenBLAS (a 512x512 matmul on 1 thread)"
+/usr/bin/python3 - <<'EOF'
+import sys, time
+import torch
+torch.set_num_threads(1)
+a, b = torch.randn(512, 512), torch.randn(512, 512)
+for _ in range(3):
+    a @ b
+start = time.perf_counter()
+for _ in range(10):
+    a @ b
+gflops = 2 * 512 ** 3 / ((time.perf_counter() - start) / 10) * 1e-9
+with open("/proc/self/maps") as maps:
+    blas = sorted({line.split()[-1] for line in maps if "blas" in line.rsplit("/", 1)[-1]})
+print(f"   BLAS mapped: {', '.join(blas)}; {gflops:.1f} GFLOP/s")
+if not any("openblas" in path for path in blas):
+    sys.exit("bench: LibTorch did not load OpenBLAS; the PyTorch numbers would be unfair")
+EOF
+
+# The share of the machine's CPU time that was busy over the next $1 seconds.
+busy_percent() {
+  local before after
+  read -ra before < <(awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
+  sleep "$1"
+  read -ra after < <(awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
+  echo $((100 * (after[0] - before[0]) / (after[1] - before[1] + 1)))
+}
+# Other processes distort the numbers, the 2-thread ones most: optionally
+# wait (up to TORCHIR_BENCH_WAIT_IDLE seconds) for two quiet 5-second windows.
+wait_until=$((SECONDS + ${TORCHIR_BENCH_WAIT_IDLE:-0}))
+quiet=0
+while :; do
+  busy=$(busy_percent 5)
+  if ((busy < 10)); then quiet=$((quiet + 1)); else quiet=0; fi
+  ((quiet >= 2 || SECONDS >= wait_until)) && break
+  echo "   machine ${busy}% busy; waiting for it to be idle" >&2
+done
+((busy < 10)) || echo "bench: warning: the machine is ${busy}% busy; the numbers will suffer" >&2
+
+models_flag=$(IFS=,; echo "${MODELS[*]}")
+echo "== torchir_model_benchmark: ${#MODELS[@]} model(s)," \
+  "$REPETITIONS repetitions of >= $MIN_TIME s each"
+"$BUILD_DIR/bin/torchir_model_benchmark" --bench_dir="$BENCH_DIR" --models="$models_flag" \
+  --benchmark_repetitions="$REPETITIONS" --benchmark_min_time="$MIN_TIME" \
+  --benchmark_min_warmup_time=0.1 --benchmark_display_aggregates_only=true \
+  --benchmark_out="$BENCH_DIR/results.json" --benchmark_out_format=json \
+  "${EXTRA[@]}" | tee "$BENCH_DIR/results.txt"
+
+if [[ ${TORCHIR_BENCH_EAGER:-1} != 0 ]]; then
+  echo
+  echo "### PyTorch eager from Python (tools/eager_latency.py, same environment)"
+  echo
+  for model in "${MODELS[@]}"; do
+    for threads in 1 2; do
+      /usr/bin/python3 tools/eager_latency.py "$model" --threads "$threads" --warmup 5 \
+        --iterations 50 | sed 's/^/- /'
+    done
+  done | tee "$BENCH_DIR/eager.txt"
+fi
+echo
+echo "results: $BENCH_DIR/results.txt (console), $BENCH_DIR/results.json (all runs)"
