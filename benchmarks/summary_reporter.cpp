@@ -108,30 +108,44 @@ void SummaryReporter::PrintSummary(const SummaryLayout& layout, std::ostream& ou
     }
   }
 
-  out << "\n### torchir / fastest PyTorch path (below 1: torchir is faster)\n\n| model |";
+  // One column per thread count for the fastest PyTorch path, then one per
+  // torchir variant that ran at that count (the portable kernels only at 1).
+  std::vector<std::pair<int, std::string>> columns;
   for (int threads : layout.thread_counts) {
-    out << " fastest PyTorch, " << threads << " thread(s) |";
+    columns.emplace_back(threads, "");
     for (const std::string& variant : layout.torchir_variants) {
+      for (const std::string& model : layout.models) {
+        if (results_.count(LatencyBenchmarkName(model, variant, threads)) != 0) {
+          columns.emplace_back(threads, variant);
+          break;
+        }
+      }
+    }
+  }
+  out << "\n### torchir / fastest PyTorch path (below 1: torchir is faster)\n\n| model |";
+  for (const auto& [threads, variant] : columns) {
+    if (variant.empty()) {
+      out << " fastest PyTorch, " << threads << " thread(s) |";
+    } else {
       out << " " << variant << " |";
     }
   }
   out << "\n|---|";
-  for (size_t i = 0; i < layout.thread_counts.size() * (1 + layout.torchir_variants.size()); ++i) {
-    out << "---|";
-  }
+  for (const auto& [threads, variant] : columns) out << (variant.empty() ? "---|" : "---:|");
   out << "\n";
   for (const std::string& model : layout.models) {
     out << "| " << model << " |";
-    for (int threads : layout.thread_counts) {
+    for (const auto& [threads, variant] : columns) {
       std::optional<std::pair<std::string, double>> best = BestTorch(layout, model, threads);
-      out << " "
-          << (best ? absl::StrCat(best->first, " ", benchmarks::Milliseconds(best->second), " ms")
-                   : std::string("-"))
-          << " |";
-      for (const std::string& variant : layout.torchir_variants) {
-        std::optional<double> ms = Milliseconds(LatencyBenchmarkName(model, variant, threads));
-        out << " " << (ms && best ? Ratio(*ms, best->second) : std::string("-")) << " |";
+      if (variant.empty()) {
+        out << " "
+            << (best ? absl::StrCat(best->first, " ", benchmarks::Milliseconds(best->second), " ms")
+                     : std::string("-"))
+            << " |";
+        continue;
       }
+      std::optional<double> ms = Milliseconds(LatencyBenchmarkName(model, variant, threads));
+      out << " " << (ms && best ? Ratio(*ms, best->second) : std::string("-")) << " |";
     }
     out << "\n";
   }

@@ -5,7 +5,7 @@
 # network through torchir (XNNPACK backend, portable kernels) and the PyTorch
 # paths (PyTorch Mobile, TorchScript + oneDNN, plain traced TorchScript) at 1
 # and 2 threads in one process, then prints the summary tables and PyTorch
-# eager numbers from Python. About 6 minutes on the 2-core build machine.
+# eager numbers from Python. About 5 minutes on the 2-core build machine.
 #
 #   scripts/bench.sh [MODEL ...] [-- extra Google Benchmark flags]
 #
@@ -60,9 +60,9 @@ for model in "${MODELS[@]}"; do
   fi
 done
 
-# LibTorch reaches BLAS through libblas.so.3. Debian's default alternative is
-# netlib's reference BLAS, 5-20x slower on matmuls than OpenBLAS: put OpenBLAS
-# first whatever update-alternatives says.
+# LibTorch reaches BLAS through libblas.so.3: netlib's reference BLAS, 5-20x
+# slower on matmuls than OpenBLAS, unless the alternative points elsewhere.
+# Put OpenBLAS first whatever update-alternatives says.
 OPENBLAS_DIR=/usr/lib/x86_64-linux-gnu/openblas-pthread
 [[ -f $OPENBLAS_DIR/libblas.so.3 ]] || {
   echo "bench: $OPENBLAS_DIR/libblas.so.3 missing (apt-get install libopenblas0-pthread)" >&2

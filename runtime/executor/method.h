@@ -61,7 +61,8 @@ class Method {
   const char* output_name(size_t index) const;
 
   // Input tensors live in planned memory: write them in place through
-  // mutable_input(i).mutable_data(), or copy with SetInput.
+  // mutable_input(i).mutable_data(), or copy with SetInput. Set them before
+  // every Execute(): the plan may reuse an input's bytes once it is consumed.
   const Tensor& input(size_t index) const { return *inputs_[index]; }
   Tensor& mutable_input(size_t index) { return *inputs_[index]; }
   // Copies `nbytes` (which must equal the input's byte size) into input `index`.
