@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
+  ccache                              # rebuilds of an unchanged tree (CI's fresh clone) are cache hits
   clang libclang-rt-14-dev            # libFuzzer targets
   libflatbuffers-dev flatbuffers-compiler
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
@@ -44,7 +45,14 @@ fi
 if [[ "${1:-}" == "--no-build" ]]; then exit 0; fi
 
 BUILD_DIR=${TORCHIR_BUILD_DIR:-build}
+# ccache keys on paths relative to the checkout, so a fresh clone elsewhere reuses the objects
+# an earlier build of the same sources left in ~/.cache/ccache.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+LAUNCHER=()
+if command -v ccache >/dev/null; then
+  LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 if [[ ! -f "$BUILD_DIR/build.ninja" ]]; then
-  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${LAUNCHER[@]}" >/dev/null
 fi
 cmake --build "$BUILD_DIR" -j "$(nproc)"
