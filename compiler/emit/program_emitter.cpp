@@ -162,8 +162,8 @@ class MethodEmitter {
       for (const auto& [key, value] : payload.compile_specs) {
         specs.push_back(pte::CreateCompileSpecDirect(builder_, key.c_str(), &value));
       }
-      delegates.push_back(
-          pte::CreateBackendDelegateDirect(builder_, payload.backend_id.c_str(), &specs, segment));
+      delegates.push_back(pte::CreateBackendDelegateDirect(
+          builder_, payload.backend_id.c_str(), &specs, segment, payload.read_overrun_bytes));
     }
     std::vector<Offset<pte::Operator>> operators;
     for (const std::string& name : operator_names_) {

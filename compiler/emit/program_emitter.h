@@ -43,6 +43,10 @@ struct DelegatePayload {
   std::string backend_id;  // the name the runtime backend registers under
   std::vector<std::pair<std::string, std::vector<uint8_t>>> compile_specs;
   std::vector<uint8_t> blob;
+  // Bytes the backend may read past the end of any tensor the call passes; the
+  // memory planner left that slack (the delegate node's read_overrun_bytes) and
+  // the program records it for the runtime to verify.
+  uint32_t read_overrun_bytes = 0;
 };
 
 struct EmitInput {

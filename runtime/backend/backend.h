@@ -34,6 +34,10 @@ class Backend {
   virtual Error Execute(void* handle, KernelArgs args) = 0;
   // Releases everything Init acquired.
   virtual void Destroy(void* handle) = 0;
+  // Bytes the backend's kernels may read past the end of any tensor passed to
+  // it. Method::Load refuses a delegate whose program declares less slack
+  // (BackendDelegate.read_overrun_bytes); load has verified the declared slack.
+  virtual uint32_t ReadOverrunBytes() const { return 0; }
 };
 
 inline constexpr size_t kMaxRegisteredBackends = 16;

@@ -211,6 +211,13 @@ Error Method::Init(const Program& program, const void* method_ptr, MemoryAllocat
       TORCHIR_CHECK_OR_RETURN(backend != nullptr, Error::kBackendNotFound,
                               "instruction %zu (%s): no backend '%s' registered", i,
                               instruction.name, id->c_str());
+      // Validation checked that the declared slack exists after every argument.
+      TORCHIR_CHECK_OR_RETURN(
+          delegate->read_overrun_bytes() >= backend->ReadOverrunBytes(), Error::kInvalidProgram,
+          "instruction %zu (%s): the program leaves %u bytes after each tensor, backend '%s' may "
+          "read %u past them (recompile the program)",
+          i, instruction.name, delegate->read_overrun_bytes(), id->c_str(),
+          backend->ReadOverrunBytes());
       const size_t num_specs = delegate->compile_specs() ? delegate->compile_specs()->size() : 0;
       CompileSpecView* specs = allocator.AllocateArray<CompileSpecView>(num_specs + 1);
       TORCHIR_CHECK_OR_RETURN(specs != nullptr, Error::kOutOfMemory, "out of memory");

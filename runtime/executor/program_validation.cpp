@@ -14,6 +14,10 @@ static_assert(static_cast<int>(pte::ScalarType::Float8E5M2) ==
                   static_cast<int>(ScalarType::kFloat8E5M2),
               "runtime ScalarType numbering must equal the schema's");
 
+// The most read-overrun slack a delegate may declare: far above any kernel
+// library's (XNNPACK: 16), small enough that no sum below overflows.
+constexpr uint32_t kMaxReadOverrunBytes = 4096;
+
 // a + b <= limit, without overflow.
 bool FitsIn(uint64_t offset, uint64_t size, uint64_t limit) {
   return offset <= limit && size <= limit - offset;
@@ -109,6 +113,34 @@ Error ValidateTensor(const pte::Tensor& tensor, const pte::Program& program,
     TORCHIR_CHECK_OR_RETURN(allocation.offset() % alignment == 0, Error::kInvalidProgram,
                             "allocation is misaligned for its element type");
   }
+  return Error::kOk;
+}
+
+// The tensor (validated by ValidateTensor) is followed by `slack` readable
+// bytes: inside its arena for a planned tensor, inside the file for a constant
+// (the bytes after it in its segment, later segments or the tail padding).
+Error CheckReadSlack(const pte::Tensor& tensor, uint64_t slack, const pte::Program& program,
+                     const pte::FileHeader& header,
+                     const flatbuffers::Vector<uint64_t>* arena_sizes) {
+  uint64_t bytes = 0;
+  TORCHIR_RETURN_IF_ERROR(TensorBytes(tensor, &bytes));
+  uint64_t start = 0, limit = 0;
+  if (tensor.constant() != nullptr) {
+    const pte::Segment* segment = program.segments()->Get(tensor.constant()->segment_index());
+    // Each term is inside the file (checked before), so the sum cannot overflow.
+    start = header.segment_base_offset + segment->offset() + tensor.constant()->offset();
+    limit = header.file_size;
+  } else {
+    start = tensor.allocation()->offset();
+    limit = arena_sizes->Get(tensor.allocation()->arena_index());
+  }
+  TORCHIR_CHECK_OR_RETURN(
+      FitsIn(start, bytes, limit) && slack <= limit - start - bytes, Error::kProgramOutOfBounds,
+      "%s tensor of %llu bytes at %llu leaves %llu of the %llu bytes a backend may read past it",
+      tensor.constant() != nullptr ? "constant" : "planned", static_cast<unsigned long long>(bytes),
+      static_cast<unsigned long long>(start),
+      static_cast<unsigned long long>(FitsIn(start, bytes, limit) ? limit - start - bytes : 0),
+      static_cast<unsigned long long>(slack));
   return Error::kOk;
 }
 
@@ -241,6 +273,10 @@ Error ValidateMethod(const pte::Method& method, const pte::Program& program,
     TORCHIR_CHECK_OR_RETURN(delegate->segment_index() < num_segments, Error::kProgramOutOfBounds,
                             "delegate %u names segment %u of %u", i, delegate->segment_index(),
                             num_segments);
+    TORCHIR_CHECK_OR_RETURN(delegate->read_overrun_bytes() <= kMaxReadOverrunBytes,
+                            Error::kInvalidProgram,
+                            "delegate %u declares %u bytes of read overrun, at most %u", i,
+                            delegate->read_overrun_bytes(), kMaxReadOverrunBytes);
     if (delegate->compile_specs() != nullptr) {
       for (const pte::CompileSpec* spec : *delegate->compile_specs()) {
         TORCHIR_CHECK_OR_RETURN(spec->key() != nullptr, Error::kInvalidProgram,
@@ -271,6 +307,20 @@ Error ValidateMethod(const pte::Method& method, const pte::Program& program,
                                 "instruction %u names delegate %u of %u", i,
                                 call->delegate_index(), num_delegates);
         TORCHIR_RETURN_IF_ERROR(ValidateIndices(call->args(), num_values, "delegate call"));
+        const uint32_t slack = method.delegates()->Get(call->delegate_index())->read_overrun_bytes();
+        if (slack > 0 && call->args() != nullptr) {
+          for (int32_t index : *call->args()) {
+            const pte::EValue* arg = values->Get(static_cast<flatbuffers::uoffset_t>(index));
+            if (arg->value_type() != pte::Value::Tensor) continue;
+            if (Error e = CheckReadSlack(*arg->value_as_Tensor(), slack, program, header,
+                                         arena_sizes);
+                e != Error::kOk) {
+              Log(LogLevel::kError, "in value %d, argument of instruction %u (a delegate call)",
+                  index, i);
+              return e;
+            }
+          }
+        }
         break;
       }
       default:

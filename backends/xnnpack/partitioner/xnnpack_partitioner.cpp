@@ -179,6 +179,7 @@ absl::StatusOr<XnnpackPartitionResult> PartitionForXnnpack(ir::Graph& graph) {
     emit::DelegatePayload payload;
     payload.backend_id = kXnnpackBackendId;
     payload.blob = subgraph->blob;
+    payload.read_overrun_bytes = kXnnpackExtraBytes;
     result.payloads.push_back(std::move(payload));
     result.delegates.push_back(std::move(summary));
     RegionRewrite region;

@@ -401,6 +401,9 @@ class XnnpackBackend final : public Backend {
     return status == xnn_status_success ? Error::kOk : XnnFailure("xnn_invoke_runtime", status);
   }
 
+  // XNNPACK's micro-kernels read up to XNN_EXTRA_BYTES past their operands.
+  uint32_t ReadOverrunBytes() const override { return XNN_EXTRA_BYTES; }
+
   void Destroy(void* handle) override {
     Delegate* delegate = static_cast<Delegate*>(handle);
     if (delegate == nullptr) return;

@@ -214,8 +214,10 @@ class CopyBackend : public runtime::Backend {
     return Error::kOk;
   }
   void Destroy(void*) override { --live; }
+  uint32_t ReadOverrunBytes() const override { return read_overrun; }
   int live = 0;
   int executions = 0;
+  uint32_t read_overrun = 0;
 };
 
 TEST_F(MethodTest, DelegatesInitRunAndAreDestroyed) {
@@ -253,6 +255,21 @@ TEST_F(MethodTest, DelegatesInitRunAndAreDestroyed) {
   runtime::MallocAllocator allocator;
   EXPECT_EQ(Method::Load(bad_program, "forward", allocator).error(), Error::kDelegateFailed);
   EXPECT_EQ(backend.live, 0);
+
+  // The program must leave at least the slack the backend reads past its tensors.
+  p.segments[1] = {'C', 'O', 'P', 'Y'};
+  backend.read_overrun = 16;
+  for (uint32_t declared : {0u, 15u, 16u}) {
+    p.delegates[0].read_overrun_bytes = declared;
+    AlignedBytes slack(Serialize(p));
+    BufferDataLoader slack_loader(slack.data(), slack.size());
+    Program slack_program = std::move(Program::Load(slack_loader).get());
+    EXPECT_EQ(Method::Load(slack_program, "forward", allocator).error(),
+              declared >= 16 ? Error::kOk : Error::kInvalidProgram)
+        << declared;
+    EXPECT_EQ(backend.live, 0);
+  }
+  backend.read_overrun = 0;
 
   p.delegates[0].backend_id = "NoSuchBackend";
   AlignedBytes missing(Serialize(p));

@@ -169,6 +169,29 @@ TEST_F(ProgramTest, RejectsTensorsOutsideTheirStorage) {
   EXPECT_EQ(LoadError(Serialize(p)), Error::kInvalidProgram);
 }
 
+// A delegate declares how far its backend may read past each tensor it is
+// passed; load checks that the slack lies inside the tensor's arena (planned)
+// or the file (constants).
+TEST_F(ProgramTest, RejectsDelegateArgumentsWithoutTheirReadSlack) {
+  auto with_delegate = [](uint32_t slack, std::vector<int32_t> args) {
+    TestProgram p = ScaleProgram();
+    p.delegates = {TestDelegate{"AnyBackend", 1, slack}};
+    p.segments.push_back({'B', 'L', 'O', 'B'});
+    p.instructions.push_back(TestInstruction{true, 0, std::move(args), "delegate"});
+    return Serialize(p);
+  };
+  // y: 16 bytes at 64 in a 128-byte arena leaves 48; c: 16 bytes leave 48 in the file.
+  EXPECT_EQ(LoadError(with_delegate(48, {3, 0})), Error::kOk);
+  EXPECT_EQ(LoadError(with_delegate(48, {1, 3})), Error::kOk);
+  EXPECT_EQ(LoadError(with_delegate(49, {3, 0})), Error::kProgramOutOfBounds);
+  EXPECT_EQ(LoadError(with_delegate(4096, {0, 3})), Error::kProgramOutOfBounds);
+  // Non-tensor arguments have no storage to check.
+  EXPECT_EQ(LoadError(with_delegate(48, {2, 3})), Error::kOk);
+  // The declaration itself is bounded.
+  EXPECT_EQ(LoadError(with_delegate(4097, {3, 0})), Error::kInvalidProgram);
+  EXPECT_EQ(LoadError(with_delegate(~0u, {3, 0})), Error::kInvalidProgram);
+}
+
 TEST_F(ProgramTest, RejectsOversizedAndMalformedTensors) {
   TestProgram p = ScaleProgram();
   p.values[3].tensor.sizes = {int64_t{1} << 40, int64_t{1} << 40};  // overflows

@@ -75,7 +75,8 @@ std::vector<uint8_t> Serialize(const TestProgram& p) {
   }
   std::vector<flatbuffers::Offset<pte::BackendDelegate>> delegates;
   for (const TestDelegate& d : p.delegates) {
-    delegates.push_back(pte::CreateBackendDelegate(b, b.CreateString(d.backend_id), 0, d.segment_index));
+    delegates.push_back(pte::CreateBackendDelegate(b, b.CreateString(d.backend_id), 0,
+                                                   d.segment_index, d.read_overrun_bytes));
   }
   auto method = pte::CreateMethod(
       b, b.CreateString("forward"), b.CreateVector(values), b.CreateVector(p.inputs),

@@ -48,6 +48,7 @@ struct TestInstruction {
 struct TestDelegate {
   std::string backend_id;
   uint32_t segment_index = 0;
+  uint32_t read_overrun_bytes = 0;
 };
 
 struct TestProgram {

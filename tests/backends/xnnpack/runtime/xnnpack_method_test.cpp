@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <xnnpack.h>  // XNN_EXTRA_BYTES
+
 #include "backends/xnnpack/runtime/xnnpack_backend.h"
 #include "gtest/gtest.h"
 #include "runtime/executor/data_loader.h"
@@ -34,7 +36,7 @@ TestProgram FullyConnectedProgram(const std::vector<uint8_t>& blob) {
   p.outputs = {3};
   p.input_names = {"x"};
   p.output_names = {"y"};
-  p.delegates = {TestDelegate{runtime::xnnpack::kXnnpackBackendId, 1}};
+  p.delegates = {TestDelegate{runtime::xnnpack::kXnnpackBackendId, 1, XNN_EXTRA_BYTES}};
   p.instructions = {TestInstruction{true, 0, {0, 1, 2, 3}, "xnnpack_subgraph_0"}};
   p.arena_sizes = {128};
   const float weights[12] = {1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1};
@@ -82,6 +84,26 @@ TEST_P(XnnpackMethodTest, RunsADelegateCall) {
     EXPECT_FLOAT_EQ(y[1], std::max(0.0f, x[1] - 10));
     EXPECT_FLOAT_EQ(y[2], std::max(0.0f, x[0] + x[1] + x[2] + x[3]));
   }
+}
+
+// XNNPACK reads up to XNN_EXTRA_BYTES past its operands: a program that does not
+// declare (and so was not verified to have) that slack is refused at init.
+TEST_P(XnnpackMethodTest, RefusesAProgramWithoutXnnpacksReadSlack) {
+  TestProgram p = FullyConnectedProgram(Serialize(FullyConnectedBlob()));
+  p.delegates[0].read_overrun_bytes = XNN_EXTRA_BYTES - 1;
+  testing::AlignedBytes bytes(Serialize(p));
+  runtime::BufferDataLoader loader(bytes.data(), bytes.size());
+  runtime::Result<runtime::Program> program = runtime::Program::Load(loader);
+  ASSERT_TRUE(program.ok());
+  runtime::MallocAllocator allocator;
+  EXPECT_EQ(runtime::Method::Load(*program, "forward", allocator).error(), Error::kInvalidProgram);
+
+  // The output flush against the arena's end leaves no slack: refused at load.
+  p.delegates[0].read_overrun_bytes = XNN_EXTRA_BYTES;
+  p.arena_sizes = {64 + 12};
+  testing::AlignedBytes flush(Serialize(p));
+  runtime::BufferDataLoader flush_loader(flush.data(), flush.size());
+  EXPECT_EQ(runtime::Program::Load(flush_loader).error(), Error::kProgramOutOfBounds);
 }
 
 TEST_P(XnnpackMethodTest, RefusesAHostileBlobAtLoad) {
