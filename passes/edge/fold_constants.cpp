@@ -3,6 +3,8 @@
 #include <cstring>
 #include <vector>
 
+#include "compiler/ir/tensor_limits.h"
+
 namespace torchir::passes {
 namespace {
 
@@ -104,6 +106,10 @@ absl::Status FoldConstants::Run(ir::Graph& graph, PassContext& context) {
       continue;
     }
     if (!AllConstant(*node) || node->output()->type().numel() == 0) continue;
+    // An expand of a small constant can ask for more than any program may hold:
+    // leave such a node to the memory limit (tools/pipeline/) instead of
+    // allocating its result here.
+    if (node->output()->type().nbytes() > ir::kDefaultMaxProgramBytes) continue;
     std::vector<uint8_t> bytes = Evaluate(*node);
     if (bytes.empty()) continue;
     ir::Value* constant = graph.AddConstant(graph.UniqueValueName(node->output()->name() + "_folded"),
