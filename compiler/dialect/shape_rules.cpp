@@ -50,9 +50,12 @@ absl::StatusOr<int64_t> WindowOutput(const Window& w, size_t i, const char* kern
   auto named = [i](const char* name, int64_t value) {
     return absl::StrCat(name, "[", i, "] = ", value);
   };
-  if (w.kernel <= 0)
+  if (w.kernel <= 0) {
     return Invalid(absl::StrCat(named(kernel_name, w.kernel), " must be positive"));
-  if (w.stride <= 0) return Invalid(absl::StrCat(named("stride", w.stride), " must be positive"));
+  }
+  if (w.stride <= 0) {
+    return Invalid(absl::StrCat(named("stride", w.stride), " must be positive"));
+  }
   if (w.dilation <= 0) {
     return Invalid(absl::StrCat(named("dilation", w.dilation), " must be positive"));
   }
