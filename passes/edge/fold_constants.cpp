@@ -60,7 +60,9 @@ std::vector<uint8_t> Evaluate(const ir::Node& node) {
   if (op == "edge.slice") {
     const auto dim = static_cast<size_t>(node.FindAttr("dim")->as_int());
     std::vector<int64_t> in_strides = strides;
-    in_strides[dim] *= node.FindAttr("step")->as_int();
+    // A single element never steps; otherwise step < size, so the product stays below numel
+    // (a step from the file may be near 2^63).
+    in_strides[dim] = out.sizes[dim] > 1 ? strides[dim] * node.FindAttr("step")->as_int() : 0;
     Gather(data, result.data(), out.sizes, in_strides,
            node.FindAttr("start")->as_int() * strides[dim], element);
     return result;
