@@ -506,7 +506,10 @@ Results FactoryConstant(LoweringContext &ctx, const std::function<ir::Number(int
   bytes.reserve(type.nbytes());
   for (int64_t i = 0; i < type.numel(); ++i) {
     ir::Number number = element(i);
-    if (integral && !number.is_integer && std::isfinite(number.real)) {
+    // Truncation as PyTorch does it, for the values int64 holds (the cast of any other
+    // double is undefined behaviour; AppendScalar then refuses the value).
+    if (integral && !number.is_integer && std::isfinite(number.real) &&
+        std::fabs(number.real) < 9.2e18) {
       number = ir::Number{true, static_cast<int64_t>(number.real), 0.0};
     }
     if (!ir::AppendScalar(type.dtype, number, &bytes)) {

@@ -373,6 +373,12 @@ TEST(Factories, HugeConstantsAndOverflowingAranges) {
                     .Attr("step", kInt64Max)
                     .Out(I64({3})));
   EXPECT_THAT(LoweringError(arange), HasSubstr("overflows int64"));
+
+  // A fill value beyond int64 for an integer tensor is refused, not cast (undefined behaviour).
+  GraphBuilder full;
+  full.Output(
+      full.Op("aten.full.default", {}).Attr("size", {2}).Attr("fill_value", 1e300).Out(I64({2})));
+  EXPECT_THAT(LoweringError(full), HasSubstr("cannot be stored as int64"));
 }
 
 TEST(Factories, FullZerosAndOnes) {
