@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/dialect/shape_rules.h"
+#include "compiler/ir/tensor_limits.h"
 
 namespace torchir::dialect {
 namespace {
@@ -357,6 +358,17 @@ absl::Status VerifyEdgeNode(const ir::Node& node) {
       return status;
     }
   }
+  // Sizes: a shape rule may assume its inputs' sizes are sane, and a shape it
+  // computes from attributes (an expand, a pad) may still be too large to exist.
+  auto check_size = [&](const ir::Value* value, const char* role) -> absl::Status {
+    std::string problem = ir::TensorSizeProblem(value->type());
+    if (problem.empty()) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(Where(node), ": ", role, " '", value->name(),
+                                                   "' ", value->type().ToString(), ": ", problem));
+  };
+  for (const ir::Value* input : node.inputs()) {
+    if (absl::Status status = check_size(input, "input"); !status.ok()) return status;
+  }
   // Shapes.
   std::vector<const ir::TensorType*> types;
   for (const ir::Value* input : node.inputs()) types.push_back(&input->type());
@@ -371,6 +383,7 @@ absl::Status VerifyEdgeNode(const ir::Node& node) {
           node.output(i)->type().ToString(), " but the op computes ",
           (*expected)[i].ToString()));
     }
+    if (absl::Status status = check_size(node.output(i), "output"); !status.ok()) return status;
   }
   return absl::OkStatus();
 }

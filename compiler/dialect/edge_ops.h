@@ -12,7 +12,9 @@
 //     fills defaults), and no others;
 //   - no implicit dtype promotion: operands bound to the same type variable
 //     have the same dtype; scalars are 0-d constant tensors of that dtype;
-//   - output types equal what the op's shape rule computes.
+//   - output types equal what the op's shape rule computes;
+//   - every input and output has non-negative sizes and at most
+//     ir::kMaxTensorBytes bytes (compiler/ir/tensor_limits.h).
 #pragma once
 
 #include <initializer_list>
@@ -95,8 +97,9 @@ bool IsEdgeOpName(std::string_view op);
 // form docs/edge-dialect.md embeds and `torchir-compile --list-edge-ops` prints.
 std::string RenderEdgeOpTableMarkdown();
 
-// Checks one node against its row: operand count, attributes, dtypes, and that
-// the recorded output types equal the shape rule's. Errors name the node and op.
+// Checks one node against its row: operand count, attributes, dtypes, tensor
+// sizes within the limits, and that the recorded output types equal the shape
+// rule's. Errors name the node and op.
 absl::Status VerifyEdgeNode(const ir::Node& node);
 
 // Checks a whole graph: every node is an Edge op (VerifyEdgeNode) and the graph

@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/ir/checked_math.h"
 
 namespace torchir::dialect::shape_rules {
 namespace {
@@ -27,25 +28,62 @@ const std::vector<int64_t>& IntsAttr(const ir::Node& node, const char* name) {
 }
 bool BoolAttr(const ir::Node& node, const char* name) { return node.FindAttr(name)->as_bool(); }
 
-// floor division for possibly negative numerators.
-int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+// What a sliding window over one spatial dim is made of, with the attribute
+// names its errors quote ("kernel_size[1]", "stride[1]", ...).
+struct Window {
+  int64_t length;  // of the input dim
+  int64_t kernel;
+  int64_t stride;
+  int64_t padding;  // on each side
+  int64_t dilation;
+  bool ceil_mode;
+};
 
-// Output length of a sliding window over `length` (PyTorch's pooling formula).
-absl::StatusOr<int64_t> WindowOutput(int64_t length, int64_t kernel, int64_t stride,
-                                     int64_t padding, int64_t dilation, bool ceil_mode) {
-  if (kernel <= 0 || stride <= 0 || dilation <= 0 || padding < 0) {
-    return Invalid(absl::StrCat("kernel ", kernel, ", stride ", stride, ", dilation ", dilation,
-                                " must be positive and padding ", padding, " non-negative"));
+// ceil(a / b) for a >= 0, b > 0, without forming a + b - 1.
+int64_t CeilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+// Output length of a sliding window (PyTorch's convolution and pooling
+// formula), refusing what ATen refuses: a non-positive kernel, stride or
+// dilation, negative padding, a window larger than the padded input, and any
+// step whose arithmetic would overflow int64.
+absl::StatusOr<int64_t> WindowOutput(const Window& w, size_t i, const char* kernel_name) {
+  auto named = [i](const char* name, int64_t value) {
+    return absl::StrCat(name, "[", i, "] = ", value);
+  };
+  if (w.kernel <= 0) {
+    return Invalid(absl::StrCat(named(kernel_name, w.kernel), " must be positive"));
   }
-  const int64_t span = dilation * (kernel - 1) + 1;
-  const int64_t numerator = length + 2 * padding - span;
-  if (numerator < 0) {
-    return Invalid(absl::StrCat("window of ", span, " does not fit input length ", length,
-                                " with padding ", padding));
+  if (w.stride <= 0) {
+    return Invalid(absl::StrCat(named("stride", w.stride), " must be positive"));
   }
-  int64_t out = (ceil_mode ? FloorDiv(numerator + stride - 1, stride) : numerator / stride) + 1;
-  // With ceil_mode the last window must start inside the input or its left padding.
-  if (ceil_mode && (out - 1) * stride >= length + padding) --out;
+  if (w.dilation <= 0) {
+    return Invalid(absl::StrCat(named("dilation", w.dilation), " must be positive"));
+  }
+  if (w.padding < 0) {
+    return Invalid(absl::StrCat(named("padding", w.padding), " must be non-negative"));
+  }
+  // span = dilation * (kernel - 1) + 1
+  int64_t span = 0;
+  if (!ir::CheckedMul(w.dilation, w.kernel - 1, &span) || !ir::CheckedAdd(span, 1, &span)) {
+    return Invalid(absl::StrCat(named("dilation", w.dilation), " with ",
+                                named(kernel_name, w.kernel), " overflows the window size"));
+  }
+  // padded = length + 2 * padding
+  int64_t padded = 0;
+  if (!ir::CheckedMul(w.padding, 2, &padded) || !ir::CheckedAdd(padded, w.length, &padded)) {
+    return Invalid(absl::StrCat(named("padding", w.padding), " overflows the padded length of ",
+                                "input length ", w.length));
+  }
+  if (padded < span) {
+    return Invalid(absl::StrCat("window of ", span, " (", named(kernel_name, w.kernel), ", ",
+                                named("dilation", w.dilation), ") does not fit input length ",
+                                w.length, " with ", named("padding", w.padding)));
+  }
+  const int64_t numerator = padded - span;
+  int64_t out = (w.ceil_mode ? CeilDiv(numerator, w.stride) : numerator / w.stride) + 1;
+  // With ceil_mode the last window must start inside the input or its left padding:
+  // drop it when (out - 1) * stride >= length + padding.
+  if (w.ceil_mode && out - 1 >= CeilDiv(w.length + w.padding, w.stride)) --out;
   return out;
 }
 
@@ -127,7 +165,7 @@ absl::StatusOr<Types> Convolution(const Inputs& inputs, const ir::Node& node) {
   const int64_t channels = input.sizes[1];
   const int64_t out_channels = weight.sizes[0];
   if (groups < 1 || channels % groups != 0 || out_channels % groups != 0 ||
-      weight.sizes[1] * groups != channels) {
+      weight.sizes[1] != channels / groups) {
     return Invalid(absl::StrCat("weight ", Shape(weight.sizes), " with groups ", groups,
                                 " does not fit ", channels, " input channels"));
   }
@@ -137,8 +175,9 @@ absl::StatusOr<Types> Convolution(const Inputs& inputs, const ir::Node& node) {
   }
   std::vector<int64_t> out = {input.sizes[0], out_channels};
   for (int64_t i = 0; i < spatial; ++i) {
-    auto length = WindowOutput(input.sizes[2 + i], weight.sizes[2 + i], stride[i], padding[i],
-                               dilation[i], false);
+    auto length = WindowOutput(
+        {input.sizes[2 + i], weight.sizes[2 + i], stride[i], padding[i], dilation[i], false},
+        static_cast<size_t>(i), "kernel");
     if (!length.ok()) return length.status();
     out.push_back(*length);
   }
@@ -278,13 +317,16 @@ absl::StatusOr<Types> Pool2d(const Inputs& inputs, const ir::Node& node) {
   }
   const bool ceil_mode = BoolAttr(node, "ceil_mode");
   std::vector<int64_t> out(input.sizes.begin(), input.sizes.end() - 2);
-  for (int i = 0; i < 2; ++i) {
-    if (padding[i] * 2 > kernel[i]) {
-      return Invalid(absl::StrCat("padding ", padding[i], " exceeds half the kernel ", kernel[i]));
-    }
-    auto length = WindowOutput(input.sizes[input.rank() - 2 + i], kernel[i], stride[i],
-                               padding[i], dilation[i], ceil_mode);
+  for (size_t i = 0; i < 2; ++i) {
+    auto length = WindowOutput({input.sizes[input.rank() - 2 + static_cast<int64_t>(i)], kernel[i],
+                                stride[i], padding[i], dilation[i], ceil_mode},
+                               i, "kernel_size");
     if (!length.ok()) return length.status();
+    // Both are positive now; PyTorch allows at most half the kernel of padding.
+    if (padding[i] > kernel[i] / 2) {
+      return Invalid(absl::StrCat("padding[", i, "] = ", padding[i],
+                                  " exceeds half the kernel_size ", kernel[i]));
+    }
     out.push_back(*length);
   }
   return Types{TensorType{input.dtype, out}};
@@ -305,15 +347,21 @@ absl::StatusOr<Types> AdaptiveAvgPool2d(const Inputs& inputs, const ir::Node& no
 
 absl::StatusOr<Types> Reshape(const Inputs& inputs, const ir::Node& node) {
   const auto& shape = IntsAttr(node, "shape");
-  TensorType out{inputs[0]->dtype, shape};
   for (int64_t size : shape) {
     if (size < 0) return Invalid(absl::StrCat("shape ", Shape(shape), " has a negative size"));
   }
-  if (out.numel() != inputs[0]->numel()) {
-    return Invalid(absl::StrCat("cannot reshape ", Shape(inputs[0]->sizes), " (",
-                                inputs[0]->numel(), " elements) to ", Shape(shape)));
+  int64_t in_numel = 0, out_numel = 0;
+  if (!ir::CheckedProduct(inputs[0]->sizes, &in_numel)) {
+    return Invalid(absl::StrCat("input ", Shape(inputs[0]->sizes), " has no valid element count"));
   }
-  return Types{out};
+  if (!ir::CheckedProduct(shape, &out_numel)) {
+    return Invalid(absl::StrCat("shape ", Shape(shape), ": element count overflows"));
+  }
+  if (out_numel != in_numel) {
+    return Invalid(absl::StrCat("cannot reshape ", Shape(inputs[0]->sizes), " (", in_numel,
+                                " elements) to ", Shape(shape), " (", out_numel, " elements)"));
+  }
+  return Types{TensorType{inputs[0]->dtype, shape}};
 }
 
 absl::StatusOr<Types> Permute(const Inputs& inputs, const ir::Node& node) {
@@ -344,12 +392,13 @@ absl::StatusOr<Types> Slice(const Inputs& inputs, const ir::Node& node) {
     return Invalid(absl::StrCat("dim ", dim, " is out of range for rank ", input.rank()));
   }
   const int64_t size = input.sizes[dim];
-  if (step < 1 || start < 0 || start > end || end > size) {
-    return Invalid(absl::StrCat("slice [", start, ":", end, ":", step,
-                                "] must satisfy 0 <= start <= end <= ", size, " and step >= 1"));
+  if (step < 1) return Invalid(absl::StrCat("step = ", step, " must be positive"));
+  if (start < 0 || start > end || end > size) {
+    return Invalid(absl::StrCat("start = ", start, " and end = ", end,
+                                " must satisfy 0 <= start <= end <= ", size));
   }
   std::vector<int64_t> out = input.sizes;
-  out[dim] = (end - start + step - 1) / step;
+  out[dim] = CeilDiv(end - start, step);
   return Types{TensorType{input.dtype, out}};
 }
 
@@ -370,7 +419,10 @@ absl::StatusOr<Types> Concatenate(const Inputs& inputs, const ir::Node& node) {
       return Invalid(absl::StrCat("input ", i, " ", Shape(next.sizes), " does not fit ",
                                   Shape(first.sizes), " along dim ", *dim));
     }
-    out[*dim] += next.sizes[*dim];
+    if (!ir::CheckedAdd(out[*dim], next.sizes[*dim], &out[*dim])) {
+      return Invalid(absl::StrCat("the sizes along dim ", *dim, " overflow when added (input ", i,
+                                  " ", Shape(next.sizes), ")"));
+    }
   }
   return Types{TensorType{first.dtype, out}};
 }
@@ -414,8 +466,17 @@ absl::StatusOr<Types> ConstantPad(const Inputs& inputs, const ir::Node& node) {
   std::vector<int64_t> out = input.sizes;
   for (size_t i = 0; i < pad.size() / 2; ++i) {
     const size_t d = out.size() - 1 - i;
-    out[d] += pad[2 * i] + pad[2 * i + 1];
-    if (out[d] < 0) return Invalid(absl::StrCat("pad ", Shape(pad), " removes more than dim ", d));
+    if (!ir::CheckedAdd(out[d], pad[2 * i], &out[d]) ||
+        !ir::CheckedAdd(out[d], pad[2 * i + 1], &out[d])) {
+      return Invalid(absl::StrCat("pad[", 2 * i, "] = ", pad[2 * i], " and pad[", 2 * i + 1,
+                                  "] = ", pad[2 * i + 1], " overflow dim ", d, " of size ",
+                                  input.sizes[d]));
+    }
+    if (out[d] < 0) {
+      return Invalid(absl::StrCat("pad[", 2 * i, "] = ", pad[2 * i], " and pad[", 2 * i + 1,
+                                  "] = ", pad[2 * i + 1], " remove more than dim ", d, " of size ",
+                                  input.sizes[d]));
+    }
   }
   return Types{TensorType{input.dtype, out}};
 }

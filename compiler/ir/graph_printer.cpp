@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
+
+#include "compiler/ir/checked_math.h"
 
 namespace torchir::ir {
 namespace {
@@ -40,8 +43,13 @@ ParameterStats ComputeParameterStats(const Graph& graph) {
   for (const auto* list : {&graph.weights(), &graph.constants()}) {
     for (const Value* value : *list) {
       ++stats.tensors;
-      stats.elements += value->type().numel();
-      stats.bytes += value->type().nbytes();
+      // Saturating: the summary also describes graphs the verifiers will refuse.
+      if (!CheckedAdd(stats.elements, value->type().numel(), &stats.elements)) {
+        stats.elements = std::numeric_limits<int64_t>::max();
+      }
+      if (!CheckedAdd(stats.bytes, uint64_t{value->type().nbytes()}, &stats.bytes)) {
+        stats.bytes = std::numeric_limits<uint64_t>::max();
+      }
       if (!value->data().empty() || value->type().numel() == 0) ++stats.bound;
     }
   }

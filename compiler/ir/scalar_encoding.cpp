@@ -61,7 +61,11 @@ bool AppendScalar(DType dtype, const Number& value, std::vector<uint8_t>* bytes)
       *out = value.integer;
       return true;
     }
-    if (!std::isfinite(value.real) || std::trunc(value.real) != value.real) return false;
+    // Converting a double outside int64's range is undefined behaviour: refuse it first.
+    if (!std::isfinite(value.real) || std::trunc(value.real) != value.real ||
+        std::fabs(value.real) >= 9.2e18) {
+      return false;
+    }
     *out = static_cast<int64_t>(value.real);
     return true;
   };

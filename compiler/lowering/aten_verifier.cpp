@@ -7,11 +7,32 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/dialect/aten_call.h"
+#include "compiler/ir/tensor_limits.h"
 
 namespace torchir::lowering {
 
 absl::Status VerifyAtenGraph(const ir::Graph& graph) {
   std::vector<std::string> problems = graph.CheckInvariants();
+  // Sizes first: the lowering rules and shape rules compute with them.
+  for (const auto* values : {&graph.inputs(), &graph.weights(), &graph.constants()}) {
+    for (const ir::Value* value : *values) {
+      std::string problem = ir::TensorSizeProblem(value->type());
+      if (problem.empty()) continue;
+      problems.push_back(absl::StrCat(std::string(ir::ValueKindName(value->kind())), " '",
+                                      value->name(), "' ", value->type().ToString(), ": ",
+                                      problem));
+    }
+  }
+  for (const ir::Node* node : graph.nodes()) {
+    for (const ir::Value* output : node->outputs()) {
+      std::string problem = ir::TensorSizeProblem(output->type());
+      if (problem.empty()) continue;
+      problems.push_back(absl::StrCat("node '", node->name(), "' (", node->op(), "): output '",
+                                      output->name(), "' ", output->type().ToString(), ": ",
+                                      problem));
+    }
+  }
+  if (!problems.empty()) return absl::InvalidArgumentError(absl::StrJoin(problems, "\n"));
   for (const ir::Node* node : graph.nodes()) {
     if (node->op() == "getitem") {
       const ir::AttrValue* index = node->FindAttr("index");

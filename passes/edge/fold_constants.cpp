@@ -3,6 +3,8 @@
 #include <cstring>
 #include <vector>
 
+#include "compiler/ir/tensor_limits.h"
+
 namespace torchir::passes {
 namespace {
 
@@ -58,7 +60,9 @@ std::vector<uint8_t> Evaluate(const ir::Node& node) {
   if (op == "edge.slice") {
     const auto dim = static_cast<size_t>(node.FindAttr("dim")->as_int());
     std::vector<int64_t> in_strides = strides;
-    in_strides[dim] *= node.FindAttr("step")->as_int();
+    // A single element never steps; otherwise step < size, so the product stays below numel
+    // (a step from the file may be near 2^63).
+    in_strides[dim] = out.sizes[dim] > 1 ? strides[dim] * node.FindAttr("step")->as_int() : 0;
     Gather(data, result.data(), out.sizes, in_strides,
            node.FindAttr("start")->as_int() * strides[dim], element);
     return result;
@@ -104,6 +108,10 @@ absl::Status FoldConstants::Run(ir::Graph& graph, PassContext& context) {
       continue;
     }
     if (!AllConstant(*node) || node->output()->type().numel() == 0) continue;
+    // An expand of a small constant can ask for more than any program may hold:
+    // leave such a node to the memory limit (tools/pipeline/) instead of
+    // allocating its result here.
+    if (node->output()->type().nbytes() > ir::kDefaultMaxProgramBytes) continue;
     std::vector<uint8_t> bytes = Evaluate(*node);
     if (bytes.empty()) continue;
     ir::Value* constant = graph.AddConstant(graph.UniqueValueName(node->output()->name() + "_folded"),

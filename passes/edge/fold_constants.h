@@ -11,6 +11,8 @@ namespace torchir::passes {
 // edge.concatenate whose inputs are all constants with data by a new constant
 // holding its result (e.g. core ATen's t(weight)), so weights reach the
 // backends in the layout their consumer reads. Works on raw bytes, so any dtype.
+// A result larger than ir::kDefaultMaxProgramBytes is not folded (the program's
+// memory limit then refuses it with a clear message).
 // Counter: nodes_folded.
 class FoldConstants : public Pass {
  public:

@@ -22,6 +22,7 @@
 #include "tools/pipeline/graph_memory_plan.h"
 #include "tools/pipeline/load_model.h"
 #include "tools/pipeline/lower.h"
+#include "tools/pipeline/memory_limit.h"
 #include "tools/pipeline/optimize.h"
 
 namespace {
@@ -47,6 +48,7 @@ constexpr char kEpilog[] =
     "  torchir-compile model.json --weights model.pt --dump-graph aten\n"
     "  torchir-compile model.json --weights weights.safetensors --dump-graph edge\n"
     "  torchir-compile model.json --memory-report\n"
+    "  torchir-compile big.json --weights big.safetensors --max-memory 32G -o big.pte\n"
     "\n"
     "exit status: 0 success, 1 invalid model or weights (or the output cannot be written),\n"
     "2 usage error";
@@ -175,7 +177,14 @@ int main(int argc, char** argv) {
   cli.AddSwitch("pass-stats", "print each optimisation pass's time, changes and counters");
   cli.AddSwitch("verify-stages",
                 "run the Edge verifier after every pass (always on in debug builds)");
+  cli.AddOption("max-memory", "SIZE",
+                "refuse a program that needs more than SIZE bytes of memory (planned arenas plus "
+                "constants); SIZE in bytes or with a suffix K, M, G, T (powers of 1024)",
+                "16G");
   cli.AddSwitch("quiet", "do not print warnings nor the one-line result");
+  cli.AddSwitch("verbose",
+                "list every problem of an error that sums up several (missing "
+                "weights, shape mismatches)");
   cli.AddSwitch("list-edge-ops", "print the Edge op table (markdown) and exit");
   cli.SetEpilog(kEpilog);
   cli.Parse(argc, argv);
@@ -194,6 +203,16 @@ int main(int argc, char** argv) {
     cli.UsageError("--backend: unknown backend '" + cli.Get("backend") +
                    "' (available: " + absl::StrJoin(backends, ", ") + ")");
   }
+  const std::optional<uint64_t> max_memory =
+      torchir::pipeline::ParseByteSize(cli.Get("max-memory"));
+  if (!max_memory) {
+    cli.UsageError("--max-memory: '" + cli.Get("max-memory") +
+                   "' is not a size (bytes, or a number with K, M, G or T)");
+  }
+  const bool verbose = cli.Switch("verbose");
+  auto report_error = [verbose](const absl::Status& status) {
+    return torchir::cli::ReportError(status, verbose);
+  };
   const bool write_program = cli.Has("output");
   const std::string output_path = cli.Get("output");
   if (write_program && output_path.empty()) cli.UsageError("--output: empty path");
@@ -204,7 +223,7 @@ int main(int argc, char** argv) {
   // A program carries its weights: say up front which ones are missing.
   options.require_all_weights = write_program;
   absl::StatusOr<torchir::pipeline::LoadedModel> model = torchir::pipeline::LoadModel(options);
-  if (!model.ok()) return torchir::cli::ReportError(model.status());
+  if (!model.ok()) return report_error(model.status());
   if (!cli.Switch("quiet")) {
     for (const std::string& warning : model->warnings) std::cerr << "warning: " << warning << "\n";
   }
@@ -234,16 +253,17 @@ int main(int argc, char** argv) {
     torchir::pipeline::CompileOptions compile;
     compile.backend = cli.Get("backend");
     compile.optimize = optimize;
+    compile.max_memory_bytes = *max_memory;
     absl::StatusOr<torchir::pipeline::CompiledProgram> program =
         torchir::pipeline::CompileProgram(*model, compile);
-    if (!program.ok()) return torchir::cli::ReportError(program.status());
+    if (!program.ok()) return report_error(program.status());
     compiled = std::move(*program);
     absl::Status written = torchir::emit::WriteFileAtomically(output_path, compiled->bytes);
-    if (!written.ok()) return torchir::cli::ReportError(written);
+    if (!written.ok()) return report_error(written);
   } else {
     absl::StatusOr<std::unique_ptr<torchir::ir::Graph>> edge =
         torchir::pipeline::LowerModel(*model, optimize, &lowering_statistics);
-    if (!edge.ok()) return torchir::cli::ReportError(edge.status());
+    if (!edge.ok()) return report_error(edge.status());
     lowered = std::move(*edge);
   }
   // Without -o, the reports that describe the program's graph (--explain, --memory-report,
@@ -256,7 +276,7 @@ int main(int argc, char** argv) {
   } else if (report_program_graph) {
     absl::StatusOr<std::optional<torchir::xnnpack::XnnpackPartitionResult>> partitioned =
         torchir::pipeline::PartitionForBackend(*lowered, cli.Get("backend"));
-    if (!partitioned.ok()) return torchir::cli::ReportError(partitioned.status());
+    if (!partitioned.ok()) return report_error(partitioned.status());
     partition = std::move(*partitioned);
   }
   const torchir::ir::Graph& edge = compiled ? *compiled->edge_graph : *lowered;
@@ -268,7 +288,7 @@ int main(int argc, char** argv) {
     absl::StatusOr<torchir::pipeline::GraphMemoryPlan> planned;
     if (!compiled) {
       planned = torchir::pipeline::PlanGraphMemory(edge);
-      if (!planned.ok()) return torchir::cli::ReportError(planned.status());
+      if (!planned.ok()) return report_error(planned.status());
     }
     const torchir::pipeline::GraphMemoryPlan* plan = compiled ? &compiled->plan : &*planned;
     std::cout << torchir::memory_planner::RenderReport(plan->report);

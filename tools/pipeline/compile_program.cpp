@@ -7,6 +7,7 @@
 #include "compiler/dialect/delegate_call.h"
 #include "compiler/dialect/edge_ops.h"
 #include "tools/pipeline/lower.h"
+#include "tools/pipeline/memory_limit.h"
 
 namespace torchir::pipeline {
 namespace {
@@ -81,6 +82,17 @@ absl::StatusOr<CompiledProgram> CompileProgram(const LoadedModel& model,
   absl::StatusOr<GraphMemoryPlan> plan = PlanGraphMemory(*program.edge_graph);
   if (!plan.ok()) return plan.status();
   program.plan = std::move(*plan);
+  uint64_t delegate_bytes = 0;
+  if (program.xnnpack.has_value()) {
+    for (const emit::DelegatePayload& payload : program.xnnpack->payloads) {
+      delegate_bytes += payload.blob.size();
+    }
+  }
+  if (absl::Status status = CheckProgramMemory(*program.edge_graph, program.plan, delegate_bytes,
+                                               options.max_memory_bytes);
+      !status.ok()) {
+    return status;
+  }
 
   emit::EmitInput input = EmitInputFromPlan(*program.edge_graph, program.plan);
   if (program.xnnpack.has_value()) input.delegates = program.xnnpack->payloads;

@@ -13,6 +13,7 @@
 #include "backends/xnnpack/partitioner/xnnpack_partitioner.h"
 #include "compiler/emit/program_emitter.h"
 #include "compiler/ir/graph.h"
+#include "compiler/ir/tensor_limits.h"
 #include "passes/pass_statistics.h"
 #include "tools/pipeline/graph_memory_plan.h"
 #include "tools/pipeline/load_model.h"
@@ -26,6 +27,9 @@ struct CompileOptions {
   // portable kernels; "portable" runs every node on the portable kernels.
   std::string backend = "xnnpack";
   OptimizeOptions optimize;
+  // The most memory the program may need: planned arenas plus constants plus
+  // delegate blobs (memory_limit.h); torchir-compile --max-memory.
+  uint64_t max_memory_bytes = ir::kDefaultMaxProgramBytes;
 };
 
 // A compiled model: the program's bytes plus the stages' results behind them,
@@ -52,8 +56,9 @@ absl::StatusOr<std::optional<xnnpack::XnnpackPartitionResult>> PartitionForBacke
     ir::Graph& graph, const std::string& backend);
 
 // Lowers `model` to Edge, optimises it, partitions it for the backend, plans its
-// memory (one arena) and emits the program (with the backend's delegate payloads)
-// in the plan's node order. InvalidArgument for an unknown backend
+// memory (one arena), checks the total against options.max_memory_bytes
+// (ResourceExhausted) and emits the program (with the backend's delegate
+// payloads) in the plan's node order. InvalidArgument for an unknown backend
 // (listing the available ones); other errors come from the stages and name
 // the node or tensor.
 absl::StatusOr<CompiledProgram> CompileProgram(const LoadedModel& model,

@@ -7,6 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/ir/checked_math.h"
+#include "compiler/ir/tensor_limits.h"
 #include "memory_planner/checker.h"
 #include "memory_planner/lifetimes.h"
 #include "memory_planner/memory_aware_order.h"
@@ -108,6 +110,23 @@ absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph) {
     if (it != ids.end()) program.graph_outputs.push_back(it->second);
   }
   program.buffer_count = static_cast<int32_t>(plan.buffer_values.size());
+  // The planner adds sizes and offsets in uint64: keep every sum it can form
+  // (all buffers side by side, with their overruns and alignment) far from overflow.
+  uint64_t side_by_side = 0;
+  bool fits = true;
+  for (size_t id = 0; id < sizes.size(); ++id) {
+    const auto it = overrun.find(plan.buffer_values[id]);
+    fits = fits && ir::CheckedAdd(side_by_side, sizes[id], &side_by_side) &&
+           ir::CheckedAdd(side_by_side, it != overrun.end() ? it->second : 0, &side_by_side) &&
+           ir::CheckedAdd(side_by_side, kAlignment, &side_by_side);
+  }
+  if (!fits || side_by_side > ir::kMaxTensorBytes) {
+    const auto largest = std::max_element(sizes.begin(), sizes.end()) - sizes.begin();
+    return absl::ResourceExhaustedError(
+        absl::StrCat("the graph's tensors add up to more than 2^62 bytes; largest: '",
+                     plan.buffer_values[static_cast<size_t>(largest)]->name(), "' ",
+                     plan.buffer_values[static_cast<size_t>(largest)]->type().ToString()));
+  }
 
   // Keep the node order unless a memory-aware order lowers the peak.
   mp::Expected<mp::ScheduleResult> schedule = mp::MemoryAwareOrder(program, sizes);

@@ -16,6 +16,7 @@
 #include "compiler/ir/graph_printer.h"
 #include "tools/cli/command_line.h"
 #include "tools/cli/report_error.h"
+#include "tools/cli/thread_count.h"
 #include "tools/pipeline/run_program.h"
 #include "tools/pipeline/tensor_file.h"
 #include "tools/verify/compare.h"
@@ -131,6 +132,10 @@ int main(int argc, char** argv) {
   const bool quiet = cli.Switch("quiet");
   torchir::pipeline::HostOptions options;
   options.num_threads = static_cast<uint32_t>(cli.GetInt("threads", 1, 1024));
+  if (std::string warning = torchir::cli::ThreadCountWarning(options.num_threads);
+      !warning.empty() && !quiet) {
+    std::cerr << "warning: " << warning << "\n";
+  }
 
   absl::StatusOr<std::unique_ptr<torchir::pipeline::HostProgram>> host =
       torchir::pipeline::HostProgram::Open(path, cli.Get("method"), options);

@@ -147,8 +147,12 @@ int main(int argc, char** argv) {
   cli.AddOption("backend", "NAME",
                 "with --stage pte: the backend to compile for; NAME: " + backends,
                 torchir::pipeline::CompileOptions().backend);
+  cli.AddSwitch("verbose",
+                "list every problem of an error that sums up several (missing "
+                "weights, shape mismatches)");
   cli.SetEpilog(kEpilog);
   cli.Parse(argc, argv);
+  const bool verbose = cli.Switch("verbose");
 
   for (const char* required : {"inputs", "expected"}) {
     if (!cli.Has(required)) cli.UsageError(std::string("--") + required + " is required");
@@ -181,7 +185,7 @@ int main(int argc, char** argv) {
   options.weights_path = cli.Get("weights");
   options.require_all_weights = true;
   absl::StatusOr<torchir::pipeline::LoadedModel> model = torchir::pipeline::LoadModel(options);
-  if (!model.ok()) return torchir::cli::ReportError(model.status());
+  if (!model.ok()) return torchir::cli::ReportError(model.status(), verbose);
   for (const std::string& warning : model->warnings) std::cerr << "warning: " << warning << "\n";
   const torchir::ir::Graph& graph = *model->graph;
 
@@ -196,7 +200,7 @@ int main(int argc, char** argv) {
   }
 
   absl::StatusOr<std::vector<HostTensor>> actual = stage->run(*model, *inputs);
-  if (!actual.ok()) return torchir::cli::ReportError(actual.status());
+  if (!actual.ok()) return torchir::cli::ReportError(actual.status(), verbose);
 
   std::cout << options.model_path << ": stage " << stage->name
             << (std::string(stage->name) == "pte" ? " (backend " + g_backend + ")" : "") << ", atol "

@@ -8,7 +8,9 @@
 #include <functional>
 #include <limits>
 
+#include "absl/strings/str_join.h"
 #include "compiler/dialect/shape_rules.h"
+#include "compiler/ir/checked_math.h"
 #include "compiler/ir/scalar_encoding.h"
 #include "compiler/lowering/rule_table.h"
 #include "compiler/lowering/rules/rule_helpers.h"
@@ -30,10 +32,68 @@ absl::StatusOr<int64_t> Dim(int64_t dim, int64_t rank) {
 
 // Every reshape-like op (view, reshape, flatten, squeeze, unsqueeze, unflatten)
 // has its result shape recorded on the node, fully specified; reshaping to it
-// covers them all.
+// covers them all (the edge.reshape shape rule checks the element count).
 Results ReshapeToOutput(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
   return Single(ctx.builder().ReshapeTo(x, ctx.OutputType().sizes));
+}
+
+// The shape a view's size argument asks for, its one -1 inferred, as ATen's
+// infer_size computes it for `numel` elements.
+absl::StatusOr<std::vector<int64_t>> InferViewShape(std::string_view argument,
+                                                    std::vector<int64_t> size, int64_t numel) {
+  const std::string shown =
+      absl::StrCat(std::string(argument), " [", absl::StrJoin(size, ", "), "]");
+  int64_t inferred = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (size[i] == -1) {
+      if (inferred != -1) return absl::InvalidArgumentError(shown + ": more than one -1");
+      inferred = static_cast<int64_t>(i);
+    } else if (size[i] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(shown, ": size ", size[i], " of dim ", i, " is negative"));
+    } else if (!ir::CheckedMul(known, size[i], &known)) {
+      return absl::InvalidArgumentError(shown + ": element count overflows");
+    }
+  }
+  if (inferred != -1) {
+    if (known == 0 || numel % known != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(shown, " does not fit ", numel, " elements"));
+    }
+    size[static_cast<size_t>(inferred)] = numel / known;
+  } else if (known != numel) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(shown, " holds ", known, " elements, the input ", numel));
+  }
+  return size;
+}
+
+// view / reshape / _unsafe_view / view_copy / _reshape_alias: the size argument
+// must describe the input's elements and agree with the recorded output type,
+// so a file cannot pass one shape to the runtime and another to the reader.
+Results ViewToSize(LoweringContext &ctx, const AtenCall &call, std::string_view argument) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> size, call.IntList(argument));
+  int64_t numel = 0;
+  if (!ir::CheckedProduct(x->sizes(), &numel)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input ", x->type().ToString(), " has no valid element count"));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> shape, InferViewShape(argument, size, numel));
+  if (shape != ctx.OutputType().sizes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(argument), " [", absl::StrJoin(size, ", "), "] gives [",
+                     absl::StrJoin(shape, ", "), "] but the output is recorded as ",
+                     ctx.OutputType().ToString()));
+  }
+  return Single(ctx.builder().ReshapeTo(x, shape));
+}
+Results ViewSize(LoweringContext &ctx, const AtenCall &call) {
+  return ViewToSize(ctx, call, "size");
+}
+Results ReshapeShape(LoweringContext &ctx, const AtenCall &call) {
+  return ViewToSize(ctx, call, "shape");
 }
 
 // --- Permutes
@@ -258,7 +318,7 @@ Results SplitInto(LoweringContext &ctx, ir::Value *x, int64_t dim,
   std::vector<ir::Value *> pieces;
   int64_t start = 0;
   for (int64_t length : lengths) {
-    if (length < 0 || start + length > x->sizes()[dim]) {
+    if (length < 0 || length > x->sizes()[dim] - start) {
       return Unsupported(
           absl::StrCat("split lengths do not fit dim ", dim, " of size ", x->sizes()[dim]));
     }
@@ -275,8 +335,11 @@ Results SplitInto(LoweringContext &ctx, ir::Value *x, int64_t dim,
 std::vector<int64_t> EvenPieces(int64_t size, int64_t split_size) {
   if (size == 0 || split_size <= 0) return {size};
   std::vector<int64_t> lengths;
-  for (int64_t start = 0; start < size; start += split_size) {
-    lengths.push_back(std::min(split_size, size - start));
+  // start + split_size may not fit int64: step by what is left instead.
+  for (int64_t start = 0; start < size;) {
+    const int64_t length = std::min(split_size, size - start);
+    lengths.push_back(length);
+    start += length;
   }
   return lengths;
 }
@@ -319,7 +382,7 @@ Results Chunk(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(int64_t chunks, call.Int("chunks"));
   if (chunks <= 0) return Unsupported(absl::StrCat("chunk into ", chunks, " pieces"));
   const int64_t size = x->sizes()[dim];
-  return SplitInto(ctx, x, dim, EvenPieces(size, (size + chunks - 1) / chunks));
+  return SplitInto(ctx, x, dim, EvenPieces(size, size / chunks + (size % chunks != 0 ? 1 : 0)));
 }
 
 Results Unbind(LoweringContext &ctx, const AtenCall &call) {
@@ -437,12 +500,16 @@ ir::Number ToNumber(const AttrValue &value) {
 // does this.
 Results FactoryConstant(LoweringContext &ctx, const std::function<ir::Number(int64_t)> &element) {
   const ir::TensorType &type = ctx.OutputType();
+  TORCHIR_RETURN_IF_ERROR(CheckMaterializable(type));
   const bool integral = ir::IsIntegral(type.dtype);
   std::vector<uint8_t> bytes;
   bytes.reserve(type.nbytes());
   for (int64_t i = 0; i < type.numel(); ++i) {
     ir::Number number = element(i);
-    if (integral && !number.is_integer && std::isfinite(number.real)) {
+    // Truncation as PyTorch does it, for the values int64 holds (the cast of any other
+    // double is undefined behaviour; AppendScalar then refuses the value).
+    if (integral && !number.is_integer && std::isfinite(number.real) &&
+        std::fabs(number.real) < 9.2e18) {
       number = ir::Number{true, static_cast<int64_t>(number.real), 0.0};
     }
     if (!ir::AppendScalar(type.dtype, number, &bytes)) {
@@ -487,6 +554,15 @@ Results Arange(LoweringContext &ctx, const AtenCall &call, bool has_start, bool 
     step = ToNumber(value);
   }
   if (start.is_integer && step.is_integer) {
+    // The last element must fit int64 (PyTorch computes it in int64 too).
+    const int64_t count = ctx.OutputType().numel();
+    int64_t last = 0;
+    if (count > 0 && (!ir::CheckedMul(count - 1, step.integer, &last) ||
+                      !ir::CheckedAdd(start.integer, last, &last))) {
+      return absl::InvalidArgumentError(absl::StrCat("arange from ", start.integer, " by ",
+                                                     step.integer, " over ", count,
+                                                     " elements overflows int64"));
+    }
     return FactoryConstant(ctx, [start, step](int64_t i) {
       return ir::Number{true, start.integer + i * step.integer, 0.0};
     });
@@ -509,10 +585,13 @@ Results ArangeStartStep(LoweringContext &ctx, const AtenCall &call) {
 }  // namespace
 
 void AddDataMovementRules(RuleTable &table) {
-  for (const char *op : {"aten.view.default", "aten.reshape.default", "aten._unsafe_view.default",
-                         "aten._reshape_alias.default", "aten.flatten.using_ints",
-                         "aten.squeeze.dim", "aten.squeeze.dims", "aten.squeeze.default",
-                         "aten.unsqueeze.default", "aten.unflatten.int"}) {
+  for (const char *op : {"aten.view.default", "aten._unsafe_view.default", "aten.view_copy.default",
+                         "aten._reshape_alias.default"}) {
+    table.Add(op, ViewSize);
+  }
+  table.Add("aten.reshape.default", ReshapeShape);
+  for (const char *op : {"aten.flatten.using_ints", "aten.squeeze.dim", "aten.squeeze.dims",
+                         "aten.squeeze.default", "aten.unsqueeze.default", "aten.unflatten.int"}) {
     table.Add(op, ReshapeToOutput);
   }
   table.Add("aten.permute.default", Permute);

@@ -1,5 +1,6 @@
 // Lowering of convolutions and matrix products.
 #include "compiler/dialect/shape_rules.h"
+#include "compiler/ir/checked_math.h"
 #include "compiler/lowering/rule_table.h"
 #include "compiler/lowering/rules/rule_helpers.h"
 
@@ -51,7 +52,13 @@ Results ConvStringPadding(LoweringContext& ctx, const AtenCall& call, int spatia
     TORCHIR_ASSIGN_OR_RETURN(ir::Value * weight, ctx.Tensor(call, "weight"));
     TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, call.IntList("dilation", spatial));
     for (int i = 0; i < spatial; ++i) {
-      int64_t total = dilation[i] * (weight->sizes()[2 + i] - 1);
+      int64_t total = 0;
+      if (weight->type().rank() != spatial + 2 || dilation[i] <= 0 || weight->sizes()[2 + i] < 1 ||
+          !ir::CheckedMul(dilation[i], weight->sizes()[2 + i] - 1, &total)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("padding='same' with dilation[", i, "] = ", dilation[i], " and weight ",
+                         weight->type().ToString(), " has no valid padding"));
+      }
       if (total % 2 != 0) return Unsupported("padding='same' with an even kernel needs asymmetric padding");
       padding[i] = total / 2;
     }

@@ -16,6 +16,7 @@ using ir::AttrValue;
 absl::StatusOr<ir::Value*> Ones(EdgeBuilder& builder, const std::vector<int64_t>& sizes,
                                 ir::DType dtype) {
   const ir::TensorType type{ir::DType::kFloat32, sizes};
+  TORCHIR_RETURN_IF_ERROR(CheckMaterializable(type));
   const std::vector<float> ones(static_cast<size_t>(type.numel()), 1.0f);
   ir::Value* value =
       builder.Constant(type, ir::TensorData::Copy(ones.data(), ones.size() * sizeof(float)));

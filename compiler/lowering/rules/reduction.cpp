@@ -235,7 +235,8 @@ Results AdaptiveAvgPool2d(LoweringContext& ctx, const AtenCall& call) {
 // --- Attention -----------------------------------------------------------------------------------
 
 // A bool [rows, cols] constant, true on and below the diagonal (torch.ones(L, S).tril()).
-ir::Value* CausalMask(EdgeBuilder& builder, int64_t rows, int64_t cols) {
+absl::StatusOr<ir::Value*> CausalMask(EdgeBuilder& builder, int64_t rows, int64_t cols) {
+  TORCHIR_RETURN_IF_ERROR(CheckMaterializable(ir::TensorType{ir::DType::kBool, {rows, cols}}));
   std::vector<uint8_t> mask(static_cast<size_t>(rows * cols), 0);
   for (int64_t i = 0; i < rows; ++i) {
     for (int64_t j = 0; j <= i && j < cols; ++j) mask[static_cast<size_t>(i * cols + j)] = 1;
@@ -283,7 +284,7 @@ Results ScaledDotProductAttention(LoweringContext& ctx, const AtenCall& call) {
   if (is_causal) {
     const int64_t rows = q->sizes()[rank - 2];
     const int64_t cols = k->sizes()[k_rank - 2];
-    mask = CausalMask(builder, rows, cols);
+    TORCHIR_ASSIGN_OR_RETURN(mask, CausalMask(builder, rows, cols));
   }
   if (mask != nullptr) {
     if (mask->dtype() == ir::DType::kBool) {

@@ -1,6 +1,23 @@
 #include "compiler/lowering/rules/rule_helpers.h"
 
+#include "compiler/ir/graph_printer.h"
+#include "compiler/ir/tensor_limits.h"
+
 namespace torchir::lowering {
+
+absl::Status CheckMaterializable(const ir::TensorType& type) {
+  std::string problem = ir::TensorSizeProblem(type);
+  if (!problem.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("constant ", type.ToString(), ": ", problem));
+  }
+  if (type.nbytes() > ir::kDefaultMaxProgramBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("constant ", type.ToString(), " would take ", ir::FormatBytes(type.nbytes()),
+                     ", more than the ", ir::FormatBytes(ir::kDefaultMaxProgramBytes),
+                     " the compiler builds at compile time"));
+  }
+  return absl::OkStatus();
+}
 
 ir::DType PromoteTypes(ir::DType a, ir::DType b) {
   if (a == b) return a;

@@ -16,6 +16,13 @@
   auto tmp = (expr);                                  \
   if (!tmp.ok()) return tmp.status();                 \
   lhs = std::move(tmp).value()
+// Returns `expr` (an absl::Status) when it is an error.
+#define TORCHIR_RETURN_IF_ERROR(expr)                   \
+  do {                                                  \
+    if (absl::Status status_ = (expr); !status_.ok()) { \
+      return status_;                                   \
+    }                                                   \
+  } while (false)
 #define TORCHIR_CONCAT(a, b) TORCHIR_CONCAT_IMPL(a, b)
 #define TORCHIR_CONCAT_IMPL(a, b) a##b
 
@@ -35,6 +42,11 @@ inline Results Single(absl::StatusOr<ir::Value*> value) {
 inline absl::Status Unsupported(std::string message) {
   return absl::UnimplementedError(std::move(message));
 }
+
+// Fails unless a constant of `type` may be built at compile time (a factory op,
+// a causal mask): sizes within ir::TensorSizeProblem's limits and at most
+// ir::kDefaultMaxProgramBytes bytes, more than any program may hold by default.
+absl::Status CheckMaterializable(const ir::TensorType& type);
 
 // PyTorch's type promotion for two tensor operands of the same category order:
 // bool < integers < floating; within a category the wider type wins.

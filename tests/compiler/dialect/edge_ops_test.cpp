@@ -146,6 +146,20 @@ TEST_F(EdgeVerifierTest, ReportsShapeRuleErrorsWithTheNode) {
             std::string::npos);
 }
 
+// A shape rule may compute a shape too large to exist (an expand of a few
+// elements to 2^64): the verifier refuses it, naming the tensor.
+TEST_F(EdgeVerifierTest, RejectsTensorsBeyondTheSizeLimit) {
+  ir::Value* small = graph.AddInput("small", F32({1, 1}));
+  const std::vector<int64_t> huge = {int64_t{1} << 32, int64_t{1} << 32};
+  ir::Node* expand = graph.AppendNode("big", "edge.expand", {small}, {"big"}, {F32(huge)});
+  expand->SetAttr("sizes", AttrValue::IntList(huge));
+  std::string error = Error();
+  EXPECT_NE(error.find("node 'big' (edge.expand): output 'big' float32[4294967296, 4294967296]: "
+                       "its element count overflows 64 bits"),
+            std::string::npos)
+      << error;
+}
+
 TEST_F(EdgeVerifierTest, CastChangesDtypeAndComparisonsGiveBool) {
   ir::Node* cast = graph.AppendNode("half", "edge.cast", {linear->output()}, {"half"},
                                     {TensorType{DType::kInt32, {1, 10}}});

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <list>
 
 #include "compiler/dialect/edge_ops.h"
@@ -164,6 +165,99 @@ TEST_F(ShapeRuleTest, DataMovement) {
   EXPECT_EQ(Sizes("edge.constant_pad", {F32({1, 2, 3})},
                   {{"pad", AttrValue::IntList({1, 2, 0, 1})}, {"value", AttrValue::Double(0)}}),
             (std::vector<int64_t>{1, 3, 6}));
+}
+
+// Attribute values from a hostile file near +-2^63: each is an error naming the
+// attribute, computed without signed overflow (the CLI corpus in
+// tests/tools/compile/hostile_model_test.cpp drives the same through the compiler).
+TEST_F(ShapeRuleTest, ExtremeAttributesAreErrorsWithoutOverflow) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  const TensorType image = F32({1, 1, 8, 8});
+  const TensorType kernel = F32({1, 1, 3, 3});
+  auto conv_error = [&](std::vector<int64_t> stride, std::vector<int64_t> padding,
+                        std::vector<int64_t> dilation) {
+    return ErrorOf("edge.convolution", {image, kernel}, Conv(stride, padding, dilation, 1));
+  };
+  EXPECT_NE(conv_error({1, 1}, {kMax, 0}, {1, 1})
+                .find("padding[0] = 9223372036854775807 "
+                      "overflows"),
+            std::string::npos);
+  EXPECT_NE(conv_error({1, 1}, {int64_t{1} << 62, 0}, {1, 1}).find("padding[0]"),
+            std::string::npos);
+  EXPECT_NE(conv_error({1, 1}, {0, kMin}, {1, 1})
+                .find("padding[1] = -9223372036854775808 must "
+                      "be non-negative"),
+            std::string::npos);
+  EXPECT_NE(conv_error({1, 1}, {0, 0}, {kMax, 1})
+                .find("dilation[0] = 9223372036854775807 with "
+                      "kernel[0] = 3 overflows"),
+            std::string::npos);
+  EXPECT_NE(conv_error({1, 1}, {0, 0}, {1, kMin}).find("dilation[1]"), std::string::npos);
+  EXPECT_NE(conv_error({0, 1}, {0, 0}, {1, 1}).find("stride[0] = 0 must be positive"),
+            std::string::npos);
+  EXPECT_NE(conv_error({1, kMin}, {0, 0}, {1, 1}).find("stride[1]"), std::string::npos);
+  // A huge stride is fine: one output element.
+  EXPECT_EQ(Sizes("edge.convolution", {image, kernel}, Conv({kMax, kMax}, {0, 0}, {1, 1}, 1)),
+            (std::vector<int64_t>{1, 1, 1, 1}));
+
+  auto pool = [](std::vector<int64_t> kernel_size, std::vector<int64_t> stride,
+                 std::vector<int64_t> padding, std::vector<int64_t> dilation) {
+    return std::vector<std::pair<std::string, AttrValue>>{
+        {"kernel_size", AttrValue::IntList(kernel_size)},
+        {"stride", AttrValue::IntList(stride)},
+        {"padding", AttrValue::IntList(padding)},
+        {"dilation", AttrValue::IntList(dilation)},
+        {"ceil_mode", AttrValue::Bool(true)}};
+  };
+  EXPECT_NE(ErrorOf("edge.max_pool2d", {image}, pool({kMax, 2}, {2, 2}, {0, 0}, {1, 1}))
+                .find("kernel_size[0] = 9223372036854775807"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("edge.max_pool2d", {image}, pool({kMin, 2}, {2, 2}, {0, 0}, {1, 1}))
+                .find("kernel_size[0] = -9223372036854775808 must be positive"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("edge.max_pool2d", {image}, pool({2, 2}, {kMax, 2}, {kMax, 0}, {1, 1}))
+                .find("padding[0]"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("edge.max_pool2d", {image}, pool({2, 2}, {2, 2}, {0, 0}, {1, kMax}))
+                .find("dilation[1]"),
+            std::string::npos);
+  // ceil_mode with a stride near 2^63: one window, no overflow in the ceiling.
+  EXPECT_EQ(Sizes("edge.max_pool2d", {image}, pool({2, 2}, {kMax, kMax}, {1, 1}, {1, 1})),
+            (std::vector<int64_t>{1, 1, 1, 1}));
+
+  auto slice = [](int64_t start, int64_t end, int64_t step) {
+    return std::vector<std::pair<std::string, AttrValue>>{{"dim", AttrValue::Int(1)},
+                                                          {"start", AttrValue::Int(start)},
+                                                          {"end", AttrValue::Int(end)},
+                                                          {"step", AttrValue::Int(step)}};
+  };
+  EXPECT_EQ(Sizes("edge.slice", {F32({2, 6})}, slice(1, 6, kMax)), (std::vector<int64_t>{2, 1}));
+  EXPECT_NE(ErrorOf("edge.slice", {F32({2, 6})}, slice(0, 6, 0)).find("step = 0 must be positive"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("edge.slice", {F32({2, 6})}, slice(kMin, kMax, 1)).find("start = "),
+            std::string::npos);
+
+  auto pad = [](std::vector<int64_t> pads) {
+    return std::vector<std::pair<std::string, AttrValue>>{{"pad", AttrValue::IntList(pads)},
+                                                          {"value", AttrValue::Double(0)}};
+  };
+  EXPECT_NE(ErrorOf("edge.constant_pad", {F32({1, 4})}, pad({kMax, 1})).find("overflow dim 1"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("edge.constant_pad", {F32({1, 4})}, pad({int64_t{1} << 62, int64_t{1} << 62}))
+                .find("pad[0] = 4611686018427387904"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("edge.constant_pad", {F32({1, 4})}, pad({kMin, 0})).find("remove more"),
+            std::string::npos);
+
+  const TensorType half{DType::kBool, {(int64_t{1} << 62) + 1}};
+  EXPECT_NE(
+      ErrorOf("edge.concatenate", {half, half}, {{"dim", AttrValue::Int(0)}}).find("overflow"),
+      std::string::npos);
+  // The element counts saturate alike; the reshape must still be refused.
+  EXPECT_NE(ErrorOf("edge.reshape", {F32({2, 6})}, {{"shape", AttrValue::IntList({kMax, kMax})}})
+                .find("element count overflows"),
+            std::string::npos);
 }
 
 TEST_F(ShapeRuleTest, NormalisationAndMaxDim) {

@@ -63,6 +63,35 @@ TEST(Reshapes, ViewWithMinusOneTakesTheRecordedShape) {
   EXPECT_THAT(Ints(*g->first_node(), "shape"), ElementsAre(6, 4));
 }
 
+// The error LowerToEdge gives for the graph `b` holds.
+std::string LoweringError(GraphBuilder &b) {
+  std::unique_ptr<ir::Graph> aten = b.Build();
+  absl::StatusOr<std::unique_ptr<ir::Graph>> edge = LowerToEdge(*aten);
+  EXPECT_FALSE(edge.ok());
+  return edge.ok() ? "" : std::string(edge.status().message());
+}
+
+TEST(Reshapes, EveryViewOpChecksItsSizeArgument) {
+  for (const char *op :
+       {"aten.view.default", "aten._unsafe_view.default", "aten.view_copy.default"}) {
+    GraphBuilder ok;
+    ir::Value *x = ok.Input("x", F32({2, 6}));
+    ok.Output(ok.Op(op, {x}).Attr("size", {3, -1}).Out(F32({3, 4})));
+    EXPECT_NE(Lower(ok), nullptr) << op;
+
+    GraphBuilder wrong;
+    x = wrong.Input("x", F32({2, 6}));
+    wrong.Output(wrong.Op(op, {x}).Attr("size", {5, -1}).Out(F32({3, 4})));
+    EXPECT_THAT(LoweringError(wrong), HasSubstr("size [5, -1] does not fit 12 elements")) << op;
+  }
+  GraphBuilder reshape;
+  ir::Value *x = reshape.Input("x", F32({2, 6}));
+  reshape.Output(reshape.Op("aten.reshape.default", {x}).Attr("shape", {-1, 6}).Out(F32({6, 2})));
+  EXPECT_THAT(LoweringError(reshape),
+              HasSubstr("node 'reshape' (aten.reshape.default): shape [-1, 6] gives [2, 6] but "
+                        "the output is recorded as float32[6, 2]"));
+}
+
 TEST(Reshapes, FlattenSqueezeAndUnsqueezeBecomeReshapes) {
   GraphBuilder b;
   ir::Value *x = b.Input("x", F32({2, 3, 4}));
@@ -327,6 +356,29 @@ TEST(Factories, ArangeIsAConstantOfTheRecordedType) {
   ASSERT_EQ(g->outputs()[0]->kind(), ir::ValueKind::kConstant);
   EXPECT_THAT(Values<int64_t>(*g->outputs()[0]), ElementsAre(2, 3, 4, 5, 6));
   EXPECT_THAT(Values<float>(*g->outputs()[1]), ElementsAre(0.5f, 1.0f, 1.5f));
+}
+
+// A factory whose recorded type is huge is refused before anything is allocated.
+TEST(Factories, HugeConstantsAndOverflowingAranges) {
+  GraphBuilder zeros;
+  zeros.Output(zeros.Op("aten.zeros.default", {})
+                   .Attr("size", {int64_t{1} << 20, int64_t{1} << 20})
+                   .Out(F32({int64_t{1} << 20, int64_t{1} << 20})));
+  EXPECT_THAT(LoweringError(zeros), HasSubstr("would take 4.0 TiB, more than the 16.0 GiB"));
+
+  GraphBuilder arange;
+  arange.Output(arange.Op("aten.arange.start_step", {})
+                    .Attr("start", kInt64Max - 2)
+                    .Attr("end", kInt64Max)
+                    .Attr("step", kInt64Max)
+                    .Out(I64({3})));
+  EXPECT_THAT(LoweringError(arange), HasSubstr("overflows int64"));
+
+  // A fill value beyond int64 for an integer tensor is refused, not cast (undefined behaviour).
+  GraphBuilder full;
+  full.Output(
+      full.Op("aten.full.default", {}).Attr("size", {2}).Attr("fill_value", 1e300).Out(I64({2})));
+  EXPECT_THAT(LoweringError(full), HasSubstr("cannot be stored as int64"));
 }
 
 TEST(Factories, FullZerosAndOnes) {

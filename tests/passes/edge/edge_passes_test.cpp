@@ -234,6 +234,20 @@ TEST(FoldConstantsTest, SlicesExpandsAndConcatenatesConstants) {
   EXPECT_EQ(*ReadFloat32(graph->outputs()[0]), (std::vector<float>{1, 3, 7, 8, 4, 6, 7, 8}));
 }
 
+// A slice step near 2^63 takes one element; folding it must not multiply the stride by it.
+TEST(FoldConstantsTest, SliceWithAHugeStepTakesOneElement) {
+  GraphBuilder b;
+  ir::Value* c = b.Constant("c", F32({2, 3}), std::vector<float>{1, 2, 3, 4, 5, 6});
+  b.Output(b.Op("edge.slice", {c}).Attr("dim", int64_t{0}).Attr("start", int64_t{1})
+               .Attr("end", int64_t{2}).Attr("step", std::numeric_limits<int64_t>::max())
+               .Out(F32({1, 3})));
+  std::unique_ptr<ir::Graph> graph = b.Build();
+  FoldConstants pass;
+  PassContext context = testing::RunPass(pass, *graph, GetEdgeOpProperties());
+  EXPECT_EQ(testing::Counter(context, "nodes_folded"), 1);
+  EXPECT_EQ(*ReadFloat32(graph->outputs()[0]), (std::vector<float>{4, 5, 6}));
+}
+
 TEST(EdgeOpPropertiesTest, EdgeOpsArePure) {
   GraphBuilder b;
   ir::Value* x = b.Input("x", F32({2}));

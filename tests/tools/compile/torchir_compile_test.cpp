@@ -145,6 +145,26 @@ TEST_F(TorchirCompileTest, BadWeightsFilesNameTheFile) {
   EXPECT_NE(corrupt.err.find("error: " + Path("garbage.bin")), std::string::npos) << corrupt.err;
 }
 
+// The weights of another model: one summary line, not one line per weight; --verbose lists each.
+TEST_F(TorchirCompileTest, WeightsOfAnotherModelAreOneSummaryLine) {
+  std::vector<frontend::StoredTensor> weights = {Floats("conv1.weight", {2}, {1, 2}),
+                                                 Floats("bn1.weight", {2}, {1, 2})};
+  ASSERT_TRUE(frontend::WriteSafetensors(Path("other.safetensors"), weights).ok());
+  const std::string arguments =
+      "'" + Path("model.json") + "' --weights '" + Path("other.safetensors") + "'";
+  RunResult run = Compile(arguments);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err, "error: 2 weights missing from " + Path("other.safetensors") +
+                         " (first: 'fc.weight', 'fc.bias'): the weights file belongs to another "
+                         "model?; --verbose lists all 2\n");
+  RunResult verbose = Compile(arguments + " --verbose");
+  EXPECT_EQ(verbose.exit_code, 1);
+  EXPECT_NE(verbose.err.find("\n  " + Path("other.safetensors") +
+                             ": missing weight 'fc.bias' (placeholder 'p_fc_bias'), float32[2]\n"),
+            std::string::npos)
+      << verbose.err;
+}
+
 TEST_F(TorchirCompileTest, WeightsOfTheWrongShapeAreRejected) {
   std::vector<frontend::StoredTensor> weights = {Floats("fc.weight", {4}, {1, -1, 2, 0.5f}),
                                                  Floats("fc.bias", {2}, {0.5f, -10})};

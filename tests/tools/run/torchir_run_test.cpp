@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "compiler/frontend/safetensors.h"
@@ -18,9 +19,10 @@
 namespace torchir {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::CommandResult;
 using testing::Floats;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 class TorchirRunTest : public ::testing::Test {
  protected:
@@ -165,6 +167,27 @@ TEST_F(TorchirRunTest, XnnpackProgramsRunAndInspectShowTheDelegate) {
   EXPECT_THAT(text.out, HasSubstr("delegate 0: XnnpackBackend"));
   EXPECT_THAT(text.out, HasSubstr("took: edge.linear x1"));
   EXPECT_THAT(text.out, HasSubstr("MACs: 4 (4 delegated, 100.00%)"));
+}
+
+// More threads than cores is allowed but said: the threads would only take turns.
+TEST_F(TorchirRunTest, WarnsWhenThreadsExceedTheCores) {
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (cores == 0) GTEST_SKIP() << "the machine does not say how many cores it has";
+  const std::string too_many = std::to_string(cores + 1);
+  CommandResult run = Run("'" + Path("model.pte") + "' --inputs '" + Path("inputs.safetensors") +
+                          "' --threads " + too_many);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("warning: --threads " + too_many + " exceeds the " +
+                                 std::to_string(cores) + " core"));
+  EXPECT_THAT(run.out, HasSubstr("threads " + too_many));
+  CommandResult fits = Run("'" + Path("model.pte") + "' --inputs '" + Path("inputs.safetensors") +
+                           "' --threads " + std::to_string(cores));
+  EXPECT_EQ(fits.exit_code, 0) << fits.err;
+  EXPECT_THAT(fits.err, Not(HasSubstr("warning")));
+  // The default (1) never exceeds the cores.
+  CommandResult plain =
+      Run("'" + Path("model.pte") + "' --inputs '" + Path("inputs.safetensors") + "'");
+  EXPECT_THAT(plain.err, Not(HasSubstr("warning")));
 }
 
 TEST_F(TorchirRunTest, UsageErrorsExitWithTwo) {

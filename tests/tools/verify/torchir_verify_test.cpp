@@ -112,7 +112,13 @@ TEST_F(TorchirVerifyTest, MissingWeightsAreAnInputError) {
                          "' --expected '" + Path("expected.safetensors") + "'");
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_THAT(result.err, HasSubstr("error: "));
-  EXPECT_THAT(result.err, HasSubstr("p_fc_weight"));
+  EXPECT_THAT(result.err, HasSubstr("'fc.weight', 'fc.bias'"));
+  // --verbose names each with its placeholder.
+  Result verbose = Verify("'" + Path("model.json") + "' --inputs '" + Path("inputs.safetensors") +
+                          "' --expected '" + Path("expected.safetensors") + "' --verbose");
+  EXPECT_EQ(verbose.exit_code, 1);
+  EXPECT_THAT(verbose.err,
+              HasSubstr("weight 'fc.weight' (placeholder 'p_fc_weight') has no value"));
 }
 
 TEST_F(TorchirVerifyTest, EdgeStageLowersAndRunsTheEdgeGraph) {
