@@ -1,6 +1,9 @@
 #include "compiler/frontend/untrusted_json.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -15,9 +18,14 @@
 namespace torchir::frontend {
 namespace {
 
+// Numbers reach the handler as text (kParseNumbersAsStringsFlag) and are
+// converted by NumberToDom: RapidJSON 1.1.0's own full-precision conversion has
+// undefined behaviour on some inputs (__builtin_clzll(0) in DiyFp::Normalize
+// for "1844674407370955161596", found by fuzz_safetensors) and wrong results
+// on others; std::from_chars rounds correctly and needs no locale.
 constexpr unsigned kParseFlags =
     rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag |
-    rapidjson::kParseNanAndInfFlag | rapidjson::kParseFullPrecisionFlag;
+    rapidjson::kParseNanAndInfFlag | rapidjson::kParseNumbersAsStringsFlag;
 
 // Objects with more keys than this switch from a linear scan to a hash set.
 constexpr size_t kLinearKeyScan = 16;
@@ -45,8 +53,8 @@ class CheckingHandler {
   bool Int64(int64_t i) { return Scalar() && document_->Int64(i); }
   bool Uint64(uint64_t u) { return Scalar() && document_->Uint64(u); }
   bool Double(double d) { return Scalar() && document_->Double(d); }
-  bool RawNumber(const Ch* s, SizeType n, bool copy) {
-    return Scalar() && document_->RawNumber(s, n, copy);
+  bool RawNumber(const Ch* s, SizeType n, bool /*copy*/) {
+    return Scalar() && NumberToDom(std::string_view(s, n));
   }
   bool String(const Ch* s, SizeType n, bool copy) {
     return Scalar() && document_->String(s, n, copy);
@@ -95,6 +103,65 @@ class CheckingHandler {
     size_t arena_begin = 0;         // objects: size of arena_ when the object opened
     std::unique_ptr<KeySet> large;  // objects with many keys: all of them
   };
+
+  // Gives the document the number `text` (syntax checked by RapidJSON) with
+  // the type RapidJSON would choose: an integer when it fits int64 or uint64,
+  // else a double.
+  bool NumberToDom(std::string_view text) {
+    const bool minus = text[0] == '-';
+    const std::string_view body = text.substr(minus ? 1 : 0);
+    if (body[0] == 'N') return document_->Double(std::numeric_limits<double>::quiet_NaN());
+    if (body[0] == 'I') {
+      return document_->Double(minus ? -std::numeric_limits<double>::infinity()
+                                     : std::numeric_limits<double>::infinity());
+    }
+    if (body.find_first_of(".eE") == std::string_view::npos) {
+      uint64_t value = 0;
+      bool overflow = false;
+      for (char digit : body) {
+        overflow = overflow || __builtin_mul_overflow(value, 10, &value) ||
+                   __builtin_add_overflow(value, static_cast<uint64_t>(digit - '0'), &value);
+      }
+      if (!overflow && !minus) return document_->Uint64(value);
+      if (!overflow && value <= (uint64_t{1} << 63)) {
+        return document_->Int64(static_cast<int64_t>(~value + 1));
+      }
+    }
+    double value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error == std::errc::result_out_of_range) {
+      if (DecimalExponent(body) > 0) {
+        return Stop(stream_->Tell() - text.size(),
+                    "malformed JSON: Number too big to be stored in double");
+      }
+      value = minus ? -0.0 : 0.0;  // below the smallest subnormal: RapidJSON gives zero too
+    } else if (error != std::errc() || end != text.data() + text.size()) {
+      return Stop(stream_->Tell() - text.size(), "malformed JSON: unreadable number");
+    }
+    return document_->Double(value);
+  }
+
+  // The power of ten of the leading non-zero digit of an unsigned decimal
+  // literal that is not zero ("123.4e5" -> 7, "0.05" -> -2).
+  static int64_t DecimalExponent(std::string_view body) {
+    const size_t e = body.find_first_of("eE");
+    const std::string_view mantissa = body.substr(0, e);
+    int64_t exponent = 0;
+    if (e != std::string_view::npos) {
+      std::string_view digits = body.substr(e + 1);
+      const bool negative = !digits.empty() && digits[0] == '-';
+      if (!digits.empty() && (digits[0] == '-' || digits[0] == '+')) digits.remove_prefix(1);
+      for (char digit : digits)
+        exponent = std::min<int64_t>(exponent * 10 + (digit - '0'), 1 << 30);
+      if (negative) exponent = -exponent;
+    }
+    const size_t point = std::min(mantissa.find('.'), mantissa.size());
+    const size_t first = mantissa.find_first_of("123456789");
+    if (first == std::string_view::npos) return exponent;
+    const int64_t position = first < point ? static_cast<int64_t>(point - first - 1)
+                                           : -static_cast<int64_t>(first - point);
+    return position + exponent;
+  }
 
   std::string_view KeyText(size_t key) const {
     return std::string_view(arena_.data() + keys_[key].offset, keys_[key].size);

@@ -11,8 +11,9 @@
 //   4. no object with two equal keys (RapidJSON would keep both and lookups
 //      would find the first; Python's json keeps the last: the two tools
 //      would read different models from one file).
-// NaN / Infinity literals are accepted and numbers are parsed in full
-// precision, as pytorch-ir writes them with Python's json module.
+// NaN / Infinity literals are accepted (Python's json module writes them) and
+// numbers are converted with correct rounding; integers that fit int64 or
+// uint64 stay exact, as with RapidJSON's own types.
 #pragma once
 
 #include <cstdint>

@@ -43,6 +43,49 @@ TEST(UntrustedJsonTest, ParsesWhatPytorchIrWrites) {
   EXPECT_EQ(document["b"]["a"].GetInt(), 1);
 }
 
+TEST(UntrustedJsonTest, NumbersGetRapidJsonsTypesAndCorrectRounding) {
+  rapidjson::Document document;
+  ASSERT_TRUE(ParseUntrustedJson(
+                  "[18446744073709551615, -9223372036854775808, -9223372036854775809, "
+                  "18446744073709551616, 1844674407370955161596, 0e100, 0.184467440737095516159, "
+                  "0.00000000000000000000000000, 1e-400, -1e-400, 1.7976931348623157e308, "
+                  "2.220446049250313e-16, -0, -0.0, 4.9e-324, 123]",
+                  kModel, &document)
+                  .ok());
+  const rapidjson::Value& a = document;
+  EXPECT_TRUE(a[0].IsUint64() && !a[0].IsInt64());
+  EXPECT_EQ(a[0].GetUint64(), UINT64_MAX);
+  EXPECT_TRUE(a[1].IsInt64());
+  EXPECT_EQ(a[1].GetInt64(), INT64_MIN);
+  EXPECT_TRUE(a[2].IsDouble());
+  EXPECT_EQ(a[2].GetDouble(), -9223372036854775809.0);
+  EXPECT_TRUE(a[3].IsDouble());
+  EXPECT_EQ(a[3].GetDouble(), 18446744073709551616.0);
+  // These crashed (UBSan: clz of zero) or misread in RapidJSON 1.1.0's full-precision path.
+  EXPECT_EQ(a[4].GetDouble(), 1844674407370955161596.0);
+  EXPECT_EQ(a[5].GetDouble(), 0.0);
+  EXPECT_EQ(a[6].GetDouble(), 0.184467440737095516159);
+  EXPECT_EQ(a[7].GetDouble(), 0.0);
+  EXPECT_EQ(a[8].GetDouble(), 0.0);
+  EXPECT_TRUE(std::signbit(a[9].GetDouble()));
+  EXPECT_EQ(a[10].GetDouble(), 1.7976931348623157e308);
+  EXPECT_EQ(a[11].GetDouble(), 2.220446049250313e-16);
+  EXPECT_TRUE(a[12].IsInt64());
+  EXPECT_EQ(a[12].GetInt64(), 0);
+  EXPECT_TRUE(a[13].IsDouble());
+  EXPECT_TRUE(std::signbit(a[13].GetDouble()));
+  EXPECT_EQ(a[14].GetDouble(), 4.9e-324);
+  EXPECT_TRUE(a[15].IsInt() && a[15].IsUint() && a[15].IsInt64());
+}
+
+TEST(UntrustedJsonTest, RejectsNumbersBeyondDouble) {
+  EXPECT_EQ(ErrorOf("[1e400]"),
+            "model.json:1:2: malformed JSON: Number too big to be stored in double (byte 1)");
+  EXPECT_EQ(ErrorOf("[0, 1" + std::string(400, '0') + "]"),
+            "model.json:1:5: malformed JSON: Number too big to be stored in double (byte 4)");
+  EXPECT_THAT(ErrorOf("[-1.8e308]"), HasSubstr("Number too big"));
+}
+
 TEST(UntrustedJsonTest, AcceptsNestingUpToTheLimit) {
   EXPECT_EQ(ErrorOf(Nested(kMaxJsonDepth)), "");
   EXPECT_EQ(ErrorOf(Nested(3), kModel, 3), "");
