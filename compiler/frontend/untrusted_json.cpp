@@ -46,6 +46,9 @@ class CheckingHandler {
                   std::string_view text, int max_depth)
       : document_(document), stream_(stream), text_(text), max_depth_(max_depth) {}
 
+  // The reader's handler interface. With kParseNumbersAsStringsFlag every
+  // number arrives through RawNumber; the typed number events stay for the
+  // interface only.
   bool Null() { return Scalar() && document_->Null(); }
   bool Bool(bool b) { return Scalar() && document_->Bool(b); }
   bool Int(int i) { return Scalar() && document_->Int(i); }
