@@ -12,9 +12,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/frontend/quoted_text.h"
+#include "compiler/frontend/untrusted_json.h"
 #include "compiler/ir/scalar_encoding.h"
 #include "rapidjson/document.h"
-#include "rapidjson/error/en.h"
 
 namespace torchir::frontend {
 namespace {
@@ -32,7 +33,7 @@ constexpr int kMaxNesting = 32;
 
 constexpr std::string_view kGetitemOpType = "<built-in function getitem>";
 
-std::string Quote(std::string_view text) { return "'" + std::string(text) + "'"; }
+std::string Quote(std::string_view text) { return QuotedForMessage(text); }
 
 const char* JsonTypeName(const JsonValue& v) {
   switch (v.GetType()) {
@@ -236,10 +237,9 @@ bool Reader::ReadWeights(const JsonValue& root) {
         Fail(absl::StrCat("weight_name_mapping[", Quote(placeholder), "] must be a string"));
         continue;
       }
-      std::string key(it->value.GetString(), it->value.GetStringLength());
-      if (!placeholder_keys_.emplace(placeholder, key).second) {
-        Fail(absl::StrCat("weight_name_mapping: duplicate placeholder ", Quote(placeholder)));
-      }
+      // Keys are unique: the JSON parser rejects duplicate object keys.
+      placeholder_keys_.emplace(std::move(placeholder),
+                                std::string(it->value.GetString(), it->value.GetStringLength()));
     }
   }
   return errors_.empty();
@@ -591,10 +591,6 @@ bool Reader::ReadAttrs(const JsonValue& json, const std::string& where, ir::Node
       ok = false;
       continue;
     }
-    if (node->HasAttr(name)) {
-      ok = Fail(absl::StrCat(where, ": duplicate attribute ", Quote(name)));
-      continue;
-    }
     node->SetAttr(std::move(name), std::move(value));
   }
   return ReadTensorListInfo(json, where, node) && ok;
@@ -749,23 +745,8 @@ bool Reader::ReadOutputs(const JsonValue& root) {
 
 absl::StatusOr<std::unique_ptr<ir::Graph>> Reader::Read(std::string_view json) {
   rapidjson::Document document;
-  constexpr unsigned kFlags = rapidjson::kParseNanAndInfFlag | rapidjson::kParseFullPrecisionFlag;
-  document.Parse<kFlags>(json.data(), json.size());
-  if (document.HasParseError()) {
-    size_t offset = document.GetErrorOffset();
-    size_t line = 1, column = 1;
-    for (size_t i = 0; i < offset && i < json.size(); ++i) {
-      if (json[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    return absl::InvalidArgumentError(absl::StrCat(
-        source_, ":", line, ":", column, ": malformed JSON: ",
-        rapidjson::GetParseError_En(document.GetParseError())));
-  }
+  absl::Status parsed = ParseUntrustedJson(json, JsonSource{source_, "", 0}, &document);
+  if (!parsed.ok()) return parsed;
   if (!document.IsObject()) {
     return absl::InvalidArgumentError(
         absl::StrCat(source_, ": the top level must be a JSON object, got ",
@@ -809,7 +790,14 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> ReadPytorchIrFile(const std::string& 
   std::string text;
   file.seekg(0, std::ios::end);
   std::streamoff size = file.tellg();
-  if (size < 0) return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read (not a regular file?)"));
+  if (size < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": cannot read (not a regular file?)"));
+  }
+  // Checked before reading, so a huge file is not loaded only to be refused.
+  if (static_cast<uint64_t>(size) > kMaxJsonBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": file of ", size, " bytes exceeds the JSON limit of ", kMaxJsonBytes, " bytes"));
+  }
   text.resize(static_cast<size_t>(size));
   file.seekg(0, std::ios::beg);
   if (!file.read(text.data(), size)) {

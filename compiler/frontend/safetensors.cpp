@@ -15,8 +15,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/frontend/mapped_file.h"
+#include "compiler/frontend/quoted_text.h"
+#include "compiler/frontend/untrusted_json.h"
 #include "rapidjson/document.h"
-#include "rapidjson/error/en.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 
@@ -27,6 +28,8 @@ namespace {
 absl::string_view Absl(std::string_view text) {
   return absl::string_view(text.data(), text.size());
 }
+
+std::string_view Std(absl::string_view text) { return std::string_view(text.data(), text.size()); }
 
 absl::string_view DTypeText(ir::DType dtype) { return Absl(ir::DTypeName(dtype)); }
 
@@ -129,7 +132,7 @@ class HeaderParser {
     return absl::InvalidArgumentError(absl::StrCat(name_, ": ", message));
   }
   absl::Status TensorError(absl::string_view tensor, absl::string_view message) const {
-    return Error(absl::StrCat("tensor '", tensor, "': ", message));
+    return Error(absl::StrCat("tensor ", QuotedForMessage(Std(tensor)), ": ", message));
   }
 
   absl::Status ParseMetadata(const rapidjson::Value& value,
@@ -140,13 +143,11 @@ class HeaderParser {
     for (auto it = value.MemberBegin(); it != value.MemberEnd(); ++it) {
       std::string key(it->name.GetString(), it->name.GetStringLength());
       if (!it->value.IsString()) {
-        return Error(absl::StrCat("'__metadata__' entry '", key, "' is ", JsonTypeName(it->value),
-                                  ", expected a string"));
+        return Error(absl::StrCat("'__metadata__' entry ", QuotedForMessage(key), " is ",
+                                  JsonTypeName(it->value), ", expected a string"));
       }
-      std::string text(it->value.GetString(), it->value.GetStringLength());
-      if (!metadata->emplace(key, std::move(text)).second) {
-        return Error(absl::StrCat("'__metadata__' has a duplicate key '", key, "'"));
-      }
+      metadata->emplace(std::move(key),
+                        std::string(it->value.GetString(), it->value.GetStringLength()));
     }
     return absl::OkStatus();
   }
@@ -175,7 +176,9 @@ class HeaderParser {
     absl::string_view dtype_name(dtype.GetString(), dtype.GetStringLength());
     std::optional<ir::DType> parsed =
         ParseSafetensorsDType(std::string_view(dtype_name.data(), dtype_name.size()));
-    if (!parsed) return TensorError(t, absl::StrCat("unsupported dtype '", dtype_name, "'"));
+    if (!parsed) {
+      return TensorError(t, absl::StrCat("unsupported dtype ", QuotedForMessage(Std(dtype_name))));
+    }
     entry.tensor.dtype = *parsed;
 
     const rapidjson::Value& shape = shape_it->value;
@@ -272,19 +275,12 @@ absl::StatusOr<SafetensorsContents> ParseSafetensors(std::shared_ptr<const void>
   const char* header = reinterpret_cast<const char*>(data + kHeaderLengthBytes);
   const size_t header_size = static_cast<size_t>(header_length);
   if (header_size == 0) return error("safetensors header is empty");
-  // RapidJSON treats NUL as the end of input; the format has no place for it.
-  if (std::memchr(header, '\0', header_size) != nullptr) {
-    return error("safetensors header contains a NUL byte");
-  }
 
   rapidjson::Document document;
-  document.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(
-      header, header_size);
-  if (document.HasParseError()) {
-    return error(absl::StrCat("safetensors header is not valid JSON: ",
-                              rapidjson::GetParseError_En(document.GetParseError()), " at byte ",
-                              document.GetErrorOffset()));
-  }
+  absl::Status parsed =
+      ParseUntrustedJson(std::string_view(header, header_size),
+                         JsonSource{path, "safetensors header", kHeaderLengthBytes}, &document);
+  if (!parsed.ok()) return parsed;
   if (!document.IsObject()) return error("safetensors header is not a JSON object");
 
   const uint64_t buffer_size = available - header_length;
@@ -293,19 +289,13 @@ absl::StatusOr<SafetensorsContents> ParseSafetensors(std::shared_ptr<const void>
 
   SafetensorsContents contents;
   std::vector<Entry> entries;
-  std::set<std::string_view> names;
-  bool have_metadata = false;
+  // Keys are unique: the JSON parser rejects duplicate object keys.
   for (auto it = document.MemberBegin(); it != document.MemberEnd(); ++it) {
     std::string key(it->name.GetString(), it->name.GetStringLength());
     if (key == kMetadataKey) {
-      if (have_metadata) return error("duplicate '__metadata__'");
-      have_metadata = true;
       absl::Status status = parser.ParseMetadata(it->value, &contents.metadata);
       if (!status.ok()) return status;
       continue;
-    }
-    if (!names.insert(std::string_view(it->name.GetString(), it->name.GetStringLength())).second) {
-      return error(absl::StrCat("duplicate tensor name '", key, "'"));
     }
     absl::StatusOr<Entry> entry = parser.ParseEntry(key, it->value);
     if (!entry.ok()) return entry.status();
@@ -319,14 +309,16 @@ absl::StatusOr<SafetensorsContents> ParseSafetensors(std::shared_ptr<const void>
   for (size_t i = 0; i < entries.size(); ++i) {
     const Entry& entry = entries[i];
     if (entry.begin < covered) {
-      return error(absl::StrCat("tensor '", entry.tensor.name, "': data_offsets [", entry.begin,
-                                ", ", entry.end, "] overlap tensor '", entries[i - 1].tensor.name,
-                                "' (ending at ", covered, ")"));
+      return error(absl::StrCat("tensor ", QuotedForMessage(entry.tensor.name), ": data_offsets [",
+                                entry.begin, ", ", entry.end, "] overlap tensor ",
+                                QuotedForMessage(entries[i - 1].tensor.name), " (ending at ",
+                                covered, ")"));
     }
     if (entry.begin > covered) {
-      return error(absl::StrCat("tensor '", entry.tensor.name, "': data_offsets [", entry.begin,
-                                ", ", entry.end, "] leave a hole of ", entry.begin - covered,
-                                " bytes at ", covered, " in the data buffer"));
+      return error(absl::StrCat("tensor ", QuotedForMessage(entry.tensor.name), ": data_offsets [",
+                                entry.begin, ", ", entry.end, "] leave a hole of ",
+                                entry.begin - covered, " bytes at ", covered,
+                                " in the data buffer"));
     }
     covered = entry.end;
   }

@@ -8,11 +8,12 @@
 //
 // The reader trusts nothing in the file. It checks, in order:
 //   1. the header length fits in the file and is at most kMaxSafetensorsHeaderBytes;
-//   2. the header is valid UTF-8 JSON holding an object, with no NUL bytes;
+//   2. the header is JSON holding an object, read under the rules of
+//      untrusted_json.h (UTF-8, no NUL or BOM, nesting <= 64, no duplicate keys);
 //   3. every entry has a known dtype, a shape of non-negative integers whose
 //      byte size does not overflow, and offsets with begin <= end <= buffer size
 //      and end - begin equal to the byte size;
-//   4. names are unique, "__metadata__" holds only strings;
+//   4. "__metadata__" holds only strings (names are unique by rule 2);
 //   5. the tensors tile the data buffer: no overlap, no holes, no trailing bytes
 //      (the format forbids all three).
 // Tensor data are views into the caller's buffer; elements may be unaligned.

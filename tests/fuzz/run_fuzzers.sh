@@ -1,24 +1,33 @@
 #!/usr/bin/env bash
-# Builds the parser fuzzers (weights files and the pytorch-ir JSON reader) with clang (libFuzzer + ASan + UBSan) and
-# runs each for a while on a seed corpus of real PyTorch files.
+# Builds the compiler's file-reader fuzzers (the pytorch-ir JSON reader, the
+# .safetensors, .pt, ZIP and pickle readers) with clang (libFuzzer + ASan +
+# UBSan) and runs each in turn on a seed corpus of real files. docs/fuzzing.md
+# describes the targets and the long runs.
 #
-#   tests/fuzz/run_fuzzers.sh BUILD_DIR SECONDS_PER_TARGET
+#   tests/fuzz/run_fuzzers.sh BUILD_DIR SECONDS_PER_TARGET [TARGET...]
 #
 # Compiles only the sources the readers need, straight with clang++, into
 # BUILD_DIR/fuzz (objects are rebuilt when a source or header is newer).
-# Seeds come from tests/compiler/frontend/make_weight_fixtures.py, run with
-# $TORCHIR_PYTHON (default /usr/bin/python3, which has torch). Exits non-zero
-# when a fuzzer finds a crash, leak, timeout or sanitizer report; the input
-# is kept in BUILD_DIR/fuzz/artifacts.
+# Seeds (tests/fuzz/make_seeds.py) come from
+# tests/compiler/frontend/make_weight_fixtures.py, run with $TORCHIR_PYTHON
+# (default /usr/bin/python3, which has torch), from the zoo exports in
+# $TORCHIR_ZOO_DIR (default BUILD_DIR/zoo, used when present) and from
+# generated deep, duplicate-key and multi-megabyte files. $FUZZ_EXTRA_ARGS
+# adds libFuzzer flags (a long run: FUZZ_EXTRA_ARGS=-runs=1000000; the first
+# limit reached ends a target). Exits non-zero when a fuzzer finds a crash,
+# leak, timeout or sanitizer report; the input is kept in
+# BUILD_DIR/fuzz/artifacts.
 set -euo pipefail
 
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 BUILD_DIR SECONDS_PER_TARGET" >&2
+if [[ $# -lt 2 ]]; then
+  echo "usage: $0 BUILD_DIR SECONDS_PER_TARGET [TARGET...]" >&2
   exit 2
 fi
 SOURCE_DIR=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$(mkdir -p "$1/fuzz" && cd "$1/fuzz" && pwd)
 SECONDS_PER_TARGET=$2
+shift 2
+ZOO_DIR=${TORCHIR_ZOO_DIR:-$OUT/../zoo}
 CXX=${FUZZ_CXX:-clang++}
 PYTHON=${TORCHIR_PYTHON:-/usr/bin/python3}
 
@@ -37,11 +46,22 @@ SOURCES=(
   compiler/ir/scalar_encoding.cpp
   compiler/frontend/mapped_file.cpp
   compiler/frontend/pickle.cpp
+  compiler/frontend/quoted_text.cpp
   compiler/frontend/safetensors.cpp
   compiler/frontend/torch_pt.cpp
+  compiler/frontend/untrusted_json.cpp
   compiler/frontend/zip_archive.cpp
 )
-TARGETS=(fuzz_safetensors fuzz_torch_pt fuzz_pickle fuzz_ir_reader)
+ALL_TARGETS=(fuzz_safetensors fuzz_torch_pt fuzz_zip_archive fuzz_pickle fuzz_ir_reader)
+TARGETS=("${@:-${ALL_TARGETS[@]}}")
+for target in "${TARGETS[@]}"; do
+  [[ " ${ALL_TARGETS[*]} " == *" $target "* ]] || { echo "unknown target $target" >&2; exit 2; }
+done
+# Largest input per target: the IR reader must see multi-megabyte and deeply
+# nested files (the recursive-parser crash needed ~100k levels, 200 kB).
+declare -A MAX_LEN=([fuzz_ir_reader]=4194304 [fuzz_safetensors]=1048576
+  [fuzz_torch_pt]=1048576 [fuzz_zip_archive]=1048576 [fuzz_pickle]=262144)
+declare -A DICT=([fuzz_ir_reader]=ir_reader.dict [fuzz_safetensors]=safetensors.dict)
 ABSL_LIBS=$(pkg-config --libs absl_statusor absl_status absl_strings absl_str_format 2>/dev/null ||
   echo "-labsl_statusor -labsl_status -labsl_cord -labsl_cordz_info -labsl_cord_internal
         -labsl_cordz_functions -labsl_exponential_biased -labsl_cordz_handle
@@ -74,7 +94,7 @@ for source in "${SOURCES[@]}"; do
   fi
 done
 for pid in "${pids[@]}"; do wait "$pid"; done
-for target in "${TARGETS[@]}"; do
+for target in "${ALL_TARGETS[@]}"; do
   if stale "$OUT/$target"; then
     # shellcheck disable=SC2086
     "$CXX" "${CXXFLAGS[@]}" -fsanitize=fuzzer "$SOURCE_DIR/tests/fuzz/$target.cpp" \
@@ -90,25 +110,7 @@ if [[ ! -e $FIXTURES/expected.json || $FIXTURE_SCRIPT -nt $FIXTURES/expected.jso
   "$PYTHON" "$FIXTURE_SCRIPT" "$FIXTURES"
 fi
 rm -rf "$OUT/seeds"
-mkdir -p "$OUT/seeds/fuzz_safetensors" "$OUT/seeds/fuzz_torch_pt" "$OUT/seeds/fuzz_pickle" \
-  "$OUT/seeds/fuzz_ir_reader"
-cp "$SOURCE_DIR"/tests/fuzz/seeds/ir/*.json "$OUT/seeds/fuzz_ir_reader/"
-cp "$FIXTURES"/*.safetensors "$OUT/seeds/fuzz_safetensors/"
-cp "$FIXTURES"/*.pt "$OUT/seeds/fuzz_torch_pt/"
-cp "$FIXTURES"/*.pkl "$OUT/seeds/fuzz_pickle/"
-"$PYTHON" - "$FIXTURES" "$OUT/seeds/fuzz_pickle" <<'PY'
-import os, sys, zipfile
-source, target = sys.argv[1:]
-for name in sorted(os.listdir(source)):
-    path = os.path.join(source, name)
-    if name.endswith(".pt") and zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as archive:
-            for entry in archive.namelist():
-                if entry.endswith(".pkl"):
-                    seed = os.path.join(target, name + "." + entry.replace("/", "_"))
-                    with open(seed, "wb") as f:
-                        f.write(archive.read(entry))
-PY
+"$PYTHON" "$SOURCE_DIR/tests/fuzz/make_seeds.py" "$SOURCE_DIR" "$FIXTURES" "$ZOO_DIR" "$OUT/seeds"
 
 status=0
 mkdir -p "$OUT/artifacts"
@@ -120,14 +122,20 @@ for target in "${TARGETS[@]}"; do
   corpus="$OUT/corpus/$target"
   mkdir -p "$corpus"
   # New inputs go to the first directory; the seeds stay as they are.
+  dict=()
+  [[ -n ${DICT[$target]:-} ]] && dict=(-dict="$SOURCE_DIR/tests/fuzz/${DICT[$target]}")
+  # shellcheck disable=SC2086
   if ! "$OUT/$target" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
-      -max_len=65536 -print_final_stats=1 -artifact_prefix="$OUT/artifacts/$target-" \
+      -max_len="${MAX_LEN[$target]}" -print_final_stats=1 "${dict[@]}" \
+      -artifact_prefix="$OUT/artifacts/$target-" ${FUZZ_EXTRA_ARGS:-} \
       "$corpus" "$OUT/seeds/$target" > "$OUT/$target.log" 2>&1; then
     echo "FAILED: $target (log: $OUT/$target.log)"
     tail -60 "$OUT/$target.log"
     status=1
   else
-    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$OUT/$target.log" || true
+    grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb" \
+      "$OUT/$target.log" || true
+    grep -E "^#[0-9]+[[:space:]]+DONE" "$OUT/$target.log" || true
   fi
 done
 exit $status

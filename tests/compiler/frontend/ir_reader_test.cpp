@@ -283,6 +283,40 @@ TEST(IrReaderErrors, MalformedJsonGivesLineAndColumn) {
   EXPECT_ERROR_CONTAINS("[1, 2]", "top level must be a JSON object");
 }
 
+TEST(IrReaderErrors, DeepNestingIsRejectedWhileParsing) {
+  // A million levels overflowed the recursive parser's stack before.
+  const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+  EXPECT_ERROR_CONTAINS(R"({"nodes": )" + deep + "}",
+                        "model.json:1:74: arrays and objects nested deeper than 64 levels "
+                        "(byte 73)");
+  // Nesting inside the limit but deep in an attribute still meets the reader's own bound.
+  const std::string attr = std::string(40, '[') + std::string(40, ']');
+  EXPECT_ERROR_CONTAINS(Edit(R"("attrs": {"other": 0.5})", R"("attrs": {"other": )" + attr + "}"),
+                        "node 'mul'", "attribute 'other': attribute nested too deeply");
+}
+
+TEST(IrReaderErrors, DuplicateKeysAreRejected) {
+  EXPECT_ERROR_CONTAINS(Edit("{\n  \"model_name\"", "{\n  \"nodes\": [], \"model_name\""),
+                        "model.json:", "duplicate key 'nodes' in the object at $ (byte ");
+  EXPECT_ERROR_CONTAINS(
+      Edit(R"({"name": "relu_", "op_type")", R"({"name": "relu_", "name": "relu_2", "op_type")"),
+      "duplicate key 'name' in the object at $.nodes[1]");
+  EXPECT_ERROR_CONTAINS(Edit(R"("attrs": {"dim": 1, "keepdim": false})",
+                             R"("attrs": {"dim": 1, "keepdim": false, "dim": 0})"),
+                        "duplicate key 'dim' in the object at $.nodes[2].attrs");
+  EXPECT_ERROR_CONTAINS(Edit(R"("c_idx": "idx"})", R"("c_idx": "idx", "c_idx": "spare"})"),
+                        "duplicate key 'c_idx' in the object at $.weight_name_mapping");
+}
+
+TEST(IrReaderErrors, HostileNamesStayOnOneLine) {
+  const std::string name = "conv\\n" + std::string(5000, 'x');
+  const std::string message =
+      ErrorOf(Edit(R"("producer_node": "conv2d")", R"("producer_node": ")" + name + R"(")"));
+  EXPECT_NE(message.find("producer 'conv\\nxxx"), std::string::npos) << message;
+  EXPECT_NE(message.find("...' (5005 bytes) does not exist"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
 TEST(IrReaderErrors, MissingSections) {
   EXPECT_ERROR_CONTAINS(R"({"graph_outputs": [], "nodes": []})", "missing \"graph_inputs\"");
   EXPECT_ERROR_CONTAINS(R"({"graph_inputs": [], "graph_outputs": []})", "missing \"nodes\"");

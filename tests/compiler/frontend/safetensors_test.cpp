@@ -208,10 +208,15 @@ TEST_F(SafetensorsTest, ReportsMalformedHeaders) {
     std::string error;
   };
   const Case cases[] = {
-      {"{\"a\":", "", "not valid JSON"},
+      {"{\"a\":", "", "safetensors header 1:6: malformed JSON: "},
       {"[1, 2]", "", "not a JSON object"},
-      {std::string("{\"a\"\0:1}", 8), "", "NUL byte"},
-      {"{\"\xff\":{}}", "", "not valid JSON"},
+      {std::string("{\"a\"\0:1}", 8), "",
+       "safetensors header 1:5: malformed JSON: NUL byte (byte 12 of the file)"},
+      {"{\"\xff\":{}}", "", "malformed JSON: Invalid encoding in string"},
+      {"\xEF\xBB\xBF{}", "", "safetensors header 1:1: starts with a UTF-8 byte-order mark"},
+      {"{\"a\": " + std::string(100, '[') + std::string(100, ']') + "}", "",
+       "safetensors header 1:70: arrays and objects nested deeper than 64 levels (byte 77 of the "
+       "file)"},
       {"{\"w\": 1}", "", "tensor 'w': entry is a number, expected an object"},
       {R"({"w": {"shape": [2], "data_offsets": [0, 8]}})", eight_bytes,
        "tensor 'w': missing 'dtype'"},
@@ -254,12 +259,14 @@ TEST_F(SafetensorsTest, ReportsMalformedHeaders) {
        "4 trailing bytes after the last tensor"},
       {R"({"a": {"dtype": "U8", "shape": [1], "data_offsets": [0, 1]},
            "a": {"dtype": "U8", "shape": [1], "data_offsets": [1, 2]}})",
-       std::string(2, '\0'), "duplicate tensor name 'a'"},
+       std::string(2, '\0'), "safetensors header 2:12: duplicate key 'a' in the object at $"},
       {R"({"__metadata__": [], "a": {"dtype": "U8", "shape": [], "data_offsets": [0, 1]}})",
        std::string(1, '\0'), "'__metadata__' is an array, expected an object"},
       {R"({"__metadata__": {"version": 2}})", "",
        "'__metadata__' entry 'version' is a number, expected a string"},
-      {R"({"__metadata__": {}, "__metadata__": {}})", "", "duplicate '__metadata__'"},
+      {R"({"__metadata__": {}, "__metadata__": {}})", "", "duplicate key '__metadata__'"},
+      {R"({"__metadata__": {"format": "pt", "format": "np"}})", "",
+       "duplicate key 'format' in the object at $.__metadata__"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.header);
