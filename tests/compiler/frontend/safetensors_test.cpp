@@ -150,7 +150,8 @@ TEST_F(SafetensorsTest, WriterRejectsBadTensorsAndLeavesNoFile) {
   StoredTensor complex128 = good;
   complex128.dtype = ir::DType::kComplex128;
   complex128.shape = {};
-  complex128.data = ir::TensorData::Copy(values, 16);
+  const double complex_value[] = {1, 2};  // one complex128: 16 bytes
+  complex128.data = ir::TensorData::Copy(complex_value, sizeof(complex_value));
   StoredTensor reserved = good;
   reserved.name = "__metadata__";
 
@@ -281,10 +282,12 @@ TEST_F(SafetensorsTest, AcceptsAnEmptyFileOfTensorsAndZeroSizedTensors) {
   ASSERT_TRUE(empty.ok()) << empty.status();
   EXPECT_TRUE(empty->tensors.empty());
 
-  absl::StatusOr<SafetensorsContents> zero =
-      Parse(Image(R"({"z": {"dtype": "F16", "shape": [0, 5], "data_offsets": [0, 0]},
-                      "s": {"dtype": "I8", "shape": [], "data_offsets": [0, 1]}})",
-                  "\x07"));
+  // The tensors borrow the file's bytes (no owner given): keep them alive.
+  const std::string file =
+      Image(R"({"z": {"dtype": "F16", "shape": [0, 5], "data_offsets": [0, 0]},
+                "s": {"dtype": "I8", "shape": [], "data_offsets": [0, 1]}})",
+            "\x07");
+  absl::StatusOr<SafetensorsContents> zero = Parse(file);
   ASSERT_TRUE(zero.ok()) << zero.status();
   ASSERT_EQ(zero->tensors.size(), 2u);
   EXPECT_EQ(zero->tensors[0].data.size(), 0u);

@@ -251,8 +251,9 @@ TEST_F(TorchPtTest, ReadsRebuildTensorV3WithAnExplicitDType) {
   pickle.Global("collections", "OrderedDict").Op(')').Op('R');
   pickle.Global("torch", "uint16").Op('t').Op('R').Op('u').Stop();
   const std::string storage("\x01\x00\x02\x00\x03\x00\x04\x00", 8);
-  absl::StatusOr<std::vector<StoredTensor>> tensors =
-      Parse(BuildTorchArchive("v3", pickle.bytes(), {{"0", storage}}));
+  // The tensors borrow the archive's bytes (no owner given): keep them alive.
+  const std::string archive = BuildTorchArchive("v3", pickle.bytes(), {{"0", storage}});
+  absl::StatusOr<std::vector<StoredTensor>> tensors = Parse(archive);
   ASSERT_TRUE(tensors.ok()) << tensors.status();
   EXPECT_EQ((*tensors)[0].dtype, ir::DType::kUInt16);
   EXPECT_EQ(std::string(reinterpret_cast<const char*>((*tensors)[0].data.data()), 6),
