@@ -4,10 +4,13 @@
 #include <xnnpack.h>
 
 #include <atomic>
+#include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <cstring>
 
 #include "backends/xnnpack/runtime/node_definitions.h"
 #include "backends/xnnpack/serialization/xnnpack_blob_generated.h"
@@ -28,6 +31,9 @@ constexpr uint32_t kBlobVersion = 1;
 constexpr uint64_t kMaxNumel = uint64_t{1} << 60;
 // Bounds the value and node tables so XNNPACK's uint32 ids never run out.
 constexpr size_t kMaxTableSize = size_t{1} << 30;
+// Bounds the workspace XNNPACK plans for the internal values (its planner adds their sizes in
+// size_t unchecked): 1 TiB, beyond any device, so an allocation that large fails cleanly.
+constexpr uint64_t kMaxWorkspaceBytes = uint64_t{1} << 40;
 
 #define BLOB_CHECK(cond, ...) \
   TORCHIR_CHECK_OR_RETURN(cond, Error::kInvalidProgram, "XnnpackBackend: " __VA_ARGS__)
@@ -88,6 +94,8 @@ struct BoundValue {
   uint32_t external_id = XNN_INVALID_VALUE_ID;
   uint32_t flags = 0;     // XNN_VALUE_FLAG_EXTERNAL_INPUT / _OUTPUT
   bool produced = false;  // written by a node checked so far
+  uint32_t producer = 0;  // the node writing it (when produced)
+  uint32_t num_reads = 0;  // input slots of nodes naming it
 };
 
 struct SubgraphDeleter {
@@ -233,6 +241,88 @@ Error BindValues(const fb::Graph& graph, KernelArgs args, BoundValue* values,
   return Error::kOk;
 }
 
+bool IsInternal(const BoundValue& value) { return !value.info.is_static && value.flags == 0; }
+
+// Ops XNNPACK's xnn_subgraph_optimize fuses a following clamp into (src/subgraph.c of the
+// 2022-02-16 snapshot): it narrows their output range to the intersection with the clamp's.
+bool AbsorbsClamp(const char* op) {
+  namespace P = ::torchir::xnnpack::node_params;
+  for (const char* fusing : {P::Add2::kOp, P::AveragePooling2d::kOp, P::Clamp::kOp,
+                             P::Convolution2d::kOp, P::Divide::kOp, P::DepthwiseConvolution2d::kOp,
+                             P::FullyConnected::kOp, P::Multiply2::kOp, P::MaxPooling2d::kOp,
+                             P::Subtract::kOp}) {
+    if (std::strcmp(op, fusing) == 0) return true;
+  }
+  return false;
+}
+
+// A double from the blob as XNNPACK's float (the definitions convert the same way).
+float RangeBound(double v) {
+  if (v > FLT_MAX) return INFINITY;
+  if (v < -FLT_MAX) return -INFINITY;
+  return static_cast<float>(v);
+}
+
+// The rules of XNNPACK's subgraph that its define calls do not check and its runtime asserts
+// (or silently breaks) on, for the blob's nodes after CheckNodes. XNNPACK counts the reads of
+// every value, deletes the internal values nobody reads, then fuses each clamp that is the
+// only reader of its input into the node writing it:
+//   - an internal value written but never read is deleted while its writer still writes it
+//     (xnn_setup_runtime asserts output_data != NULL): every internal value must be read;
+//   - a value no node names is refused (nothing the compiler writes, and XNNPACK would plan
+//     or bind memory for it);
+//   - a fused clamp narrows the writer's output range; an empty intersection reaches an
+//     assert (output_min < output_max) in the operator's parameter setup.
+Error CheckDataflow(const fb::Graph& graph, const BoundValue* values, size_t num_values) {
+  uint64_t workspace = 0;
+  for (size_t i = 0; i < num_values; ++i) {
+    const BoundValue& value = values[i];
+    BLOB_CHECK(value.num_reads > 0 || value.produced, "value %zu is used by no node", i);
+    BLOB_CHECK(!IsInternal(value) || value.num_reads > 0,
+               "value %zu is written by node %u but read by no node (XNNPACK would delete it)", i,
+               value.producer);
+    if (IsInternal(value)) {
+      // XNNPACK rounds each internal value up to XNN_EXTRA_BYTES (16).
+      workspace += (uint64_t{value.info.numel} * sizeof(float) + 15) & ~uint64_t{15};
+      BLOB_CHECK(workspace <= kMaxWorkspaceBytes,
+                 "the internal values need more than %llu bytes of workspace",
+                 static_cast<unsigned long long>(kMaxWorkspaceBytes));
+    }
+  }
+  // Clamp fusion, replayed in node order: `range_owner[n]` is the node whose output range
+  // node n's range ends up in (itself unless n is a clamp XNNPACK fuses away).
+  const size_t num_nodes = graph.nodes() != nullptr ? graph.nodes()->size() : 0;
+  std::unique_ptr<uint32_t[]> range_owner(new (std::nothrow) uint32_t[num_nodes + 1]);
+  std::unique_ptr<float[]> range(new (std::nothrow) float[2 * num_nodes + 2]);
+  TORCHIR_CHECK_OR_RETURN(range_owner != nullptr && range != nullptr, Error::kOutOfMemory,
+                          "XnnpackBackend: out of memory");
+  for (size_t n = 0; n < num_nodes; ++n) {
+    const fb::Node& node = *graph.nodes()->Get(static_cast<flatbuffers::uoffset_t>(n));
+    range_owner[n] = static_cast<uint32_t>(n);
+    const bool has_range =
+        AbsorbsClamp(node.op()->c_str()) && node.floats() != nullptr && node.floats()->size() >= 2;
+    if (!has_range) continue;
+    range[2 * n] = RangeBound(node.floats()->Get(0));
+    range[2 * n + 1] = RangeBound(node.floats()->Get(1));
+    if (std::strcmp(node.op()->c_str(), ::torchir::xnnpack::node_params::Clamp::kOp) != 0) {
+      continue;
+    }
+    const BoundValue& input = values[node.inputs()->Get(0)];
+    if (!IsInternal(input) || input.num_reads != 1 || !input.produced) continue;
+    const fb::Node& writer = *graph.nodes()->Get(input.producer);
+    if (!AbsorbsClamp(writer.op()->c_str())) continue;
+    const uint32_t owner = range_owner[input.producer];
+    float* owned = &range[2 * size_t{owner}];
+    owned[0] = owned[0] > range[2 * n] ? owned[0] : range[2 * n];
+    owned[1] = owned[1] < range[2 * n + 1] ? owned[1] : range[2 * n + 1];
+    BLOB_CHECK(owned[0] < owned[1],
+               "node %zu (clamp) fuses into node %u, leaving the empty output range [%g, %g]", n,
+               owner, static_cast<double>(owned[0]), static_cast<double>(owned[1]));
+    range_owner[n] = owner;
+  }
+  return Error::kOk;
+}
+
 // Step 3 (structure; each node's parameters and shapes are checked by its
 // definition in step 4): known ops, counts, indices in range, and a dataflow
 // XNNPACK can run without writing into inputs or constants or reading
@@ -265,10 +355,12 @@ Error CheckNodes(const fb::Graph& graph, BoundValue* values, size_t num_values) 
       const uint32_t v = node.inputs()->Get(static_cast<flatbuffers::uoffset_t>(k));
       BLOB_CHECK(v < num_values, "node %zu (%s): input %zu is value %u of %zu", n, definition->op,
                  k, v, num_values);
-      const BoundValue& input = values[v];
+      BoundValue& input = values[v];
+      // Also refuses a node reading its own output (in place): it is not written yet.
       BLOB_CHECK(
           input.info.is_static || input.flags == XNN_VALUE_FLAG_EXTERNAL_INPUT || input.produced,
           "node %zu (%s) reads value %u before any node writes it", n, definition->op, v);
+      ++input.num_reads;
     }
     const uint32_t out = node.outputs()->Get(0);
     BLOB_CHECK(out < num_values, "node %zu (%s): output is value %u of %zu", n, definition->op, out,
@@ -279,6 +371,7 @@ Error CheckNodes(const fb::Graph& graph, BoundValue* values, size_t num_values) 
     BLOB_CHECK(!output.produced, "node %zu (%s) writes value %u, already written", n,
                definition->op, out);
     output.produced = true;
+    output.producer = static_cast<uint32_t>(n);
   }
   // Outputs must be written, and so must internal values: each one's dims
   // are then checked by its producer's shape rule, never trusted as given.
@@ -289,7 +382,7 @@ Error CheckNodes(const fb::Graph& graph, BoundValue* values, size_t num_values) 
         "value %zu (%s) is never written", i,
         value.flags == XNN_VALUE_FLAG_EXTERNAL_OUTPUT ? "an output" : "internal");
   }
-  return Error::kOk;
+  return CheckDataflow(graph, values, num_values);
 }
 
 // Step 4: defines the subgraph, creates the runtime and binds its external
