@@ -39,7 +39,8 @@ namespace fb = ::torchir::xnnpack;
 using torchir::testing::xnnpack::BlobRange;
 
 // Init memory is capped so that a program asking for huge arenas fails with
-// kOutOfMemory instead of exhausting the fuzzer's RSS limit.
+// kOutOfMemory instead of exhausting the fuzzer's RSS limit; so is what XNNPACK
+// may allocate per delegate (internal values, indirection buffers).
 constexpr size_t kInitBudget = 64 << 20;
 
 void Quiet(torchir::runtime::LogLevel, const char*) {}
@@ -207,7 +208,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static bool initialised = [] {
     SetLogHook(Quiet);
     return portable::RegisterPortableKernels() == Error::kOk &&
-           xnnpack::RegisterXnnpackBackend() == Error::kOk;
+           xnnpack::RegisterXnnpackBackend({/*num_threads=*/1, kInitBudget}) == Error::kOk;
   }();
   if (!initialised) __builtin_trap();
 

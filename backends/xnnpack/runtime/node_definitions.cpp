@@ -169,6 +169,31 @@ Error ReadWindow(const NodeCall& call, const uint32_t* p, Window2d* w) {
   return Error::kOk;
 }
 
+// A sliding-window node's indirection buffer: XNNPACK keeps one input pointer per window
+// element per output pixel (convolutions and poolings), sized from the parameters alone.
+// Counted with slack (XNNPACK rounds the pixels up to its tile) against the delegate's budget.
+Error ChargeIndirection(const NodeCall& call, uint64_t pixels, const Window2d& w) {
+  // Pixels < 2^60 (an output value's element count) and the area < 2^24: the product fits
+  // 128 bits; it saturates to 64.
+  const unsigned __int128 bytes = static_cast<unsigned __int128>(pixels + 64) *
+                                  (uint64_t{w.kernel_h} * w.kernel_w) * sizeof(void*);
+  const uint64_t charged = bytes > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(bytes);
+  if (call.memory_used == nullptr) return Error::kOk;
+  if (charged > call.memory_budget || *call.memory_used > call.memory_budget - charged) {
+    Log(LogLevel::kError,
+        "XnnpackBackend: node %zu (%s): its %ux%u window over %llu output pixels needs a "
+        "%llu-byte indirection buffer, beyond the delegate's XNNPACK memory budget "
+        "(%llu bytes, %llu used)",
+        call.index, call.op, w.kernel_h, w.kernel_w, static_cast<unsigned long long>(pixels),
+        static_cast<unsigned long long>(charged),
+        static_cast<unsigned long long>(call.memory_budget),
+        static_cast<unsigned long long>(*call.memory_used));
+    return Error::kOutOfMemory;
+  }
+  *call.memory_used += charged;
+  return Error::kOk;
+}
+
 // Checks that `input` is NHWC and computes the output's [N, OH, OW].
 Error WindowOutputDims(const NodeCall& call, const ValueInfo& input, const Window2d& w,
                        uint64_t* out_n, uint64_t* out_h, uint64_t* out_w) {
@@ -230,6 +255,8 @@ Error DefineConvolution2d(const NodeCall& call) {
   }
   const uint64_t output[] = {n, oh, ow, out_channels};
   TORCHIR_RETURN_IF_ERROR(ExpectShape(call, *call.output, "output", output, 4));
+  // The output is a value (< 2^60 elements), so n * oh * ow cannot overflow.
+  TORCHIR_RETURN_IF_ERROR(ChargeIndirection(call, n * oh * ow, w));
   return FromStatus(call, xnn_define_convolution_2d(
                               call.subgraph, w.pad_top, w.pad_right, w.pad_bottom, w.pad_left,
                               w.kernel_h, w.kernel_w, w.stride_h, w.stride_w, w.dilation_h,
@@ -262,6 +289,8 @@ Error DefineDepthwiseConvolution2d(const NodeCall& call) {
   }
   const uint64_t output[] = {n, oh, ow, out_channels};
   TORCHIR_RETURN_IF_ERROR(ExpectShape(call, *call.output, "output", output, 4));
+  // The output is a value (< 2^60 elements), so n * oh * ow cannot overflow.
+  TORCHIR_RETURN_IF_ERROR(ChargeIndirection(call, n * oh * ow, w));
   return FromStatus(call, xnn_define_depthwise_convolution_2d(
                               call.subgraph, w.pad_top, w.pad_right, w.pad_bottom, w.pad_left,
                               w.kernel_h, w.kernel_w, w.stride_h, w.stride_w, w.dilation_h,
@@ -381,7 +410,8 @@ Error ExpectPoolingOutput(const NodeCall& call, const Window2d& w) {
   uint64_t n, oh, ow;
   TORCHIR_RETURN_IF_ERROR(WindowOutputDims(call, input, w, &n, &oh, &ow));
   const uint64_t output[] = {n, oh, ow, input.dims[3]};
-  return ExpectShape(call, *call.output, "output", output, 4);
+  TORCHIR_RETURN_IF_ERROR(ExpectShape(call, *call.output, "output", output, 4));
+  return ChargeIndirection(call, n * oh * ow, w);
 }
 
 Error DefineMaxPooling2d(const NodeCall& call) {

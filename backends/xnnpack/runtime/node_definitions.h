@@ -49,6 +49,11 @@ struct NodeCall {
   const ValueInfo* output = nullptr;
   Span<const int64_t> ints;
   Span<const double> floats;
+  // What XNNPACK will allocate for this delegate so far (internal values,
+  // indirection buffers of the nodes defined before), and the limit: a node
+  // adds its own indirection buffer and is refused with kOutOfMemory beyond it.
+  uint64_t* memory_used = nullptr;
+  uint64_t memory_budget = 0;
 };
 
 // Checks the call's parameters and shapes, then defines the XNNPACK node.

@@ -31,9 +31,6 @@ constexpr uint32_t kBlobVersion = 1;
 constexpr uint64_t kMaxNumel = uint64_t{1} << 60;
 // Bounds the value and node tables so XNNPACK's uint32 ids never run out.
 constexpr size_t kMaxTableSize = size_t{1} << 30;
-// Bounds the workspace XNNPACK plans for the internal values (its planner adds their sizes in
-// size_t unchecked): 1 TiB, beyond any device, so an allocation that large fails cleanly.
-constexpr uint64_t kMaxWorkspaceBytes = uint64_t{1} << 40;
 
 #define BLOB_CHECK(cond, ...) \
   TORCHIR_CHECK_OR_RETURN(cond, Error::kInvalidProgram, "XnnpackBackend: " __VA_ARGS__)
@@ -272,8 +269,12 @@ float RangeBound(double v) {
 //   - a value no node names is refused (nothing the compiler writes, and XNNPACK would plan
 //     or bind memory for it);
 //   - a fused clamp narrows the writer's output range; an empty intersection reaches an
-//     assert (output_min < output_max) in the operator's parameter setup.
-Error CheckDataflow(const fb::Graph& graph, const BoundValue* values, size_t num_values) {
+//     assert (output_min < output_max) in the operator's parameter setup;
+//   - the internal values XNNPACK allocates (its planner sums their sizes in size_t
+//     unchecked) must fit the delegate's memory budget: kOutOfMemory, before XNNPACK tries.
+// `*memory_used` is then the internal values' bytes.
+Error CheckDataflow(const fb::Graph& graph, const BoundValue* values, size_t num_values,
+                    uint64_t memory_budget, uint64_t* memory_used) {
   uint64_t workspace = 0;
   for (size_t i = 0; i < num_values; ++i) {
     const BoundValue& value = values[i];
@@ -282,11 +283,15 @@ Error CheckDataflow(const fb::Graph& graph, const BoundValue* values, size_t num
                "value %zu is written by node %u but read by no node (XNNPACK would delete it)", i,
                value.producer);
     if (IsInternal(value)) {
-      // XNNPACK rounds each internal value up to XNN_EXTRA_BYTES (16).
-      workspace += (uint64_t{value.info.numel} * sizeof(float) + 15) & ~uint64_t{15};
-      BLOB_CHECK(workspace <= kMaxWorkspaceBytes,
-                 "the internal values need more than %llu bytes of workspace",
-                 static_cast<unsigned long long>(kMaxWorkspaceBytes));
+      // XNNPACK rounds each internal value up to XNN_EXTRA_BYTES (16) and sums them in
+      // size_t unchecked; numel < 2^60 and the budget keep the sum far from overflowing.
+      const uint64_t bytes = (uint64_t{value.info.numel} * sizeof(float) + 15) & ~uint64_t{15};
+      TORCHIR_CHECK_OR_RETURN(!__builtin_add_overflow(workspace, bytes, &workspace) &&
+                                  workspace <= memory_budget,
+                              Error::kOutOfMemory,
+                              "XnnpackBackend: the internal values need more than the "
+                              "delegate's XNNPACK memory budget of %llu bytes",
+                              static_cast<unsigned long long>(memory_budget));
     }
   }
   // Clamp fusion, replayed in node order: `range_owner[n]` is the node whose output range
@@ -320,6 +325,7 @@ Error CheckDataflow(const fb::Graph& graph, const BoundValue* values, size_t num
                owner, static_cast<double>(owned[0]), static_cast<double>(owned[1]));
     range_owner[n] = owner;
   }
+  *memory_used = workspace;
   return Error::kOk;
 }
 
@@ -327,7 +333,8 @@ Error CheckDataflow(const fb::Graph& graph, const BoundValue* values, size_t num
 // definition in step 4): known ops, counts, indices in range, and a dataflow
 // XNNPACK can run without writing into inputs or constants or reading
 // values nothing wrote.
-Error CheckNodes(const fb::Graph& graph, BoundValue* values, size_t num_values) {
+Error CheckNodes(const fb::Graph& graph, BoundValue* values, size_t num_values,
+                 uint64_t memory_budget, uint64_t* memory_used) {
   const size_t num_nodes = graph.nodes() != nullptr ? graph.nodes()->size() : 0;
   for (size_t n = 0; n < num_nodes; ++n) {
     const fb::Node& node = *graph.nodes()->Get(static_cast<flatbuffers::uoffset_t>(n));
@@ -382,13 +389,14 @@ Error CheckNodes(const fb::Graph& graph, BoundValue* values, size_t num_values) 
         "value %zu (%s) is never written", i,
         value.flags == XNN_VALUE_FLAG_EXTERNAL_OUTPUT ? "an output" : "internal");
   }
-  return CheckDataflow(graph, values, num_values);
+  return CheckDataflow(graph, values, num_values, memory_budget, memory_used);
 }
 
 // Step 4: defines the subgraph, creates the runtime and binds its external
 // values once. On success `*runtime_out` owns the runtime.
 Error BuildRuntime(const fb::Graph& graph, BoundValue* values, size_t num_values,
-                   uint32_t num_external, pthreadpool_t pool, xnn_runtime_t* runtime_out) {
+                   uint32_t num_external, uint64_t memory_budget, uint64_t memory_used,
+                   pthreadpool_t pool, xnn_runtime_t* runtime_out) {
   xnn_subgraph_t raw_subgraph = nullptr;
   xnn_status status = xnn_create_subgraph(num_external, /*flags=*/0, &raw_subgraph);
   if (status != xnn_status_success) return XnnFailure("xnn_create_subgraph", status);
@@ -421,6 +429,8 @@ Error BuildRuntime(const fb::Graph& graph, BoundValue* values, size_t num_values
     call.output = &values[node.outputs()->Get(0)].info;
     call.ints = AsSpan(node.ints());
     call.floats = AsSpan(node.floats());
+    call.memory_used = &memory_used;
+    call.memory_budget = memory_budget;
     TORCHIR_RETURN_IF_ERROR(definition->define(call));
   }
 
@@ -449,6 +459,12 @@ class XnnpackBackend final : public Backend {
  public:
   // Thread count for delegates initialised from now on. Drops the backend's
   // reference to the current pool; delegates using it keep it alive.
+  // The XNNPACK memory budget of delegates initialised from now on.
+  void SetMemoryBudget(uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    memory_budget_ = bytes;
+  }
+
   void SetNumThreads(uint32_t num_threads) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (num_threads == num_threads_) return;
@@ -471,15 +487,22 @@ class XnnpackBackend final : public Backend {
                             "XnnpackBackend: out of memory for %zu values", num_values);
     uint32_t num_external = 0;
     TORCHIR_RETURN_IF_ERROR(BindValues(*graph, args, values.get(), &num_external));
-    TORCHIR_RETURN_IF_ERROR(CheckNodes(*graph, values.get(), num_values));
+    uint64_t memory_budget;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      memory_budget = memory_budget_;
+    }
+    uint64_t memory_used = 0;
+    TORCHIR_RETURN_IF_ERROR(
+        CheckNodes(*graph, values.get(), num_values, memory_budget, &memory_used));
 
     Delegate* delegate = allocator.AllocateArray<Delegate>(1);
     TORCHIR_CHECK_OR_RETURN(delegate != nullptr, Error::kOutOfMemory,
                             "XnnpackBackend: out of memory for the delegate");
     SharedPool* pool = nullptr;
     TORCHIR_RETURN_IF_ERROR(AcquirePool(&pool));
-    Error error = BuildRuntime(*graph, values.get(), num_values, num_external,
-                               pool != nullptr ? pool->get() : nullptr, &delegate->runtime);
+    Error error = BuildRuntime(*graph, values.get(), num_values, num_external, memory_budget,
+                               memory_used, pool != nullptr ? pool->get() : nullptr, &delegate->runtime);
     if (error != Error::kOk) {
       if (pool != nullptr) pool->Unref();
       return error;
@@ -519,6 +542,7 @@ class XnnpackBackend final : public Backend {
 
   std::mutex mutex_;
   uint32_t num_threads_ = 1;
+  uint64_t memory_budget_ = XnnpackOptions().max_memory_bytes;
   SharedPool* pool_ = nullptr;  // one reference held here
 };
 
@@ -539,6 +563,8 @@ struct ReleasePoolAtExit {
 Error RegisterXnnpackBackend(const XnnpackOptions& options) {
   TORCHIR_CHECK_OR_RETURN(options.num_threads >= 1, Error::kInvalidArgument,
                           "XnnpackBackend: num_threads must be at least 1");
+  TORCHIR_CHECK_OR_RETURN(options.max_memory_bytes >= 1, Error::kInvalidArgument,
+                          "XnnpackBackend: max_memory_bytes must be at least 1");
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
   if (g_backend == nullptr) {
@@ -555,6 +581,7 @@ Error RegisterXnnpackBackend(const XnnpackOptions& options) {
     g_backend = backend;
   }
   g_backend->SetNumThreads(options.num_threads);
+  g_backend->SetMemoryBudget(options.max_memory_bytes);
   return Error::kOk;
 }
 

@@ -44,6 +44,9 @@ using torchir::runtime::Result;
 using torchir::testing::xnnpack::BlobRange;
 
 constexpr uint8_t kMasks[] = {0xFF, 0x01, 0x80};
+// What XNNPACK may allocate per delegate: a flipped window parameter must fail cleanly
+// instead of having XNNPACK fill gigabytes of indirection buffer.
+constexpr uint64_t kXnnpackMemoryBudget = uint64_t{256} << 20;
 constexpr size_t kNumMasks = sizeof(kMasks);
 
 // What the crash handler reports (async-signal-safe: fixed buffers, write()).
@@ -143,7 +146,7 @@ int main(int argc, char** argv) {
     torchir::runtime::SetLogHook([](torchir::runtime::LogLevel, const char*) {});
   }
   if (torchir::runtime::portable::RegisterPortableKernels() != Error::kOk ||
-      torchir::runtime::xnnpack::RegisterXnnpackBackend() != Error::kOk) {
+      torchir::runtime::xnnpack::RegisterXnnpackBackend({1, kXnnpackMemoryBudget}) != Error::kOk) {
     std::fprintf(stderr, "cannot register the kernels or the XNNPACK backend\n");
     return 1;
   }
