@@ -101,16 +101,19 @@ std::vector<Field> BlobFields(const uint8_t* blob, size_t size) {
 
 // A new value for an integer field: a step from the old one, a boundary, or random.
 uint64_t NewInteger(uint64_t old, size_t width, bool is_signed, std::minstd_rand& rng) {
-  const int64_t boundaries[] = {0, 1, 2, 3, -1, 127, 255, 1 << 16, (1 << 24) - 1, 1 << 24,
-                                INT32_MAX, static_cast<int64_t>(UINT32_MAX), INT64_MAX,
-                                INT64_MIN};
+  const int64_t boundaries[] = {0,         1,         2,
+                                3,         -1,        127,
+                                255,       1 << 16,   (1 << 24) - 1,
+                                1 << 24,   INT32_MAX, static_cast<int64_t>(UINT32_MAX),
+                                INT64_MAX, INT64_MIN};
   switch (rng() % 4) {
     case 0:
       return old + 1;
     case 1:
       return old - 1;
     case 2:
-      return static_cast<uint64_t>(boundaries[rng() % (sizeof(boundaries) / sizeof(boundaries[0]))]);
+      return static_cast<uint64_t>(
+          boundaries[rng() % (sizeof(boundaries) / sizeof(boundaries[0]))]);
     default: {
       const uint64_t random = (uint64_t{rng()} << 32) ^ rng();
       const unsigned bits = 1 + rng() % (8 * width);
@@ -121,9 +124,17 @@ uint64_t NewInteger(uint64_t old, size_t width, bool is_signed, std::minstd_rand
 }
 
 double NewReal(double old, std::minstd_rand& rng) {
-  const double specials[] = {0.0, -0.0, 1.0, -1.0, 6.0, std::numeric_limits<double>::infinity(),
+  const double specials[] = {0.0,
+                             -0.0,
+                             1.0,
+                             -1.0,
+                             6.0,
+                             std::numeric_limits<double>::infinity(),
                              -std::numeric_limits<double>::infinity(),
-                             std::numeric_limits<double>::quiet_NaN(), 3.4e38, 1e300, -1e300,
+                             std::numeric_limits<double>::quiet_NaN(),
+                             3.4e38,
+                             1e300,
+                             -1e300,
                              std::numeric_limits<double>::denorm_min()};
   switch (rng() % 3) {
     case 0:

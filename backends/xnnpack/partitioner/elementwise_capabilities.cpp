@@ -89,9 +89,8 @@ absl::Status SerializeHardsigmoid(const ir::Node& node, SubgraphSerializer& subg
   const uint32_t shifted = subgraph.Internal(dims);
   subgraph.AddNode<node_params::Add2>({x, subgraph.StaticData({1}, {3.0f})}, shifted, {},
                                       {0.0, 6.0});
-  subgraph.AddNode<node_params::Multiply2>(
-      {shifted, subgraph.StaticData({1}, {1.0f / 6.0f})}, subgraph.Output(node.output(0)), {},
-      kUnbounded);
+  subgraph.AddNode<node_params::Multiply2>({shifted, subgraph.StaticData({1}, {1.0f / 6.0f})},
+                                           subgraph.Output(node.output(0)), {}, kUnbounded);
   return absl::OkStatus();
 }
 

@@ -122,20 +122,19 @@ void SubgraphSerializer::CheckLayout(const char* op, size_t min_inputs, size_t m
   }
   for (size_t i = 0; status_.ok() && slots != nullptr && i < ints.size(); ++i) {
     if (ints[i] < slots[i].min || ints[i] > slots[i].max) {
-      status_ = absl::InvalidArgumentError(
-          absl::StrCat("XNNPACK node ", op, ": ", slots[i].name, " = ", ints[i],
-                       " is outside what the delegate accepts [", slots[i].min, ", ",
-                       slots[i].max, "]"));
+      status_ = absl::InvalidArgumentError(absl::StrCat(
+          "XNNPACK node ", op, ": ", slots[i].name, " = ", ints[i],
+          " is outside what the delegate accepts [", slots[i].min, ", ", slots[i].max, "]"));
     }
   }
 }
 
-void SubgraphSerializer::AppendNode(const char* op, std::vector<uint32_t> inputs,
-                                    uint32_t output, std::vector<int64_t> ints,
-                                    std::vector<double> floats, int range_at) {
+void SubgraphSerializer::AppendNode(const char* op, std::vector<uint32_t> inputs, uint32_t output,
+                                    std::vector<int64_t> ints, std::vector<double> floats,
+                                    int range_at) {
   producer_[output] = static_cast<int>(nodes_.size());
-  nodes_.push_back(BlobNode{op, std::move(inputs), {output}, std::move(ints), std::move(floats),
-                            range_at});
+  nodes_.push_back(
+      BlobNode{op, std::move(inputs), {output}, std::move(ints), std::move(floats), range_at});
 }
 
 bool SubgraphSerializer::FoldClamp(const ir::Value* input, const ir::Value* output, double min,

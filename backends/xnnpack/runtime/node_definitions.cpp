@@ -150,8 +150,8 @@ struct Window2d {
 // products XNNPACK forms from them: the kernel area and the dilated window.
 template <typename Op, int kKernelH, int kKernelW>
 Error ReadWindow(const NodeCall& call, const uint32_t* p, Window2d* w) {
-  *w = Window2d{p[Op::kPadTop],  p[Op::kPadRight], p[Op::kPadBottom], p[Op::kPadLeft],
-                p[kKernelH],     p[kKernelW],      p[Op::kStrideH],   p[Op::kStrideW]};
+  *w = Window2d{p[Op::kPadTop], p[Op::kPadRight], p[Op::kPadBottom], p[Op::kPadLeft],
+                p[kKernelH],    p[kKernelW],      p[Op::kStrideH],   p[Op::kStrideW]};
   if constexpr (Op::kNumInts > Op::kStrideW + 1) {
     w->dilation_h = p[Op::kDilationH];
     w->dilation_w = p[Op::kDilationW];
@@ -503,27 +503,32 @@ Error DefineStaticConstantPad(const NodeCall& call) {
     const int64_t after = call.ints[Op::PostPadding(d, input.rank)];
     // At most kMaxWindowParam: XNNPACK may fuse a zero pad into the convolution reading it
     // and adds the paddings in 32 bits.
-    NODE_CHECK(call,
-               before >= 0 && after >= 0 && before <= P::kMaxWindowParam &&
-                   after <= P::kMaxWindowParam,
-               "padding of dim %zu (%lld, %lld) is negative or larger than %lld", d,
-               static_cast<long long>(before), static_cast<long long>(after),
-               static_cast<long long>(P::kMaxWindowParam));
+    NODE_CHECK(
+        call,
+        before >= 0 && after >= 0 && before <= P::kMaxWindowParam && after <= P::kMaxWindowParam,
+        "padding of dim %zu (%lld, %lld) is negative or larger than %lld", d,
+        static_cast<long long>(before), static_cast<long long>(after),
+        static_cast<long long>(P::kMaxWindowParam));
     pre[d] = static_cast<size_t>(before);
     post[d] = static_cast<size_t>(after);
     output[d] = input.dims[d] + static_cast<uint64_t>(before) + static_cast<uint64_t>(after);
   }
   TORCHIR_RETURN_IF_ERROR(ExpectShape(call, *call.output, "output", output, input.rank));
   return FromStatus(
-      call, xnn_define_static_constant_pad(call.subgraph, pre, post, ToFloat(call.floats[P::StaticConstantPad::kPaddingValue]),
-                                           input.id, call.output->id, 0));
+      call, xnn_define_static_constant_pad(
+                call.subgraph, pre, post, ToFloat(call.floats[P::StaticConstantPad::kPaddingValue]),
+                input.id, call.output->id, 0));
 }
 
 // A row of the table: the op's layout from node_params.h and its definition.
 template <typename Op>
 constexpr NodeDefinition Row(DefineNodeFn define) {
-  return {Op::kOp, Op::kMinInputs, Op::kMaxInputs, static_cast<int>(Op::kNumInts),
-          static_cast<int>(Op::kNumFloats), define};
+  return {Op::kOp,
+          Op::kMinInputs,
+          Op::kMaxInputs,
+          static_cast<int>(Op::kNumInts),
+          static_cast<int>(Op::kNumFloats),
+          define};
 }
 
 // The table (each op's inputs, slots and output shape are documented in node_params.h).

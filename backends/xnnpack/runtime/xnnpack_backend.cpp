@@ -7,10 +7,10 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
-#include <cstring>
 
 #include "backends/xnnpack/runtime/node_definitions.h"
 #include "backends/xnnpack/serialization/xnnpack_blob_generated.h"
@@ -89,9 +89,9 @@ struct BoundValue {
   const void* static_data = nullptr;  // info.is_static: a constant tensor or the blob's data
   void* external_data = nullptr;      // an external value: the argument tensor's memory
   uint32_t external_id = XNN_INVALID_VALUE_ID;
-  uint32_t flags = 0;     // XNN_VALUE_FLAG_EXTERNAL_INPUT / _OUTPUT
-  bool produced = false;  // written by a node checked so far
-  uint32_t producer = 0;  // the node writing it (when produced)
+  uint32_t flags = 0;      // XNN_VALUE_FLAG_EXTERNAL_INPUT / _OUTPUT
+  bool produced = false;   // written by a node checked so far
+  uint32_t producer = 0;   // the node writing it (when produced)
   uint32_t num_reads = 0;  // input slots of nodes naming it
 };
 
@@ -244,10 +244,10 @@ bool IsInternal(const BoundValue& value) { return !value.info.is_static && value
 // 2022-02-16 snapshot): it narrows their output range to the intersection with the clamp's.
 bool AbsorbsClamp(const char* op) {
   namespace P = ::torchir::xnnpack::node_params;
-  for (const char* fusing : {P::Add2::kOp, P::AveragePooling2d::kOp, P::Clamp::kOp,
-                             P::Convolution2d::kOp, P::Divide::kOp, P::DepthwiseConvolution2d::kOp,
-                             P::FullyConnected::kOp, P::Multiply2::kOp, P::MaxPooling2d::kOp,
-                             P::Subtract::kOp}) {
+  for (const char* fusing :
+       {P::Add2::kOp, P::AveragePooling2d::kOp, P::Clamp::kOp, P::Convolution2d::kOp,
+        P::Divide::kOp, P::DepthwiseConvolution2d::kOp, P::FullyConnected::kOp, P::Multiply2::kOp,
+        P::MaxPooling2d::kOp, P::Subtract::kOp}) {
     if (std::strcmp(op, fusing) == 0) return true;
   }
   return false;
@@ -286,12 +286,12 @@ Error CheckDataflow(const fb::Graph& graph, const BoundValue* values, size_t num
       // XNNPACK rounds each internal value up to XNN_EXTRA_BYTES (16) and sums them in
       // size_t unchecked; numel < 2^60 and the budget keep the sum far from overflowing.
       const uint64_t bytes = (uint64_t{value.info.numel} * sizeof(float) + 15) & ~uint64_t{15};
-      TORCHIR_CHECK_OR_RETURN(!__builtin_add_overflow(workspace, bytes, &workspace) &&
-                                  workspace <= memory_budget,
-                              Error::kOutOfMemory,
-                              "XnnpackBackend: the internal values need more than the "
-                              "delegate's XNNPACK memory budget of %llu bytes",
-                              static_cast<unsigned long long>(memory_budget));
+      TORCHIR_CHECK_OR_RETURN(
+          !__builtin_add_overflow(workspace, bytes, &workspace) && workspace <= memory_budget,
+          Error::kOutOfMemory,
+          "XnnpackBackend: the internal values need more than the "
+          "delegate's XNNPACK memory budget of %llu bytes",
+          static_cast<unsigned long long>(memory_budget));
     }
   }
   // Clamp fusion, replayed in node order: `range_owner[n]` is the node whose output range
@@ -501,8 +501,9 @@ class XnnpackBackend final : public Backend {
                             "XnnpackBackend: out of memory for the delegate");
     SharedPool* pool = nullptr;
     TORCHIR_RETURN_IF_ERROR(AcquirePool(&pool));
-    Error error = BuildRuntime(*graph, values.get(), num_values, num_external, memory_budget,
-                               memory_used, pool != nullptr ? pool->get() : nullptr, &delegate->runtime);
+    Error error =
+        BuildRuntime(*graph, values.get(), num_values, num_external, memory_budget, memory_used,
+                     pool != nullptr ? pool->get() : nullptr, &delegate->runtime);
     if (error != Error::kOk) {
       if (pool != nullptr) pool->Unref();
       return error;

@@ -58,14 +58,34 @@ struct Convolution2d : OutputRangeFloats {
   static constexpr char kOp[] = "convolution_2d";
   static constexpr uint8_t kMinInputs = 2, kMaxInputs = 3;
   enum Int : int {
-    kPadTop, kPadRight, kPadBottom, kPadLeft, kKernelH, kKernelW, kStrideH, kStrideW,
-    kDilationH, kDilationW, kGroups, kGroupInputChannels, kGroupOutputChannels, kNumInts
+    kPadTop,
+    kPadRight,
+    kPadBottom,
+    kPadLeft,
+    kKernelH,
+    kKernelW,
+    kStrideH,
+    kStrideW,
+    kDilationH,
+    kDilationW,
+    kGroups,
+    kGroupInputChannels,
+    kGroupOutputChannels,
+    kNumInts
   };
-  static constexpr IntSlot kInts[] = {
-      {"pad_top", 0, kMaxWindowParam},  {"pad_right", 0, kMaxWindowParam}, {"pad_bottom", 0, kMaxWindowParam}, {"pad_left", 0, kMaxWindowParam},
-      {"kernel_h", 1, kMaxWindowParam}, {"kernel_w", 1, kMaxWindowParam},  {"stride_h", 1, kMaxWindowParam},   {"stride_w", 1, kMaxWindowParam},
-      {"dilation_h", 1, kMaxWindowParam}, {"dilation_w", 1, kMaxWindowParam}, {"groups", 1, kMaxUint32},  {"group_input_channels", 1, kMaxUint32},
-      {"group_output_channels", 1, kMaxUint32}};
+  static constexpr IntSlot kInts[] = {{"pad_top", 0, kMaxWindowParam},
+                                      {"pad_right", 0, kMaxWindowParam},
+                                      {"pad_bottom", 0, kMaxWindowParam},
+                                      {"pad_left", 0, kMaxWindowParam},
+                                      {"kernel_h", 1, kMaxWindowParam},
+                                      {"kernel_w", 1, kMaxWindowParam},
+                                      {"stride_h", 1, kMaxWindowParam},
+                                      {"stride_w", 1, kMaxWindowParam},
+                                      {"dilation_h", 1, kMaxWindowParam},
+                                      {"dilation_w", 1, kMaxWindowParam},
+                                      {"groups", 1, kMaxUint32},
+                                      {"group_input_channels", 1, kMaxUint32},
+                                      {"group_output_channels", 1, kMaxUint32}};
 };
 
 // inputs [input NHWC [N, H, W, C], filter [1, kh, kw, C*depth_multiplier], bias? [C*dm]]
@@ -74,13 +94,27 @@ struct DepthwiseConvolution2d : OutputRangeFloats {
   static constexpr char kOp[] = "depthwise_convolution_2d";
   static constexpr uint8_t kMinInputs = 2, kMaxInputs = 3;
   enum Int : int {
-    kPadTop, kPadRight, kPadBottom, kPadLeft, kKernelH, kKernelW, kStrideH, kStrideW,
-    kDilationH, kDilationW, kDepthMultiplier, kInputChannels, kNumInts
+    kPadTop,
+    kPadRight,
+    kPadBottom,
+    kPadLeft,
+    kKernelH,
+    kKernelW,
+    kStrideH,
+    kStrideW,
+    kDilationH,
+    kDilationW,
+    kDepthMultiplier,
+    kInputChannels,
+    kNumInts
   };
   static constexpr IntSlot kInts[] = {
-      {"pad_top", 0, kMaxWindowParam},    {"pad_right", 0, kMaxWindowParam},  {"pad_bottom", 0, kMaxWindowParam},       {"pad_left", 0, kMaxWindowParam},
-      {"kernel_h", 1, kMaxWindowParam},   {"kernel_w", 1, kMaxWindowParam},   {"stride_h", 1, kMaxWindowParam},         {"stride_w", 1, kMaxWindowParam},
-      {"dilation_h", 1, kMaxWindowParam}, {"dilation_w", 1, kMaxWindowParam}, {"depth_multiplier", 1, kMaxUint32}, {"input_channels", 1, kMaxUint32}};
+      {"pad_top", 0, kMaxWindowParam},     {"pad_right", 0, kMaxWindowParam},
+      {"pad_bottom", 0, kMaxWindowParam},  {"pad_left", 0, kMaxWindowParam},
+      {"kernel_h", 1, kMaxWindowParam},    {"kernel_w", 1, kMaxWindowParam},
+      {"stride_h", 1, kMaxWindowParam},    {"stride_w", 1, kMaxWindowParam},
+      {"dilation_h", 1, kMaxWindowParam},  {"dilation_w", 1, kMaxWindowParam},
+      {"depth_multiplier", 1, kMaxUint32}, {"input_channels", 1, kMaxUint32}};
 };
 
 // inputs [input [..., K], filter [N, K], bias? [N]]; output [..., N]
@@ -167,12 +201,23 @@ struct MaxPooling2d : OutputRangeFloats {
   static constexpr char kOp[] = "max_pooling_2d";
   static constexpr uint8_t kMinInputs = 1, kMaxInputs = 1;
   enum Int : int {
-    kPadTop, kPadRight, kPadBottom, kPadLeft, kPoolH, kPoolW, kStrideH, kStrideW,
-    kDilationH, kDilationW, kNumInts
+    kPadTop,
+    kPadRight,
+    kPadBottom,
+    kPadLeft,
+    kPoolH,
+    kPoolW,
+    kStrideH,
+    kStrideW,
+    kDilationH,
+    kDilationW,
+    kNumInts
   };
   static constexpr IntSlot kInts[] = {
-      {"pad_top", 0, kMaxWindowParam}, {"pad_right", 0, kMaxWindowParam}, {"pad_bottom", 0, kMaxWindowParam}, {"pad_left", 0, kMaxWindowParam},
-      {"pool_h", 1, kMaxWindowParam},  {"pool_w", 1, kMaxWindowParam},    {"stride_h", 1, kMaxWindowParam},   {"stride_w", 1, kMaxWindowParam},
+      {"pad_top", 0, kMaxWindowParam},    {"pad_right", 0, kMaxWindowParam},
+      {"pad_bottom", 0, kMaxWindowParam}, {"pad_left", 0, kMaxWindowParam},
+      {"pool_h", 1, kMaxWindowParam},     {"pool_w", 1, kMaxWindowParam},
+      {"stride_h", 1, kMaxWindowParam},   {"stride_w", 1, kMaxWindowParam},
       {"dilation_h", 1, kMaxWindowParam}, {"dilation_w", 1, kMaxWindowParam}};
 };
 
@@ -182,11 +227,21 @@ struct AveragePooling2d : OutputRangeFloats {
   static constexpr char kOp[] = "average_pooling_2d";
   static constexpr uint8_t kMinInputs = 1, kMaxInputs = 1;
   enum Int : int {
-    kPadTop, kPadRight, kPadBottom, kPadLeft, kPoolH, kPoolW, kStrideH, kStrideW, kNumInts
+    kPadTop,
+    kPadRight,
+    kPadBottom,
+    kPadLeft,
+    kPoolH,
+    kPoolW,
+    kStrideH,
+    kStrideW,
+    kNumInts
   };
   static constexpr IntSlot kInts[] = {
-      {"pad_top", 0, kMaxWindowParam}, {"pad_right", 0, kMaxWindowParam}, {"pad_bottom", 0, kMaxWindowParam}, {"pad_left", 0, kMaxWindowParam},
-      {"pool_h", 1, kMaxWindowParam},  {"pool_w", 1, kMaxWindowParam},    {"stride_h", 1, kMaxWindowParam},   {"stride_w", 1, kMaxWindowParam}};
+      {"pad_top", 0, kMaxWindowParam},    {"pad_right", 0, kMaxWindowParam},
+      {"pad_bottom", 0, kMaxWindowParam}, {"pad_left", 0, kMaxWindowParam},
+      {"pool_h", 1, kMaxWindowParam},     {"pool_w", 1, kMaxWindowParam},
+      {"stride_h", 1, kMaxWindowParam},   {"stride_w", 1, kMaxWindowParam}};
 };
 
 // inputs [input [N, H, W, C]]; output [N, 1, 1, C]
@@ -217,11 +272,12 @@ struct StaticConstantPad {
 
 // The ops, in one list, for code that visits each (the delegate's table, tests):
 // TORCHIR_XNNPACK_NODE_OPS(X) calls X(Type) once per op.
-#define TORCHIR_XNNPACK_NODE_OPS(X)                                                           \
-  X(Convolution2d) X(DepthwiseConvolution2d) X(FullyConnected) X(Add2) X(Multiply2)           \
-  X(Subtract) X(Divide) X(Maximum2) X(Minimum2) X(Clamp) X(LeakyRelu) X(Elu) X(Hardswish)     \
-  X(Sigmoid) X(Negate) X(Abs) X(SquareRoot) X(Square) X(Softmax) X(MaxPooling2d)              \
-  X(AveragePooling2d) X(GlobalAveragePooling2d) X(StaticReshape) X(StaticConstantPad)
+#define TORCHIR_XNNPACK_NODE_OPS(X)                                                          \
+  X(Convolution2d)                                                                           \
+  X(DepthwiseConvolution2d) X(FullyConnected) X(Add2) X(Multiply2) X(Subtract) X(Divide)     \
+      X(Maximum2) X(Minimum2) X(Clamp) X(LeakyRelu) X(Elu) X(Hardswish) X(Sigmoid) X(Negate) \
+          X(Abs) X(SquareRoot) X(Square) X(Softmax) X(MaxPooling2d) X(AveragePooling2d)      \
+              X(GlobalAveragePooling2d) X(StaticReshape) X(StaticConstantPad)
 
 namespace internal {
 template <typename Op>

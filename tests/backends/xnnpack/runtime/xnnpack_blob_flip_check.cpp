@@ -7,12 +7,14 @@
 //   xnnpack_blob_flip_check [--max-trials N] PROGRAM.pte...
 //
 // Trials: every byte of every XNNPACK blob XORed with each of 0xFF, 0x01 and 0x80 (an index
-// off by one, a sign or exponent bit). A program with more trials than N (default 3000; CTest passes 2000) is
-// sampled deterministically: N trials evenly spread over its trial list, each shifted inside
-// its stride by a fixed hash of its rank, so every blob region is visited and repeated runs
-// try the same bytes. Weight packing at init dominates the cost (XNNPACK packs per init), which
-// only large programs need sampling for. Exits 1 when an original program does not run or no
-// blob was found at all; prints per-program counts.
+// off by one, a sign or exponent bit). A program with more trials than N (default 3000; CTest
+// passes 2000) is sampled deterministically: N trials evenly spread over its trial list, each
+// shifted inside its stride by a fixed hash of its rank, so every blob region is visited and
+// repeated runs try the same bytes. Weight packing at init dominates the cost (XNNPACK packs per
+// init), which only large programs need sampling for. Exits 1 when an original program does not run
+// or no blob was found at all; prints per-program counts.
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -21,7 +23,6 @@
 #include <fstream>
 #include <memory>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "backends/xnnpack/runtime/xnnpack_backend.h"
@@ -61,8 +62,8 @@ void WriteString(const char* text) {
 
 void OnCrash(int signal) {
   char line[160];
-  std::snprintf(line, sizeof(line), "\nCRASH (signal %d) at file offset %zu, mask 0x%02x\n",
-                signal, static_cast<size_t>(g_current_offset), g_current_mask);
+  std::snprintf(line, sizeof(line), "\nCRASH (signal %d) at file offset %zu, mask 0x%02x\n", signal,
+                static_cast<size_t>(g_current_offset), g_current_mask);
   WriteString(line);
   WriteString("program: ");
   WriteString(g_current_program);
@@ -83,8 +84,8 @@ bool ReadFile(const char* path, AlignedFile* file) {
   if (!in) return false;
   file->size = static_cast<size_t>(in.tellg());
   file->words.reset(new uint64_t[file->size / 8 + 16]());
-  file->data = reinterpret_cast<uint8_t*>(
-      (reinterpret_cast<uintptr_t>(file->words.get()) + 63) & ~uintptr_t{63});
+  file->data = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(file->words.get()) + 63) &
+                                          ~uintptr_t{63});
   in.seekg(0);
   in.read(reinterpret_cast<char*>(file->data), static_cast<std::streamsize>(file->size));
   return static_cast<bool>(in);
@@ -195,8 +196,8 @@ int main(int argc, char** argv) {
     std::printf(
         "%s: %zu blob(s), %zu bytes, %zu of %zu trials%s: refused at load %zu, at init %zu, "
         "failed at execute %zu, ran %zu\n",
-        path, ranges.size(), blob_bytes, trials, all_trials, trials < all_trials ? " (sampled)" : "",
-        counts[0], counts[1], counts[2], counts[3]);
+        path, ranges.size(), blob_bytes, trials, all_trials,
+        trials < all_trials ? " (sampled)" : "", counts[0], counts[1], counts[2], counts[3]);
     std::fflush(stdout);
   }
   std::printf("%zu program(s) with XNNPACK blobs, %zu trials, no crash\n", programs_with_blobs,

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/xnnpack/serialization/node_params.h"
 #include "backends/xnnpack/runtime/xnnpack_backend.h"
+#include "backends/xnnpack/serialization/node_params.h"
 #include "gtest/gtest.h"
 #include "runtime/platform/platform.h"
 #include "tests/backends/xnnpack/runtime/xnnpack_test_util.h"
@@ -30,9 +30,8 @@ class SubgraphRulesTest : public ::testing::Test {
     SetUpBackends(1);
     log_.clear();
     g_log = &log_;
-    runtime::SetLogHook([](runtime::LogLevel, const char* message) {
-      g_log->append(message).append("\n");
-    });
+    runtime::SetLogHook(
+        [](runtime::LogLevel, const char* message) { g_log->append(message).append("\n"); });
   }
   void TearDown() override {
     runtime::SetLogHook([](runtime::LogLevel, const char*) {});
@@ -165,8 +164,8 @@ TEST_F(SubgraphRulesTest, RefusesAFusedClampWithAnEmptyRange) {
 TEST_F(SubgraphRulesTest, AcceptsDisjointRangesWhenTheClampIsNotFused) {
   // t has a second reader: XNNPACK keeps the clamp as its own node.
   BlobGraph blob;
-  const uint32_t x = blob.Value({1, 4}, 0), t = blob.Value({1, 4}),
-                 y = blob.Value({1, 4}, 1, true), z = blob.Value({1, 4}, 2, true);
+  const uint32_t x = blob.Value({1, 4}, 0), t = blob.Value({1, 4}), y = blob.Value({1, 4}, 1, true),
+                 z = blob.Value({1, 4}, 2, true);
   blob.Node(P::Add2::kOp, {x, x}, t, {}, {0, 6});
   blob.Node(P::Clamp::kOp, {t}, y, {}, {10, 20});
   blob.Node(P::Negate::kOp, {t}, z);
