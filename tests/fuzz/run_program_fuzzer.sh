@@ -67,6 +67,8 @@ for model_dir in "$@"; do
     -o "$OUT/seeds/$name-xnnpack.pte" --quiet
   grep -q XnnpackBackend "$OUT/seeds/$name-xnnpack.pte" || rm "$OUT/seeds/$name-xnnpack.pte"
 done
+# Inputs that once failed (tests/fuzz/program_regressions/): run again first, every time.
+cp "$SOURCE_DIR"/tests/fuzz/program_regressions/*.pte "$OUT/seeds/" 2>/dev/null || true
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
