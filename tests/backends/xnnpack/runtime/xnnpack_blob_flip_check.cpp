@@ -4,15 +4,16 @@
 // Error or a successful run: a crash or an abort (XNNPACK's asserts) ends the process with
 // the program, byte and mask that caused it on stderr.
 //
-//   xnnpack_blob_flip_check [--max-trials N] PROGRAM.pte...
+//   xnnpack_blob_flip_check [--max-trials N] [--exhaustive-below BYTES] PROGRAM.pte...
 //
 // Trials: every byte of every XNNPACK blob XORed with each of 0xFF, 0x01 and 0x80 (an index
-// off by one, a sign or exponent bit). A program with more trials than N (default 3000; CTest
-// passes 2000) is sampled deterministically: N trials evenly spread over its trial list, each
-// shifted inside its stride by a fixed hash of its rank, so every blob region is visited and
-// repeated runs try the same bytes. Weight packing at init dominates the cost (XNNPACK packs per
-// init), which only large programs need sampling for. Exits 1 when an original program does not run
-// or no blob was found at all; prints per-program counts.
+// off by one, a sign or exponent bit). Weight packing at init dominates the cost (XNNPACK
+// packs per init, about 1 ms per MiB of weights), so programs smaller than BYTES (default
+// 1 MiB) get every trial and larger ones at most N (default 1000), sampled
+// deterministically: N trials evenly spread over the trial list, each shifted inside its
+// stride by a fixed hash of its rank, so every blob region is visited and every run tries the
+// same bytes. Exits 1 when an original program does not run or no blob was found at all;
+// prints per-program counts.
 #include <unistd.h>
 
 #include <csignal>
@@ -129,17 +130,21 @@ void TrialAt(size_t t, const std::vector<BlobRange>& ranges, size_t* offset, uin
 }  // namespace
 
 int main(int argc, char** argv) {
-  size_t max_trials = 3000;
+  size_t max_trials = 1000;
+  size_t exhaustive_below = size_t{1} << 20;
   std::vector<const char*> paths;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--max-trials") == 0 && i + 1 < argc) {
       max_trials = std::strtoull(argv[++i], nullptr, 10);
+    } else if (std::strcmp(argv[i], "--exhaustive-below") == 0 && i + 1 < argc) {
+      exhaustive_below = std::strtoull(argv[++i], nullptr, 10);
     } else {
       paths.push_back(argv[i]);
     }
   }
   if (paths.empty() || max_trials == 0) {
-    std::fprintf(stderr, "usage: %s [--max-trials N] PROGRAM.pte...\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [--max-trials N] [--exhaustive-below BYTES] PROGRAM.pte...\n",
+                 argv[0]);
     return 2;
   }
   for (int signal : {SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL}) std::signal(signal, OnCrash);
@@ -177,7 +182,8 @@ int main(int argc, char** argv) {
     }
     ++programs_with_blobs;
     const size_t all_trials = blob_bytes * kNumMasks;
-    const size_t trials = all_trials < max_trials ? all_trials : max_trials;
+    const size_t trials =
+        file.size < exhaustive_below || all_trials < max_trials ? all_trials : max_trials;
     size_t counts[4] = {};
     for (size_t k = 0; k < trials; ++k) {
       // Evenly spread, each shifted inside its stride by a fixed hash of k.
