@@ -254,28 +254,28 @@ TEST_F(SubgraphRulesTest, RefusesInternalValuesBeyondTheWorkspaceBound) {
   EXPECT_NE(log_.find("memory budget"), std::string::npos) << log_;
 }
 
-// A 64x64 max pooling over a 64x64 input padded by 32: 64 * 64 output pixels, each with
-// 4096 window pointers = 128 MiB of indirection buffer from a 16 KiB program.
+// A 32x32 max pooling over a 32x32 input padded by 16: 32 * 32 output pixels, each with
+// 1024 window pointers = 8 MiB of indirection buffer from a 4 KiB input.
 TEST_F(SubgraphRulesTest, RefusesIndirectionBuffersBeyondTheMemoryBudget) {
   using Op = P::MaxPooling2d;
   std::vector<int64_t> ints(Op::kNumInts, 1);
-  ints[Op::kPadTop] = ints[Op::kPadLeft] = 32;
-  ints[Op::kPadBottom] = ints[Op::kPadRight] = 31;
-  ints[Op::kPoolH] = ints[Op::kPoolW] = 64;
+  ints[Op::kPadTop] = ints[Op::kPadLeft] = 16;
+  ints[Op::kPadBottom] = ints[Op::kPadRight] = 15;
+  ints[Op::kPoolH] = ints[Op::kPoolW] = 32;
   BlobGraph blob;
-  const uint32_t x = blob.Value({1, 64, 64, 1}, 0), y = blob.Value({1, 64, 64, 1}, 1, true);
+  const uint32_t x = blob.Value({1, 32, 32, 1}, 0), y = blob.Value({1, 32, 32, 1}, 1, true);
   blob.Node(Op::kOp, {x}, y, ints, {-kInf, kInf});
   DelegateArgs args;
-  args.Add({1, 64, 64, 1});
-  args.Add({1, 64, 64, 1});
+  args.Add({1, 32, 32, 1});
+  args.Add({1, 32, 32, 1});
   EXPECT_EQ(RunDelegate(blob, args), Error::kOk);  // the default budget: 1 TiB
-  ASSERT_EQ(runtime::xnnpack::RegisterXnnpackBackend({1, 64 << 20}), Error::kOk);
+  ASSERT_EQ(runtime::xnnpack::RegisterXnnpackBackend({1, 4 << 20}), Error::kOk);
   log_.clear();
   EXPECT_EQ(RunDelegate(blob, args), Error::kOutOfMemory);
   EXPECT_NE(log_.find("indirection buffer, beyond the delegate's XNNPACK memory budget"),
             std::string::npos)
       << log_;
-  ASSERT_EQ(runtime::xnnpack::RegisterXnnpackBackend({1, 256 << 20}), Error::kOk);
+  ASSERT_EQ(runtime::xnnpack::RegisterXnnpackBackend({1, 16 << 20}), Error::kOk);
   EXPECT_EQ(RunDelegate(blob, args), Error::kOk);
   ASSERT_EQ(runtime::xnnpack::RegisterXnnpackBackend({}), Error::kOk);
   EXPECT_EQ(runtime::xnnpack::RegisterXnnpackBackend({1, 0}), Error::kInvalidArgument);
