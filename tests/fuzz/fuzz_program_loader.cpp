@@ -100,7 +100,7 @@ std::vector<Field> BlobFields(const uint8_t* blob, size_t size) {
 }
 
 // A new value for an integer field: a step from the old one, a boundary, or random.
-uint64_t NewInteger(uint64_t old, size_t width, bool is_signed, std::minstd_rand& rng) {
+uint64_t NewInteger(uint64_t old, size_t width, std::minstd_rand& rng) {
   const int64_t boundaries[] = {0,         1,         2,
                                 3,         -1,        127,
                                 255,       1 << 16,   (1 << 24) - 1,
@@ -117,7 +117,6 @@ uint64_t NewInteger(uint64_t old, size_t width, bool is_signed, std::minstd_rand
     default: {
       const uint64_t random = (uint64_t{rng()} << 32) ^ rng();
       const unsigned bits = 1 + rng() % (8 * width);
-      (void)is_signed;
       return bits >= 64 ? random : random & ((uint64_t{1} << bits) - 1);
     }
   }
@@ -173,7 +172,7 @@ bool MutateBlobField(uint8_t* blob, size_t size, std::minstd_rand& rng) {
     default: {
       uint64_t old = 0;
       std::memcpy(&old, at, field.width);  // little-endian
-      const uint64_t v = NewInteger(old, field.width, field.kind == Field::Kind::kSigned, rng);
+      const uint64_t v = NewInteger(old, field.width, rng);
       std::memcpy(at, &v, field.width);
       return true;
     }
