@@ -28,8 +28,8 @@ inline std::vector<BlobRange> XnnpackBlobRanges(const uint8_t* file, size_t size
   pte::FileHeader header;
   if (size < pte::kFileHeaderSize || !pte::DecodeFileHeader(file, &header)) return ranges;
   if (header.flatbuffer_offset > size || header.flatbuffer_size > size - header.flatbuffer_offset ||
-      header.segment_base_offset > size) {
-    return ranges;
+      header.segment_base_offset > size || header.flatbuffer_offset % 8 != 0) {
+    return ranges;  // the runtime refuses an unaligned FlatBuffer too
   }
   const uint8_t* buffer = file + header.flatbuffer_offset;
   flatbuffers::Verifier verifier(buffer, static_cast<size_t>(header.flatbuffer_size));
