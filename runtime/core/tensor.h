@@ -20,8 +20,11 @@ class Tensor {
   Tensor() = default;
   Tensor(ScalarType type, Span<const int64_t> sizes, Span<const uint8_t> dim_order, void* data)
       : type_(type), sizes_(sizes), dim_order_(dim_order), data_(data) {
-    numel_ = 1;
-    for (int64_t size : sizes) numel_ *= size;
+    // In uint64: a validated tensor's element count fits int64, but with a zero dim the
+    // product of the dims before it need not (Program validation bounds the total only).
+    uint64_t numel = 1;
+    for (int64_t size : sizes) numel *= static_cast<uint64_t>(size);
+    numel_ = static_cast<int64_t>(numel);
   }
 
   ScalarType scalar_type() const { return type_; }

@@ -1,33 +1,224 @@
 // libFuzzer target for the runtime's program loader: Program::Load, then
-// Method::Load with the portable kernels, then Execute. Any input must end in
-// an Error or a successful run: no crash, no sanitizer report, no leak.
+// Method::Load with the portable kernels and the XNNPACK delegate, then
+// Execute. Any input must end in an Error or a successful run: no crash, no
+// sanitizer report, no leak, no abort (XNNPACK's asserts are compiled in).
+//
+// The custom mutator (LLVMFuzzerCustomMutator) reaches into the XNNPACK
+// delegate blobs, which plain byte mutations of a whole program rarely change
+// without breaking the program's FlatBuffer first. Half of the mutations pick
+// one blob of the input and either
+//   - mutate its bytes with libFuzzer's own mutator, size kept, or
+//   - set one field of the blob's FlatBuffer in place, so the blob still
+//     verifies: a node's input or output index, a value's dim, argument or
+//     is_output, a node's int or float parameter, a blob constant, or the
+//     blob's version or argument count, to a nearby or boundary value.
+// The other half are libFuzzer's mutations of the whole program.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <random>
 #include <vector>
 
+#include "backends/xnnpack/runtime/xnnpack_backend.h"
+#include "backends/xnnpack/serialization/xnnpack_blob_generated.h"
 #include "runtime/executor/data_loader.h"
 #include "runtime/executor/memory_allocator.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/kernels/portable/portable_kernels.h"
 #include "runtime/platform/platform.h"
+#include "tests/backends/xnnpack/runtime/xnnpack_blob_ranges.h"
+
+extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
 
 namespace {
 
+namespace fb = ::torchir::xnnpack;
+using torchir::testing::xnnpack::BlobRange;
+
 // Init memory is capped so that a program asking for huge arenas fails with
-// kOutOfMemory instead of exhausting the fuzzer's RSS limit.
+// kOutOfMemory instead of exhausting the fuzzer's RSS limit; so is what XNNPACK
+// may allocate per delegate (internal values, indirection buffers).
 constexpr size_t kInitBudget = 64 << 20;
 
 void Quiet(torchir::runtime::LogLevel, const char*) {}
 
+// One scalar of the blob that the mutator may overwrite: where it is (offset in
+// the blob) and how wide and of which kind it is.
+struct Field {
+  enum class Kind { kUnsigned, kSigned, kFloat, kDouble, kBool };
+  size_t offset;
+  size_t width;
+  Kind kind;
+};
+
+// The table's scalar field `vtable_offset` when it is present in the buffer.
+void AddTableField(const void* table, flatbuffers::voffset_t vtable_offset, size_t width,
+                   Field::Kind kind, const uint8_t* blob, std::vector<Field>* fields) {
+  const uint8_t* address =
+      reinterpret_cast<const flatbuffers::Table*>(table)->GetAddressOf(vtable_offset);
+  if (address != nullptr) fields->push_back({static_cast<size_t>(address - blob), width, kind});
+}
+
+template <typename T>
+void AddVectorFields(const flatbuffers::Vector<T>* vector, Field::Kind kind, const uint8_t* blob,
+                     std::vector<Field>* fields) {
+  if (vector == nullptr) return;
+  const uint8_t* data = reinterpret_cast<const uint8_t*>(vector->data());
+  for (size_t i = 0; i < vector->size(); ++i) {
+    fields->push_back({static_cast<size_t>(data + i * sizeof(T) - blob), sizeof(T), kind});
+  }
+}
+
+// Every scalar of a blob that verifies; none when it does not.
+std::vector<Field> BlobFields(const uint8_t* blob, size_t size) {
+  std::vector<Field> fields;
+  flatbuffers::Verifier verifier(blob, size);
+  if (!fb::VerifyGraphBuffer(verifier)) return fields;
+  const fb::Graph* graph = fb::GetGraph(blob);
+  AddTableField(graph, fb::Graph::VT_VERSION, 4, Field::Kind::kUnsigned, blob, &fields);
+  AddTableField(graph, fb::Graph::VT_NUM_ARGUMENTS, 4, Field::Kind::kUnsigned, blob, &fields);
+  if (graph->values() != nullptr) {
+    for (const fb::Value* value : *graph->values()) {
+      AddVectorFields(value->dims(), Field::Kind::kUnsigned, blob, &fields);
+      AddTableField(value, fb::Value::VT_ARGUMENT, 4, Field::Kind::kSigned, blob, &fields);
+      AddTableField(value, fb::Value::VT_IS_OUTPUT, 1, Field::Kind::kBool, blob, &fields);
+      AddVectorFields(value->data(), Field::Kind::kFloat, blob, &fields);
+    }
+  }
+  if (graph->nodes() != nullptr) {
+    for (const fb::Node* node : *graph->nodes()) {
+      AddVectorFields(node->inputs(), Field::Kind::kUnsigned, blob, &fields);
+      AddVectorFields(node->outputs(), Field::Kind::kUnsigned, blob, &fields);
+      AddVectorFields(node->ints(), Field::Kind::kSigned, blob, &fields);
+      AddVectorFields(node->floats(), Field::Kind::kDouble, blob, &fields);
+    }
+  }
+  return fields;
+}
+
+// A new value for an integer field: a step from the old one, a boundary, or random.
+uint64_t NewInteger(uint64_t old, size_t width, std::minstd_rand& rng) {
+  const int64_t boundaries[] = {0,         1,         2,
+                                3,         -1,        127,
+                                255,       1 << 16,   (1 << 24) - 1,
+                                1 << 24,   INT32_MAX, static_cast<int64_t>(UINT32_MAX),
+                                INT64_MAX, INT64_MIN};
+  switch (rng() % 4) {
+    case 0:
+      return old + 1;
+    case 1:
+      return old - 1;
+    case 2:
+      return static_cast<uint64_t>(
+          boundaries[rng() % (sizeof(boundaries) / sizeof(boundaries[0]))]);
+    default: {
+      const uint64_t random = (uint64_t{rng()} << 32) ^ rng();
+      const unsigned bits = 1 + rng() % (8 * width);
+      return bits >= 64 ? random : random & ((uint64_t{1} << bits) - 1);
+    }
+  }
+}
+
+double NewReal(double old, std::minstd_rand& rng) {
+  const double specials[] = {0.0,
+                             -0.0,
+                             1.0,
+                             -1.0,
+                             6.0,
+                             std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity(),
+                             std::numeric_limits<double>::quiet_NaN(),
+                             3.4e38,
+                             1e300,
+                             -1e300,
+                             std::numeric_limits<double>::denorm_min()};
+  switch (rng() % 3) {
+    case 0:
+      return specials[rng() % (sizeof(specials) / sizeof(specials[0]))];
+    case 1:
+      return -old;
+    default:
+      return old * (1.0 + static_cast<double>(static_cast<int>(rng() % 2001) - 1000) / 100.0);
+  }
+}
+
+// Overwrites one field of the blob in place. False when the blob does not verify.
+bool MutateBlobField(uint8_t* blob, size_t size, std::minstd_rand& rng) {
+  const std::vector<Field> fields = BlobFields(blob, size);
+  if (fields.empty()) return false;
+  const Field& field = fields[rng() % fields.size()];
+  uint8_t* at = blob + field.offset;
+  switch (field.kind) {
+    case Field::Kind::kBool:
+      *at = *at == 0 ? 1 : static_cast<uint8_t>(rng() % 2 ? 0 : rng());
+      return true;
+    case Field::Kind::kFloat: {
+      float v;
+      std::memcpy(&v, at, 4);
+      v = static_cast<float>(NewReal(v, rng));
+      std::memcpy(at, &v, 4);
+      return true;
+    }
+    case Field::Kind::kDouble: {
+      double v;
+      std::memcpy(&v, at, 8);
+      v = NewReal(v, rng);
+      std::memcpy(at, &v, 8);
+      return true;
+    }
+    default: {
+      uint64_t old = 0;
+      std::memcpy(&old, at, field.width);  // little-endian
+      const uint64_t v = NewInteger(old, field.width, rng);
+      std::memcpy(at, &v, field.width);
+      return true;
+    }
+  }
+}
+
 }  // namespace
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  std::minstd_rand rng(seed);
+  if (rng() % 2 == 0) {
+    // Align a copy: the FlatBuffers verifier checks the alignment of scalars.
+    std::vector<uint64_t> storage(size / 8 + 1);
+    std::memcpy(storage.data(), data, size);
+    uint8_t* aligned = reinterpret_cast<uint8_t*>(storage.data());
+    const std::vector<BlobRange> ranges =
+        torchir::testing::xnnpack::XnnpackBlobRanges(aligned, size);
+    if (!ranges.empty()) {
+      const BlobRange& range = ranges[rng() % ranges.size()];
+      // The blob on its own, 8-byte aligned as the delegate requires (a mutated program's
+      // segment may start anywhere).
+      std::vector<uint64_t> blob_storage(range.size / 8 + 1);
+      uint8_t* blob = reinterpret_cast<uint8_t*>(blob_storage.data());
+      std::memcpy(blob, data + range.offset, range.size);
+      bool mutated = false;
+      if (rng() % 2 == 0) mutated = MutateBlobField(blob, range.size, rng);
+      if (!mutated && range.size > 0) {
+        // libFuzzer's mutators on the blob alone; a shorter result keeps the old tail.
+        std::vector<uint8_t> copy(blob, blob + range.size);
+        const size_t new_size = LLVMFuzzerMutate(copy.data(), copy.size(), copy.size());
+        std::memcpy(blob, copy.data(), new_size < copy.size() ? new_size : copy.size());
+      }
+      std::memcpy(data + range.offset, blob, range.size);
+      return size;
+    }
+  }
+  return LLVMFuzzerMutate(data, size, max_size);
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace torchir::runtime;
   static bool initialised = [] {
     SetLogHook(Quiet);
-    return portable::RegisterPortableKernels() == Error::kOk;
+    return portable::RegisterPortableKernels() == Error::kOk &&
+           xnnpack::RegisterXnnpackBackend({/*num_threads=*/1, kInitBudget}) == Error::kOk;
   }();
   if (!initialised) __builtin_trap();
 

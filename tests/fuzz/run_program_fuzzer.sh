@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Builds the .pte program-loader fuzzer (runtime + portable kernels, clang with
-# libFuzzer + ASan + UBSan) and runs it for a bounded time, seeded with real
-# programs compiled from zoo exports.
+# Builds the .pte program-loader fuzzer (runtime + portable kernels + the XNNPACK
+# delegate, clang with libFuzzer + ASan + UBSan; Debian's XNNPACK itself is not
+# instrumented but keeps its asserts) and runs it for a bounded time, seeded
+# with real programs compiled from zoo exports for both backends.
 #
 #   tests/fuzz/run_program_fuzzer.sh BUILD_DIR SECONDS TORCHIR_COMPILE MODEL_DIR...
 #
 # Each MODEL_DIR holds an export (model.json + weights.safetensors), compiled to
-# a seed program with TORCHIR_COMPILE.
+# two seed programs with TORCHIR_COMPILE: --backend portable and --backend
+# xnnpack (the latter only when it delegates something). FUZZ_EXTRA_ARGS adds
+# libFuzzer flags (e.g. -runs=N, -jobs=N); FUZZ_CORPUS overrides the corpus dir.
 # Objects go to BUILD_DIR/fuzz_program (rebuilt when any runtime source is
 # newer). Exits non-zero when the fuzzer finds a crash, leak, timeout or
 # sanitizer report; the input is kept in BUILD_DIR/fuzz_program/artifacts.
@@ -26,9 +29,13 @@ CXX=${FUZZ_CXX:-clang++}
 CXXFLAGS=(-std=c++17 -g -O1 -fno-omit-frame-pointer -fno-exceptions -fno-rtti
           -fsanitize=address,undefined -fno-sanitize-recover=undefined
           -I"$SOURCE_DIR" -I"$BUILD_DIR/generated")
-mapfile -t SOURCES < <(cd "$SOURCE_DIR" && ls runtime/*/*.cpp runtime/kernels/portable/*.cpp | grep -v "^runtime/examples/")
+mapfile -t SOURCES < <(cd "$SOURCE_DIR" && ls runtime/*/*.cpp runtime/kernels/portable/*.cpp \
+  backends/xnnpack/runtime/*.cpp | grep -v "^runtime/examples/")
+LIBS=(-lXNNPACK -lpthreadpool -lcpuinfo -lpthread)
 
 newest_input=$(find "$SOURCE_DIR/runtime" "$SOURCE_DIR/schema" "$BUILD_DIR/generated" \
+  "$SOURCE_DIR/backends/xnnpack/runtime" "$SOURCE_DIR/backends/xnnpack/serialization" \
+  "$SOURCE_DIR/tests/backends/xnnpack/runtime/xnnpack_blob_ranges.h" \
   "$SOURCE_DIR/tests/fuzz/fuzz_program_loader.cpp" -type f -printf '%T@\n' | sort -n | tail -1)
 stale() { [[ ! -e $1 ]] || [[ $(stat -c %Y "$1") -lt ${newest_input%.*} ]]; }
 
@@ -47,7 +54,7 @@ done
 for pid in "${pids[@]}"; do wait "$pid"; done
 if stale "$OUT/fuzz_program_loader"; then
   "$CXX" "${CXXFLAGS[@]}" -fsanitize=fuzzer "$SOURCE_DIR/tests/fuzz/fuzz_program_loader.cpp" \
-    "${objects[@]}" -o "$OUT/fuzz_program_loader"
+    "${objects[@]}" "${LIBS[@]}" -o "$OUT/fuzz_program_loader"
 fi
 
 rm -f "$OUT/seeds"/*
@@ -56,16 +63,25 @@ for model_dir in "$@"; do
   weights=()
   [[ -e $model_dir/weights.safetensors ]] && weights=(--weights "$model_dir/weights.safetensors")
   "$COMPILE" "$model_dir/model.json" "${weights[@]}" --backend portable -o "$OUT/seeds/$name.pte" --quiet
+  "$COMPILE" "$model_dir/model.json" "${weights[@]}" --backend xnnpack \
+    -o "$OUT/seeds/$name-xnnpack.pte" --quiet
+  grep -q XnnpackBackend "$OUT/seeds/$name-xnnpack.pte" || rm "$OUT/seeds/$name-xnnpack.pte"
 done
+# Inputs that once failed (tests/fuzz/program_regressions/): run again first, every time.
+cp "$SOURCE_DIR"/tests/fuzz/program_regressions/*.pte "$OUT/seeds/" 2>/dev/null || true
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 echo "== fuzz_program_loader for ${SECONDS_TOTAL}s on $(ls "$OUT/seeds" | wc -l) seed(s)"
+CORPUS=${FUZZ_CORPUS:-$OUT/corpus}
+mkdir -p "$CORPUS"
+# shellcheck disable=SC2086
 if ! "$OUT/fuzz_program_loader" -max_total_time="$SECONDS_TOTAL" -timeout=20 -rss_limit_mb=2048 \
-    -max_len=262144 -print_final_stats=1 -artifact_prefix="$OUT/artifacts/" \
-    "$OUT/corpus" "$OUT/seeds" > "$OUT/fuzz.log" 2>&1; then
+    -max_len=262144 -print_final_stats=1 -artifact_prefix="$OUT/artifacts/" ${FUZZ_EXTRA_ARGS:-} \
+    "$CORPUS" "$OUT/seeds" > "$OUT/fuzz.log" 2>&1; then
   echo "FAILED: fuzz_program_loader (log: $OUT/fuzz.log)"
   tail -60 "$OUT/fuzz.log"
   exit 1
 fi
-grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$OUT/fuzz.log" || true
+grep -E "stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb" \
+  "$OUT/fuzz.log" || true

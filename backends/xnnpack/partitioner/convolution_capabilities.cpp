@@ -70,7 +70,7 @@ absl::Status SerializeConvolution(const ir::Node& node, SubgraphSerializer& subg
     const std::vector<int64_t> dims = subgraph.Dims(input);
     const std::vector<int64_t> nhwc = {dims[0], 1, dims[1], dims[2]};
     const uint32_t reshaped = subgraph.Internal(nhwc);
-    subgraph.AddNode("static_reshape", {x}, {reshaped}, nhwc);
+    subgraph.AddNode<node_params::StaticReshape>({x}, reshaped, nhwc);
     x = reshaped;
   }
   const bool depthwise = IsDepthwise(node);
@@ -81,24 +81,50 @@ absl::Status SerializeConvolution(const ir::Node& node, SubgraphSerializer& subg
     ir::Value* bias = node.input(2);
     inputs.push_back(subgraph.Constant(bias, {bias->sizes(), {0}}));
   }
-  std::vector<int64_t> ints = {padding[0], padding[1], padding[0], padding[1],  kernel_h,
-                               kernel_w,   stride[0],  stride[1],  dilation[0], dilation[1]};
-  if (depthwise) {
-    ints.insert(ints.end(), {out_channels / channels, channels});
+  std::vector<double> range(node_params::OutputRangeFloats::kNumFloats);
+  range[node_params::OutputRangeFloats::kOutputMin] = DoubleAttr(node, "output_min");
+  range[node_params::OutputRangeFloats::kOutputMax] = DoubleAttr(node, "output_max");
+  std::vector<int64_t> dims;  // 1-d: the output's [N, L_out, C_out]
+  uint32_t result;
+  if (one_dimensional) {
+    dims = subgraph.Dims(output);
+    result = subgraph.Internal({dims[0], 1, dims[1], dims[2]});
   } else {
-    ints.insert(ints.end(), {groups, channels / groups, out_channels / groups});
+    result = subgraph.Output(output);
   }
-  const std::vector<double> range = {DoubleAttr(node, "output_min"),
-                                     DoubleAttr(node, "output_max")};
-  const char* op = depthwise ? "depthwise_convolution_2d" : "convolution_2d";
-  if (!one_dimensional) {
-    subgraph.AddNode(op, inputs, {subgraph.Output(output)}, ints, range, /*range_at=*/0);
-    return absl::OkStatus();
+  if (depthwise) {
+    using Op = node_params::DepthwiseConvolution2d;
+    std::vector<int64_t> ints(Op::kNumInts);
+    ints[Op::kPadTop] = ints[Op::kPadBottom] = padding[0];
+    ints[Op::kPadLeft] = ints[Op::kPadRight] = padding[1];
+    ints[Op::kKernelH] = kernel_h;
+    ints[Op::kKernelW] = kernel_w;
+    ints[Op::kStrideH] = stride[0];
+    ints[Op::kStrideW] = stride[1];
+    ints[Op::kDilationH] = dilation[0];
+    ints[Op::kDilationW] = dilation[1];
+    ints[Op::kDepthMultiplier] = out_channels / channels;
+    ints[Op::kInputChannels] = channels;
+    subgraph.AddNode<Op>(inputs, result, ints, range);
+  } else {
+    using Op = node_params::Convolution2d;
+    std::vector<int64_t> ints(Op::kNumInts);
+    ints[Op::kPadTop] = ints[Op::kPadBottom] = padding[0];
+    ints[Op::kPadLeft] = ints[Op::kPadRight] = padding[1];
+    ints[Op::kKernelH] = kernel_h;
+    ints[Op::kKernelW] = kernel_w;
+    ints[Op::kStrideH] = stride[0];
+    ints[Op::kStrideW] = stride[1];
+    ints[Op::kDilationH] = dilation[0];
+    ints[Op::kDilationW] = dilation[1];
+    ints[Op::kGroups] = groups;
+    ints[Op::kGroupInputChannels] = channels / groups;
+    ints[Op::kGroupOutputChannels] = out_channels / groups;
+    subgraph.AddNode<Op>(inputs, result, ints, range);
   }
-  const std::vector<int64_t> dims = subgraph.Dims(output);  // [N, L_out, C_out]
-  const uint32_t result = subgraph.Internal({dims[0], 1, dims[1], dims[2]});
-  subgraph.AddNode(op, inputs, {result}, ints, range, /*range_at=*/0);
-  subgraph.AddNode("static_reshape", {result}, {subgraph.Output(output)}, dims);
+  if (one_dimensional) {
+    subgraph.AddNode<node_params::StaticReshape>({result}, subgraph.Output(output), dims);
+  }
   return absl::OkStatus();
 }
 
@@ -127,9 +153,9 @@ absl::Status SerializeLinear(const ir::Node& node, SubgraphSerializer& subgraph)
     ir::Value* bias = node.input(2);
     inputs.push_back(subgraph.Constant(bias, {bias->sizes(), {0}}));
   }
-  subgraph.AddNode("fully_connected", inputs, {subgraph.Output(node.output(0))}, {},
-                   {DoubleAttr(node, "output_min"), DoubleAttr(node, "output_max")},
-                   /*range_at=*/0);
+  subgraph.AddNode<node_params::FullyConnected>(
+      inputs, subgraph.Output(node.output(0)), {},
+      {DoubleAttr(node, "output_min"), DoubleAttr(node, "output_max")});
   return absl::OkStatus();
 }
 

@@ -22,7 +22,7 @@ Support CheckReshape(const ir::Node& node) {
 absl::Status SerializeReshape(const ir::Node& node, SubgraphSerializer& subgraph) {
   const uint32_t x = subgraph.Operand(node.input(0));
   const std::vector<int64_t> dims = subgraph.Dims(node.output(0));
-  subgraph.AddNode("static_reshape", {x}, {subgraph.Output(node.output(0))}, dims);
+  subgraph.AddNode<node_params::StaticReshape>({x}, subgraph.Output(node.output(0)), dims);
   return absl::OkStatus();
 }
 
@@ -48,12 +48,18 @@ absl::Status SerializeConstantPad(const ir::Node& node, SubgraphSerializer& subg
     after[rank - 1 - i] = pad[2 * i + 1];
   }
   const std::vector<int64_t> perm = PhysicalPermutation(subgraph.layout(), rank);
-  std::vector<int64_t> ints = PermuteSizes(before, perm);
+  using Op = node_params::StaticConstantPad;
+  const std::vector<int64_t> stored_before = PermuteSizes(before, perm);
   const std::vector<int64_t> stored_after = PermuteSizes(after, perm);
-  ints.insert(ints.end(), stored_after.begin(), stored_after.end());
+  std::vector<int64_t> ints(2 * rank);
+  for (size_t d = 0; d < rank; ++d) {
+    ints[Op::PrePadding(d)] = stored_before[d];
+    ints[Op::PostPadding(d, rank)] = stored_after[d];
+  }
   const uint32_t x = subgraph.Operand(node.input(0));
-  subgraph.AddNode("static_constant_pad", {x}, {subgraph.Output(node.output(0))}, ints,
-                   {DoubleAttr(node, "value")});
+  std::vector<double> floats(Op::kNumFloats);
+  floats[Op::kPaddingValue] = DoubleAttr(node, "value");
+  subgraph.AddNode<Op>({x}, subgraph.Output(node.output(0)), ints, floats);
   return absl::OkStatus();
 }
 

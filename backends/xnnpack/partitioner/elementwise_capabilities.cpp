@@ -2,6 +2,7 @@
 // multiply2, divide, maximum2, minimum2), the unary ops it has, the ones built
 // from a few of its nodes (hardsigmoid, silu, rsqrt, pow), and softmax.
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -30,44 +31,30 @@ Support CheckBinary(const ir::Node& node) {
   return Support::Yes();
 }
 
-template <const char* kOp, bool kHasRange>
+template <typename Op>
 absl::Status SerializeBinary(const ir::Node& node, SubgraphSerializer& subgraph) {
   const size_t rank = node.output(0)->sizes().size();
   const uint32_t a = subgraph.BroadcastOperand(node.input(0), rank);
   const uint32_t b = subgraph.BroadcastOperand(node.input(1), rank);
   const uint32_t out = subgraph.Output(node.output(0));
-  if (kHasRange) {
-    subgraph.AddNode(kOp, {a, b}, {out}, {}, kUnbounded, /*range_at=*/0);
+  if constexpr (std::is_base_of_v<node_params::OutputRangeFloats, Op>) {
+    subgraph.AddNode<Op>({a, b}, out, {}, kUnbounded);
   } else {
-    subgraph.AddNode(kOp, {a, b}, {out});
+    subgraph.AddNode<Op>({a, b}, out);
   }
   return absl::OkStatus();
 }
-
-constexpr char kAdd2[] = "add2";
-constexpr char kSubtract[] = "subtract";
-constexpr char kMultiply2[] = "multiply2";
-constexpr char kDivide[] = "divide";
-constexpr char kMaximum2[] = "maximum2";
-constexpr char kMinimum2[] = "minimum2";
 
 // --- unary ----------------------------------------------------------------------------------
 
 Support Always(const ir::Node&) { return Support::Yes(); }
 
-template <const char* kOp>
+template <typename Op>
 absl::Status SerializeUnary(const ir::Node& node, SubgraphSerializer& subgraph) {
   const uint32_t x = subgraph.Operand(node.input(0));
-  subgraph.AddNode(kOp, {x}, {subgraph.Output(node.output(0))});
+  subgraph.AddNode<Op>({x}, subgraph.Output(node.output(0)));
   return absl::OkStatus();
 }
-
-constexpr char kHardswish[] = "hardswish";
-constexpr char kSigmoid[] = "sigmoid";
-constexpr char kNegate[] = "negate";
-constexpr char kAbs[] = "abs";
-constexpr char kSquareRoot[] = "square_root";
-constexpr char kSoftmax[] = "softmax";
 
 Support CheckClamp(const ir::Node& node) {
   const double min = DoubleAttr(node, "min");
@@ -83,15 +70,14 @@ absl::Status SerializeClamp(const ir::Node& node, SubgraphSerializer& subgraph) 
   const double max = DoubleAttr(node, "max");
   if (subgraph.FoldClamp(node.input(0), node.output(0), min, max)) return absl::OkStatus();
   const uint32_t x = subgraph.Operand(node.input(0));
-  subgraph.AddNode("clamp", {x}, {subgraph.Output(node.output(0))}, {}, {min, max},
-                   /*range_at=*/0);
+  subgraph.AddNode<node_params::Clamp>({x}, subgraph.Output(node.output(0)), {}, {min, max});
   return absl::OkStatus();
 }
 
 absl::Status SerializeLeakyRelu(const ir::Node& node, SubgraphSerializer& subgraph) {
   const uint32_t x = subgraph.Operand(node.input(0));
-  subgraph.AddNode("leaky_relu", {x}, {subgraph.Output(node.output(0))}, {},
-                   {DoubleAttr(node, "negative_slope")});
+  subgraph.AddNode<node_params::LeakyRelu>({x}, subgraph.Output(node.output(0)), {},
+                                           {DoubleAttr(node, "negative_slope")});
   return absl::OkStatus();
 }
 
@@ -101,9 +87,10 @@ absl::Status SerializeHardsigmoid(const ir::Node& node, SubgraphSerializer& subg
   const uint32_t x = subgraph.Operand(node.input(0));
   const std::vector<int64_t> dims = subgraph.Dims(node.output(0));
   const uint32_t shifted = subgraph.Internal(dims);
-  subgraph.AddNode("add2", {x, subgraph.StaticData({1}, {3.0f})}, {shifted}, {}, {0.0, 6.0});
-  subgraph.AddNode("multiply2", {shifted, subgraph.StaticData({1}, {1.0f / 6.0f})},
-                   {subgraph.Output(node.output(0))}, {}, kUnbounded, /*range_at=*/0);
+  subgraph.AddNode<node_params::Add2>({x, subgraph.StaticData({1}, {3.0f})}, shifted, {},
+                                      {0.0, 6.0});
+  subgraph.AddNode<node_params::Multiply2>({shifted, subgraph.StaticData({1}, {1.0f / 6.0f})},
+                                           subgraph.Output(node.output(0)), {}, kUnbounded);
   return absl::OkStatus();
 }
 
@@ -111,9 +98,9 @@ absl::Status SerializeHardsigmoid(const ir::Node& node, SubgraphSerializer& subg
 absl::Status SerializeSilu(const ir::Node& node, SubgraphSerializer& subgraph) {
   const uint32_t x = subgraph.Operand(node.input(0));
   const uint32_t gate = subgraph.Internal(subgraph.Dims(node.output(0)));
-  subgraph.AddNode("sigmoid", {x}, {gate});
-  subgraph.AddNode("multiply2", {x, gate}, {subgraph.Output(node.output(0))}, {}, kUnbounded,
-                   /*range_at=*/0);
+  subgraph.AddNode<node_params::Sigmoid>({x}, gate);
+  subgraph.AddNode<node_params::Multiply2>({x, gate}, subgraph.Output(node.output(0)), {},
+                                           kUnbounded);
   return absl::OkStatus();
 }
 
@@ -121,9 +108,9 @@ absl::Status SerializeSilu(const ir::Node& node, SubgraphSerializer& subgraph) {
 absl::Status SerializeRsqrt(const ir::Node& node, SubgraphSerializer& subgraph) {
   const uint32_t x = subgraph.Operand(node.input(0));
   const uint32_t root = subgraph.Internal(subgraph.Dims(node.output(0)));
-  subgraph.AddNode("square_root", {x}, {root});
-  subgraph.AddNode("divide", {subgraph.StaticData({1}, {1.0f}), root},
-                   {subgraph.Output(node.output(0))}, {}, kUnbounded, /*range_at=*/0);
+  subgraph.AddNode<node_params::SquareRoot>({x}, root);
+  subgraph.AddNode<node_params::Divide>({subgraph.StaticData({1}, {1.0f}), root},
+                                        subgraph.Output(node.output(0)), {}, kUnbounded);
   return absl::OkStatus();
 }
 
@@ -151,8 +138,12 @@ Support CheckPow(const ir::Node& node) {
 
 absl::Status SerializePow(const ir::Node& node, SubgraphSerializer& subgraph) {
   const uint32_t x = subgraph.Operand(node.input(0));
-  const char* op = *ScalarConstant(node.input(1)) == 2.0f ? "square" : "square_root";
-  subgraph.AddNode(op, {x}, {subgraph.Output(node.output(0))});
+  const uint32_t out = subgraph.Output(node.output(0));
+  if (*ScalarConstant(node.input(1)) == 2.0f) {
+    subgraph.AddNode<node_params::Square>({x}, out);
+  } else {
+    subgraph.AddNode<node_params::SquareRoot>({x}, out);
+  }
   return absl::OkStatus();
 }
 
@@ -177,24 +168,24 @@ Support CheckSoftmax(const ir::Node& node) {
 
 std::vector<OpCapability> ElementwiseCapabilities() {
   return {
-      {"edge.add", CheckBinary, SerializeBinary<kAdd2, true>},
-      {"edge.sub", CheckBinary, SerializeBinary<kSubtract, true>},
-      {"edge.mul", CheckBinary, SerializeBinary<kMultiply2, true>},
-      {"edge.div", CheckBinary, SerializeBinary<kDivide, true>},
-      {"edge.maximum", CheckBinary, SerializeBinary<kMaximum2, false>},
-      {"edge.minimum", CheckBinary, SerializeBinary<kMinimum2, false>},
+      {"edge.add", CheckBinary, SerializeBinary<node_params::Add2>},
+      {"edge.sub", CheckBinary, SerializeBinary<node_params::Subtract>},
+      {"edge.mul", CheckBinary, SerializeBinary<node_params::Multiply2>},
+      {"edge.div", CheckBinary, SerializeBinary<node_params::Divide>},
+      {"edge.maximum", CheckBinary, SerializeBinary<node_params::Maximum2>},
+      {"edge.minimum", CheckBinary, SerializeBinary<node_params::Minimum2>},
       {"edge.clamp", CheckClamp, SerializeClamp},
-      {"edge.hardswish", Always, SerializeUnary<kHardswish>},
+      {"edge.hardswish", Always, SerializeUnary<node_params::Hardswish>},
       {"edge.hardsigmoid", Always, SerializeHardsigmoid},
-      {"edge.sigmoid", Always, SerializeUnary<kSigmoid>},
+      {"edge.sigmoid", Always, SerializeUnary<node_params::Sigmoid>},
       {"edge.silu", Always, SerializeSilu},
       {"edge.leaky_relu", Always, SerializeLeakyRelu},
-      {"edge.neg", Always, SerializeUnary<kNegate>},
-      {"edge.abs", Always, SerializeUnary<kAbs>},
-      {"edge.sqrt", Always, SerializeUnary<kSquareRoot>},
+      {"edge.neg", Always, SerializeUnary<node_params::Negate>},
+      {"edge.abs", Always, SerializeUnary<node_params::Abs>},
+      {"edge.sqrt", Always, SerializeUnary<node_params::SquareRoot>},
       {"edge.rsqrt", Always, SerializeRsqrt},
       {"edge.pow", CheckPow, SerializePow},
-      {"edge.softmax", CheckSoftmax, SerializeUnary<kSoftmax>},
+      {"edge.softmax", CheckSoftmax, SerializeUnary<node_params::Softmax>},
   };
 }
 

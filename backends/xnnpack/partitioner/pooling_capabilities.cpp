@@ -94,10 +94,19 @@ absl::Status SerializeMaxPool(const ir::Node& node, SubgraphSerializer& subgraph
   std::optional<Window> w = PoolingWindow(node, &problem);
   if (!w) return absl::InternalError(problem);
   const uint32_t x = subgraph.Operand(node.input(0));
-  subgraph.AddNode("max_pooling_2d", {x}, {subgraph.Output(node.output(0))},
-                   {w->pad_top, w->pad_right, w->pad_bottom, w->pad_left, w->kernel_h, w->kernel_w,
-                    w->stride_h, w->stride_w, w->dilation_h, w->dilation_w},
-                   kUnbounded, /*range_at=*/0);
+  using Op = node_params::MaxPooling2d;
+  std::vector<int64_t> ints(Op::kNumInts);
+  ints[Op::kPadTop] = w->pad_top;
+  ints[Op::kPadRight] = w->pad_right;
+  ints[Op::kPadBottom] = w->pad_bottom;
+  ints[Op::kPadLeft] = w->pad_left;
+  ints[Op::kPoolH] = w->kernel_h;
+  ints[Op::kPoolW] = w->kernel_w;
+  ints[Op::kStrideH] = w->stride_h;
+  ints[Op::kStrideW] = w->stride_w;
+  ints[Op::kDilationH] = w->dilation_h;
+  ints[Op::kDilationW] = w->dilation_w;
+  subgraph.AddNode<Op>({x}, subgraph.Output(node.output(0)), ints, kUnbounded);
   return absl::OkStatus();
 }
 
@@ -121,10 +130,17 @@ absl::Status SerializeAvgPool(const ir::Node& node, SubgraphSerializer& subgraph
   std::optional<Window> w = PoolingWindow(node, &problem);
   if (!w) return absl::InternalError(problem);
   const uint32_t x = subgraph.Operand(node.input(0));
-  subgraph.AddNode("average_pooling_2d", {x}, {subgraph.Output(node.output(0))},
-                   {w->pad_top, w->pad_right, w->pad_bottom, w->pad_left, w->kernel_h, w->kernel_w,
-                    w->stride_h, w->stride_w},
-                   kUnbounded, /*range_at=*/0);
+  using Op = node_params::AveragePooling2d;
+  std::vector<int64_t> ints(Op::kNumInts);
+  ints[Op::kPadTop] = w->pad_top;
+  ints[Op::kPadRight] = w->pad_right;
+  ints[Op::kPadBottom] = w->pad_bottom;
+  ints[Op::kPadLeft] = w->pad_left;
+  ints[Op::kPoolH] = w->kernel_h;
+  ints[Op::kPoolW] = w->kernel_w;
+  ints[Op::kStrideH] = w->stride_h;
+  ints[Op::kStrideW] = w->stride_w;
+  subgraph.AddNode<Op>({x}, subgraph.Output(node.output(0)), ints, kUnbounded);
   return absl::OkStatus();
 }
 
@@ -186,7 +202,7 @@ absl::Status SerializeSpatialReduction(const ir::Node& node, SubgraphSerializer&
   uint32_t x = subgraph.Operand(input);
   if (in.size() == 3) {
     const uint32_t view = subgraph.Internal(nhwc);
-    subgraph.AddNode("static_reshape", {x}, {view}, nhwc);
+    subgraph.AddNode<node_params::StaticReshape>({x}, view, nhwc);
     x = view;
   }
   auto reduced = [&](int64_t d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); };
@@ -198,17 +214,27 @@ absl::Status SerializeSpatialReduction(const ir::Node& node, SubgraphSerializer&
   // The pooled [N, H', W', C] holds the output's bytes; it is the output when the dims agree.
   const bool direct = pooled == out_dims;
   const uint32_t result = direct ? subgraph.Output(node.output(0)) : subgraph.Internal(pooled);
+  // A window over the whole reduced extent, stride 1, no padding.
+  auto whole_window = [&](auto op) {
+    using Op = decltype(op);
+    std::vector<int64_t> ints(Op::kNumInts, 1);
+    ints[Op::kPadTop] = ints[Op::kPadRight] = ints[Op::kPadBottom] = ints[Op::kPadLeft] = 0;
+    ints[Op::kPoolH] = pool_h;
+    ints[Op::kPoolW] = pool_w;
+    return ints;
+  };
   if (node.op() == "edge.mean" && pool_h == nhwc[1] && pool_w == nhwc[2]) {
-    subgraph.AddNode("global_average_pooling_2d", {x}, {result}, {}, kUnbounded, direct ? 0 : -1);
+    subgraph.AddNode<node_params::GlobalAveragePooling2d>({x}, result, {}, kUnbounded);
   } else if (node.op() == "edge.mean") {
-    subgraph.AddNode("average_pooling_2d", {x}, {result}, {0, 0, 0, 0, pool_h, pool_w, 1, 1},
-                     kUnbounded, direct ? 0 : -1);
+    subgraph.AddNode<node_params::AveragePooling2d>(
+        {x}, result, whole_window(node_params::AveragePooling2d()), kUnbounded);
   } else {
-    subgraph.AddNode("max_pooling_2d", {x}, {result}, {0, 0, 0, 0, pool_h, pool_w, 1, 1, 1, 1},
-                     kUnbounded, direct ? 0 : -1);
+    subgraph.AddNode<node_params::MaxPooling2d>(
+        {x}, result, whole_window(node_params::MaxPooling2d()), kUnbounded);
   }
   if (!direct) {
-    subgraph.AddNode("static_reshape", {result}, {subgraph.Output(node.output(0))}, out_dims);
+    subgraph.AddNode<node_params::StaticReshape>({result}, subgraph.Output(node.output(0)),
+                                                 out_dims);
   }
   return absl::OkStatus();
 }

@@ -64,7 +64,7 @@ uint32_t SubgraphSerializer::BroadcastOperand(ir::Value* value, size_t rank) {
   uint32_t id = source;
   if (aligned != dims) {
     id = Internal(dims);
-    AddNode("static_reshape", {source}, {id}, dims);
+    AddNode<node_params::StaticReshape>({source}, id, dims);
   }
   broadcasts_.emplace(std::make_pair(value, rank), id);
   return id;
@@ -102,12 +102,39 @@ uint32_t SubgraphSerializer::StaticData(std::vector<int64_t> dims, std::vector<f
   return id;
 }
 
-void SubgraphSerializer::AddNode(std::string op, std::vector<uint32_t> inputs,
-                                 std::vector<uint32_t> outputs, std::vector<int64_t> ints,
-                                 std::vector<double> floats, int range_at) {
-  for (uint32_t output : outputs) producer_[output] = static_cast<int>(nodes_.size());
-  nodes_.push_back(BlobNode{std::move(op), std::move(inputs), std::move(outputs), std::move(ints),
-                            std::move(floats), range_at});
+void SubgraphSerializer::CheckLayout(const char* op, size_t min_inputs, size_t max_inputs,
+                                     size_t num_inputs, int num_ints,
+                                     const node_params::IntSlot* slots,
+                                     const std::vector<int64_t>& ints, int num_floats,
+                                     size_t floats) {
+  if (!status_.ok()) return;
+  if (num_inputs < min_inputs || num_inputs > max_inputs) {
+    status_ = absl::InternalError(absl::StrCat("XNNPACK node ", op, " given ", num_inputs,
+                                               " inputs, its layout takes ", min_inputs, " to ",
+                                               max_inputs));
+  } else if (num_ints != node_params::kVariableCount &&
+             ints.size() != static_cast<size_t>(num_ints)) {
+    status_ = absl::InternalError(absl::StrCat("XNNPACK node ", op, " given ", ints.size(),
+                                               " ints, its layout has ", num_ints));
+  } else if (floats != static_cast<size_t>(num_floats)) {
+    status_ = absl::InternalError(absl::StrCat("XNNPACK node ", op, " given ", floats,
+                                               " floats, its layout has ", num_floats));
+  }
+  for (size_t i = 0; status_.ok() && slots != nullptr && i < ints.size(); ++i) {
+    if (ints[i] < slots[i].min || ints[i] > slots[i].max) {
+      status_ = absl::InvalidArgumentError(absl::StrCat(
+          "XNNPACK node ", op, ": ", slots[i].name, " = ", ints[i],
+          " is outside what the delegate accepts [", slots[i].min, ", ", slots[i].max, "]"));
+    }
+  }
+}
+
+void SubgraphSerializer::AppendNode(const char* op, std::vector<uint32_t> inputs, uint32_t output,
+                                    std::vector<int64_t> ints, std::vector<double> floats,
+                                    int range_at) {
+  producer_[output] = static_cast<int>(nodes_.size());
+  nodes_.push_back(
+      BlobNode{op, std::move(inputs), {output}, std::move(ints), std::move(floats), range_at});
 }
 
 bool SubgraphSerializer::FoldClamp(const ir::Value* input, const ir::Value* output, double min,

@@ -8,7 +8,8 @@
 //   - Output gives the blob value a node writes for one of its graph outputs;
 //   - Internal / StaticData make values only the blob knows (decomposition temporaries and
 //     the tiny constants of decompositions, such as hardsigmoid's 3 and 1/6);
-//   - AddNode appends an XNNPACK node; FoldClamp folds a clamp into the node before it.
+//   - AddNode<Op> appends an XNNPACK node laid out as Op (serialization/node_params.h, the
+//     layout the delegate reads); FoldClamp folds a clamp into the node before it.
 // Finish then decides the outputs (values read outside the region or returned by the graph)
 // and numbers the arguments. Values and nodes are numbered in creation order and the
 // FlatBuffer is built with defaults forced, so the same region gives the same bytes.
@@ -17,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -24,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "backends/xnnpack/partitioner/constant_transform.h"
 #include "backends/xnnpack/partitioner/layout.h"
+#include "backends/xnnpack/serialization/node_params.h"
 #include "compiler/ir/graph.h"
 
 namespace torchir::xnnpack {
@@ -84,11 +87,20 @@ class SubgraphSerializer {
   // A tiny float constant stored in the blob itself (decomposition constants only).
   uint32_t StaticData(std::vector<int64_t> dims, std::vector<float> data);
 
-  // Appends an XNNPACK node. `range_at` is the index in `floats` of the node's
-  // [output_min, output_max] pair when it has one (-1 otherwise): a clamp that follows may
-  // fold into it.
-  void AddNode(std::string op, std::vector<uint32_t> inputs, std::vector<uint32_t> outputs,
-               std::vector<int64_t> ints = {}, std::vector<double> floats = {}, int range_at = -1);
+  // Appends an XNNPACK node of layout Op (node_params.h) writing `output`. `ints` and
+  // `floats` fill Op's slots in order (index them with Op's enums); a count or an int other
+  // than the layout allows is recorded as an error that Finish returns. A node with an output
+  // range (Op has node_params::OutputRangeFloats) may absorb a clamp that follows (FoldClamp).
+  template <typename Op>
+  void AddNode(std::vector<uint32_t> inputs, uint32_t output, std::vector<int64_t> ints = {},
+               std::vector<double> floats = {}) {
+    CheckLayout(Op::kOp, Op::kMinInputs, Op::kMaxInputs, inputs.size(),
+                static_cast<int>(Op::kNumInts), SlotsOf<Op>(), ints,
+                static_cast<int>(Op::kNumFloats), floats.size());
+    constexpr bool kHasRange = std::is_base_of_v<node_params::OutputRangeFloats, Op>;
+    AppendNode(Op::kOp, std::move(inputs), output, std::move(ints), std::move(floats),
+               kHasRange ? node_params::OutputRangeFloats::kOutputMin : -1);
+  }
 
   // Folds clamp(input) -> output into the node that wrote `input` when that node has an
   // output range, `input` has no other reader and is not a graph output, and the narrowed
@@ -116,6 +128,18 @@ class SubgraphSerializer {
   };
 
   uint32_t NewValue(std::vector<int64_t> dims);
+  template <typename Op>
+  static const node_params::IntSlot* SlotsOf() {
+    if constexpr (static_cast<int>(Op::kNumInts) > 0) return Op::kInts;
+    return nullptr;
+  }
+  // Records an error when a node does not fit its layout (`slots`: one per int, or nullptr).
+  void CheckLayout(const char* op, size_t min_inputs, size_t max_inputs, size_t num_inputs,
+                   int num_ints, const node_params::IntSlot* slots,
+                   const std::vector<int64_t>& ints, int num_floats, size_t floats);
+  // `range_at`: the index in `floats` of the node's [output_min, output_max], or -1.
+  void AppendNode(const char* op, std::vector<uint32_t> inputs, uint32_t output,
+                  std::vector<int64_t> ints, std::vector<double> floats, int range_at);
 
   Layout layout_;
   std::vector<const ir::Node*> members_;

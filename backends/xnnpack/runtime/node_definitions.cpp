@@ -9,11 +9,14 @@
 #include <cstring>
 #include <iterator>
 
+#include "backends/xnnpack/serialization/node_params.h"
 #include "runtime/core/result.h"
 #include "runtime/platform/platform.h"
 
 namespace torchir::runtime::xnnpack {
 namespace {
+
+namespace P = ::torchir::xnnpack::node_params;
 
 static_assert(kMaxValueRank == XNN_MAX_TENSOR_DIMS, "ValueInfo must hold XNNPACK's largest rank");
 
@@ -88,24 +91,16 @@ Error ExpectShape(const NodeCall& call, const ValueInfo& value, const char* role
 // ---------------------------------------------------------------------------
 // Parameters.
 
-// One entry of `ints`: its name and the smallest value it may take. All are
-// passed to XNNPACK as uint32.
-struct IntParam {
-  const char* name;
-  uint32_t min;
-};
-
-constexpr uint32_t kNonNegative = 0;
-constexpr uint32_t kPositive = 1;
-
-// Reads call.ints as uint32 values described by `params` (the count was
-// checked against the table row).
-template <size_t N>
-Error ReadInts(const NodeCall& call, const IntParam (&params)[N], uint32_t (&out)[N]) {
-  for (size_t i = 0; i < N; ++i) {
+// Reads call.ints (the count was checked against the row) as uint32 values, each within
+// its slot's [min, max].
+template <typename Op>
+Error ReadInts(const NodeCall& call, uint32_t (&out)[Op::kNumInts]) {
+  for (size_t i = 0; i < static_cast<size_t>(Op::kNumInts); ++i) {
     const int64_t v = call.ints[i];
-    NODE_CHECK(call, v >= params[i].min && v <= UINT32_MAX, "%s = %lld is out of range [%u, %u]",
-               params[i].name, static_cast<long long>(v), params[i].min, UINT32_MAX);
+    const P::IntSlot& slot = Op::kInts[i];
+    NODE_CHECK(call, v >= slot.min && v <= slot.max, "%s = %lld is out of range [%lld, %lld]",
+               slot.name, static_cast<long long>(v), static_cast<long long>(slot.min),
+               static_cast<long long>(slot.max));
     out[i] = static_cast<uint32_t>(v);
   }
   return Error::kOk;
@@ -120,11 +115,11 @@ float ToFloat(double v) {
   return static_cast<float>(v);
 }
 
-// floats[first], floats[first + 1]: a fused clamp [output_min, output_max]
-// (±infinity for none). XNNPACK wants min < max and neither NaN.
-Error ReadOutputRange(const NodeCall& call, size_t first, float* min, float* max) {
-  *min = ToFloat(call.floats[first]);
-  *max = ToFloat(call.floats[first + 1]);
+// The fused clamp [output_min, output_max] (±infinity for none) of an op with
+// P::OutputRangeFloats. XNNPACK wants min < max and neither NaN.
+Error ReadOutputRange(const NodeCall& call, float* min, float* max) {
+  *min = ToFloat(call.floats[P::OutputRangeFloats::kOutputMin]);
+  *max = ToFloat(call.floats[P::OutputRangeFloats::kOutputMax]);
   NODE_CHECK(call, !std::isnan(*min) && !std::isnan(*max) && *min < *max,
              "output range [%g, %g] is empty or NaN", static_cast<double>(*min),
              static_cast<double>(*max));
@@ -145,11 +140,59 @@ uint64_t WindowOutput(uint64_t input, uint32_t pad_before, uint32_t pad_after, u
   return (padded - window) / stride + 1;
 }
 
-// The 2-d window parameters shared by convolutions and poolings, in blob order.
+// The 2-d window parameters shared by convolutions and poolings.
 struct Window2d {
   uint32_t pad_top, pad_right, pad_bottom, pad_left;
-  uint32_t kernel_h, kernel_w, stride_h, stride_w, dilation_h, dilation_w;
+  uint32_t kernel_h, kernel_w, stride_h, stride_w, dilation_h = 1, dilation_w = 1;
 };
+
+// Reads the window slots of Op (a convolution or pooling layout) and checks the 32-bit
+// products XNNPACK forms from them: the kernel area and the dilated window.
+template <typename Op, int kKernelH, int kKernelW>
+Error ReadWindow(const NodeCall& call, const uint32_t* p, Window2d* w) {
+  *w = Window2d{p[Op::kPadTop], p[Op::kPadRight], p[Op::kPadBottom], p[Op::kPadLeft],
+                p[kKernelH],    p[kKernelW],      p[Op::kStrideH],   p[Op::kStrideW]};
+  if constexpr (Op::kNumInts > Op::kStrideW + 1) {
+    w->dilation_h = p[Op::kDilationH];
+    w->dilation_w = p[Op::kDilationW];
+  }
+  const uint64_t area = uint64_t{w->kernel_h} * w->kernel_w;
+  const uint64_t window_h = (uint64_t{w->kernel_h} - 1) * w->dilation_h + 1;
+  const uint64_t window_w = (uint64_t{w->kernel_w} - 1) * w->dilation_w + 1;
+  NODE_CHECK(call,
+             area <= uint64_t{P::kMaxWindowParam} && window_h <= uint64_t{P::kMaxWindowParam} &&
+                 window_w <= uint64_t{P::kMaxWindowParam},
+             "the %ux%u window (dilation %ux%u) exceeds XNNPACK's 32-bit window arithmetic "
+             "(area and dilated extent at most %lld)",
+             w->kernel_h, w->kernel_w, w->dilation_h, w->dilation_w,
+             static_cast<long long>(P::kMaxWindowParam));
+  return Error::kOk;
+}
+
+// A sliding-window node's indirection buffer: XNNPACK keeps one input pointer per window
+// element per output pixel (convolutions and poolings), sized from the parameters alone.
+// Counted with slack (XNNPACK rounds the pixels up to its tile) against the delegate's budget.
+Error ChargeIndirection(const NodeCall& call, uint64_t pixels, const Window2d& w) {
+  // Pixels < 2^60 (an output value's element count) and the area < 2^24: the product fits
+  // 128 bits; it saturates to 64.
+  const unsigned __int128 bytes = static_cast<unsigned __int128>(pixels + 64) *
+                                  (uint64_t{w.kernel_h} * w.kernel_w) * sizeof(void*);
+  const uint64_t charged = bytes > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(bytes);
+  if (call.memory_used == nullptr) return Error::kOk;
+  if (charged > call.memory_budget || *call.memory_used > call.memory_budget - charged) {
+    Log(LogLevel::kError,
+        "XnnpackBackend: node %zu (%s): its %ux%u window over %llu output pixels needs a "
+        "%llu-byte indirection buffer, beyond the delegate's XNNPACK memory budget "
+        "(%llu bytes, %llu used)",
+        call.index, call.op, w.kernel_h, w.kernel_w, static_cast<unsigned long long>(pixels),
+        static_cast<unsigned long long>(charged),
+        static_cast<unsigned long long>(call.memory_budget),
+        static_cast<unsigned long long>(*call.memory_used));
+    return Error::kOutOfMemory;
+  }
+  *call.memory_used += charged;
+  return Error::kOk;
+}
 
 // Checks that `input` is NHWC and computes the output's [N, OH, OW].
 Error WindowOutputDims(const NodeCall& call, const ValueInfo& input, const Window2d& w,
@@ -182,32 +225,26 @@ uint32_t BiasId(const NodeCall& call, size_t bias_input) {
 // ---------------------------------------------------------------------------
 // Definitions, in table order.
 
-constexpr IntParam kConvolutionInts[] = {{"pad_top", kNonNegative},
-                                         {"pad_right", kNonNegative},
-                                         {"pad_bottom", kNonNegative},
-                                         {"pad_left", kNonNegative},
-                                         {"kernel_h", kPositive},
-                                         {"kernel_w", kPositive},
-                                         {"stride_h", kPositive},
-                                         {"stride_w", kPositive},
-                                         {"dilation_h", kPositive},
-                                         {"dilation_w", kPositive},
-                                         {"groups", kPositive},
-                                         {"group_input_channels", kPositive},
-                                         {"group_output_channels", kPositive}};
-
 Error DefineConvolution2d(const NodeCall& call) {
-  uint32_t p[std::size(kConvolutionInts)];
-  TORCHIR_RETURN_IF_ERROR(ReadInts(call, kConvolutionInts, p));
-  const Window2d w{p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]};
-  const uint32_t groups = p[10], group_in = p[11], group_out = p[12];
+  using Op = P::Convolution2d;
+  uint32_t p[Op::kNumInts];
+  TORCHIR_RETURN_IF_ERROR(ReadInts<Op>(call, p));
+  Window2d w;
+  TORCHIR_RETURN_IF_ERROR((ReadWindow<Op, Op::kKernelH, Op::kKernelW>(call, p, &w)));
+  const uint32_t groups = p[Op::kGroups], group_in = p[Op::kGroupInputChannels],
+                 group_out = p[Op::kGroupOutputChannels];
   float min, max;
-  TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, 0, &min, &max));
+  TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, &min, &max));
   const ValueInfo& input = *call.inputs[0];
   uint64_t n, oh, ow;
   TORCHIR_RETURN_IF_ERROR(WindowOutputDims(call, input, w, &n, &oh, &ow));
   const uint64_t in_channels = uint64_t{groups} * group_in;
   const uint64_t out_channels = uint64_t{groups} * group_out;
+  // XNNPACK's subgraph multiplies them in 32 bits (the pixel strides).
+  NODE_CHECK(call, in_channels <= UINT32_MAX && out_channels <= UINT32_MAX,
+             "groups * channels overflow 32 bits (%llu in, %llu out)",
+             static_cast<unsigned long long>(in_channels),
+             static_cast<unsigned long long>(out_channels));
   NODE_CHECK(call, input.dims[3] == in_channels,
              "input has %zu channels, groups * group_input_channels = %llu", input.dims[3],
              static_cast<unsigned long long>(in_channels));
@@ -218,6 +255,8 @@ Error DefineConvolution2d(const NodeCall& call) {
   }
   const uint64_t output[] = {n, oh, ow, out_channels};
   TORCHIR_RETURN_IF_ERROR(ExpectShape(call, *call.output, "output", output, 4));
+  // The output is a value (< 2^60 elements), so n * oh * ow cannot overflow.
+  TORCHIR_RETURN_IF_ERROR(ChargeIndirection(call, n * oh * ow, w));
   return FromStatus(call, xnn_define_convolution_2d(
                               call.subgraph, w.pad_top, w.pad_right, w.pad_bottom, w.pad_left,
                               w.kernel_h, w.kernel_w, w.stride_h, w.stride_w, w.dilation_h,
@@ -225,25 +264,24 @@ Error DefineConvolution2d(const NodeCall& call) {
                               call.inputs[1]->id, BiasId(call, 2), call.output->id, /*flags=*/0));
 }
 
-constexpr IntParam kDepthwiseInts[] = {
-    {"pad_top", kNonNegative},  {"pad_right", kNonNegative},     {"pad_bottom", kNonNegative},
-    {"pad_left", kNonNegative}, {"kernel_h", kPositive},         {"kernel_w", kPositive},
-    {"stride_h", kPositive},    {"stride_w", kPositive},         {"dilation_h", kPositive},
-    {"dilation_w", kPositive},  {"depth_multiplier", kPositive}, {"input_channels", kPositive}};
-
 Error DefineDepthwiseConvolution2d(const NodeCall& call) {
-  uint32_t p[std::size(kDepthwiseInts)];
-  TORCHIR_RETURN_IF_ERROR(ReadInts(call, kDepthwiseInts, p));
-  const Window2d w{p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]};
-  const uint32_t depth_multiplier = p[10], channels = p[11];
+  using Op = P::DepthwiseConvolution2d;
+  uint32_t p[Op::kNumInts];
+  TORCHIR_RETURN_IF_ERROR(ReadInts<Op>(call, p));
+  Window2d w;
+  TORCHIR_RETURN_IF_ERROR((ReadWindow<Op, Op::kKernelH, Op::kKernelW>(call, p, &w)));
+  const uint32_t depth_multiplier = p[Op::kDepthMultiplier], channels = p[Op::kInputChannels];
   float min, max;
-  TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, 0, &min, &max));
+  TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, &min, &max));
   const ValueInfo& input = *call.inputs[0];
   uint64_t n, oh, ow;
   TORCHIR_RETURN_IF_ERROR(WindowOutputDims(call, input, w, &n, &oh, &ow));
   NODE_CHECK(call, input.dims[3] == channels, "input has %zu channels, input_channels = %u",
              input.dims[3], channels);
   const uint64_t out_channels = uint64_t{channels} * depth_multiplier;
+  NODE_CHECK(call, out_channels <= UINT32_MAX,
+             "input_channels * depth_multiplier = %llu overflows 32 bits",
+             static_cast<unsigned long long>(out_channels));
   const uint64_t filter[] = {1, w.kernel_h, w.kernel_w, out_channels};
   TORCHIR_RETURN_IF_ERROR(ExpectStaticOperand(call, 1, "filter", filter, 4));
   if (call.num_inputs == 3) {
@@ -251,6 +289,8 @@ Error DefineDepthwiseConvolution2d(const NodeCall& call) {
   }
   const uint64_t output[] = {n, oh, ow, out_channels};
   TORCHIR_RETURN_IF_ERROR(ExpectShape(call, *call.output, "output", output, 4));
+  // The output is a value (< 2^60 elements), so n * oh * ow cannot overflow.
+  TORCHIR_RETURN_IF_ERROR(ChargeIndirection(call, n * oh * ow, w));
   return FromStatus(call, xnn_define_depthwise_convolution_2d(
                               call.subgraph, w.pad_top, w.pad_right, w.pad_bottom, w.pad_left,
                               w.kernel_h, w.kernel_w, w.stride_h, w.stride_w, w.dilation_h,
@@ -260,7 +300,7 @@ Error DefineDepthwiseConvolution2d(const NodeCall& call) {
 
 Error DefineFullyConnected(const NodeCall& call) {
   float min, max;
-  TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, 0, &min, &max));
+  TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, &min, &max));
   const ValueInfo& input = *call.inputs[0];
   const ValueInfo& filter = *call.inputs[1];
   NODE_CHECK(call, input.rank >= 1, "input must have rank >= 1");
@@ -306,7 +346,7 @@ using BinaryFn = xnn_status (*)(xnn_subgraph_t, uint32_t, uint32_t, uint32_t, ui
 template <ClampedBinaryFn kDefine>
 Error DefineClampedBinary(const NodeCall& call) {
   float min, max;
-  TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, 0, &min, &max));
+  TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, &min, &max));
   TORCHIR_RETURN_IF_ERROR(ExpectBroadcastOutput(call));
   return FromStatus(call, kDefine(call.subgraph, min, max, call.inputs[0]->id, call.inputs[1]->id,
                                   call.output->id, /*flags=*/0));
@@ -340,14 +380,14 @@ Error DefineUnary(const NodeCall& call) {
 
 Error DefineClamp(const NodeCall& call) {
   float min, max;
-  TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, 0, &min, &max));
+  TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, &min, &max));
   TORCHIR_RETURN_IF_ERROR(ExpectSameShapeOutput(call));
   return FromStatus(call, xnn_define_clamp(call.subgraph, min, max, call.inputs[0]->id,
                                            call.output->id, /*flags=*/0));
 }
 
 Error DefineLeakyRelu(const NodeCall& call) {
-  const double slope = call.floats[0];
+  const double slope = call.floats[P::LeakyRelu::kNegativeSlope];
   NODE_CHECK(call, std::isfinite(slope) && std::fabs(slope) <= FLT_MAX,
              "negative_slope %g is not a finite float", slope);
   TORCHIR_RETURN_IF_ERROR(ExpectSameShapeOutput(call));
@@ -356,7 +396,7 @@ Error DefineLeakyRelu(const NodeCall& call) {
 }
 
 Error DefineElu(const NodeCall& call) {
-  const double alpha = call.floats[0];
+  const double alpha = call.floats[P::Elu::kAlpha];
   NODE_CHECK(call, std::isfinite(alpha) && std::fabs(alpha) <= FLT_MAX,
              "alpha %g is not a finite float", alpha);
   TORCHIR_RETURN_IF_ERROR(ExpectSameShapeOutput(call));
@@ -364,27 +404,24 @@ Error DefineElu(const NodeCall& call) {
                                          call.inputs[0]->id, call.output->id, 0));
 }
 
-constexpr IntParam kMaxPoolingInts[] = {{"pad_top", kNonNegative},    {"pad_right", kNonNegative},
-                                        {"pad_bottom", kNonNegative}, {"pad_left", kNonNegative},
-                                        {"pool_h", kPositive},        {"pool_w", kPositive},
-                                        {"stride_h", kPositive},      {"stride_w", kPositive},
-                                        {"dilation_h", kPositive},    {"dilation_w", kPositive}};
-
 // Pooling keeps the channels: output [N, OH, OW, C].
 Error ExpectPoolingOutput(const NodeCall& call, const Window2d& w) {
   const ValueInfo& input = *call.inputs[0];
   uint64_t n, oh, ow;
   TORCHIR_RETURN_IF_ERROR(WindowOutputDims(call, input, w, &n, &oh, &ow));
   const uint64_t output[] = {n, oh, ow, input.dims[3]};
-  return ExpectShape(call, *call.output, "output", output, 4);
+  TORCHIR_RETURN_IF_ERROR(ExpectShape(call, *call.output, "output", output, 4));
+  return ChargeIndirection(call, n * oh * ow, w);
 }
 
 Error DefineMaxPooling2d(const NodeCall& call) {
-  uint32_t p[std::size(kMaxPoolingInts)];
-  TORCHIR_RETURN_IF_ERROR(ReadInts(call, kMaxPoolingInts, p));
-  const Window2d w{p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]};
+  using Op = P::MaxPooling2d;
+  uint32_t p[Op::kNumInts];
+  TORCHIR_RETURN_IF_ERROR(ReadInts<Op>(call, p));
+  Window2d w;
+  TORCHIR_RETURN_IF_ERROR((ReadWindow<Op, Op::kPoolH, Op::kPoolW>(call, p, &w)));
   float min, max;
-  TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, 0, &min, &max));
+  TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, &min, &max));
   // The Debian 2022-02-16 snapshot computes wrong maxima for padded inputs
   // when the two dilations differ (e.g. 2x1), and for windows lying wholly in
   // the padding (PyTorch forbids padding beyond half the dilated window).
@@ -406,17 +443,14 @@ Error DefineMaxPooling2d(const NodeCall& call) {
                               w.dilation_w, min, max, call.inputs[0]->id, call.output->id, 0));
 }
 
-constexpr IntParam kAveragePoolingInts[] = {
-    {"pad_top", kNonNegative},  {"pad_right", kNonNegative}, {"pad_bottom", kNonNegative},
-    {"pad_left", kNonNegative}, {"pool_h", kPositive},       {"pool_w", kPositive},
-    {"stride_h", kPositive},    {"stride_w", kPositive}};
-
 Error DefineAveragePooling2d(const NodeCall& call) {
-  uint32_t p[std::size(kAveragePoolingInts)];
-  TORCHIR_RETURN_IF_ERROR(ReadInts(call, kAveragePoolingInts, p));
-  const Window2d w{p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], 1, 1};
+  using Op = P::AveragePooling2d;
+  uint32_t p[Op::kNumInts];
+  TORCHIR_RETURN_IF_ERROR(ReadInts<Op>(call, p));
+  Window2d w;
+  TORCHIR_RETURN_IF_ERROR((ReadWindow<Op, Op::kPoolH, Op::kPoolW>(call, p, &w)));
   float min, max;
-  TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, 0, &min, &max));
+  TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, &min, &max));
   TORCHIR_RETURN_IF_ERROR(ExpectPoolingOutput(call, w));
   return FromStatus(call, xnn_define_average_pooling_2d(
                               call.subgraph, w.pad_top, w.pad_right, w.pad_bottom, w.pad_left,
@@ -426,7 +460,7 @@ Error DefineAveragePooling2d(const NodeCall& call) {
 
 Error DefineGlobalAveragePooling2d(const NodeCall& call) {
   float min, max;
-  TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, 0, &min, &max));
+  TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, &min, &max));
   const ValueInfo& input = *call.inputs[0];
   NODE_CHECK(call, input.rank == 4, "input has rank %zu, expected 4 (NHWC)", input.rank);
   const uint64_t output[] = {input.dims[0], 1, 1, input.dims[3]};
@@ -442,7 +476,7 @@ Error DefineStaticReshape(const NodeCall& call) {
   uint64_t shape[kMaxValueRank];
   size_t new_shape[kMaxValueRank];
   for (size_t d = 0; d < call.ints.size(); ++d) {
-    NODE_CHECK(call, call.ints[d] >= 1, "new shape dim %zu is %lld", d,
+    NODE_CHECK(call, call.ints[d] >= P::StaticReshape::kMinDim, "new shape dim %zu is %lld", d,
                static_cast<long long>(call.ints[d]));
     shape[d] = static_cast<uint64_t>(call.ints[d]);
     new_shape[d] = static_cast<size_t>(call.ints[d]);
@@ -464,78 +498,72 @@ Error DefineStaticConstantPad(const NodeCall& call) {
   size_t pre[kMaxValueRank], post[kMaxValueRank];
   uint64_t output[kMaxValueRank];
   for (size_t d = 0; d < input.rank; ++d) {
-    const int64_t before = call.ints[d], after = call.ints[input.rank + d];
-    NODE_CHECK(call, before >= 0 && after >= 0 && before <= UINT32_MAX && after <= UINT32_MAX,
-               "padding of dim %zu (%lld, %lld) is negative or too large", d,
-               static_cast<long long>(before), static_cast<long long>(after));
+    using Op = P::StaticConstantPad;
+    const int64_t before = call.ints[Op::PrePadding(d)];
+    const int64_t after = call.ints[Op::PostPadding(d, input.rank)];
+    // At most kMaxWindowParam: XNNPACK may fuse a zero pad into the convolution reading it
+    // and adds the paddings in 32 bits.
+    NODE_CHECK(
+        call,
+        before >= 0 && after >= 0 && before <= P::kMaxWindowParam && after <= P::kMaxWindowParam,
+        "padding of dim %zu (%lld, %lld) is negative or larger than %lld", d,
+        static_cast<long long>(before), static_cast<long long>(after),
+        static_cast<long long>(P::kMaxWindowParam));
     pre[d] = static_cast<size_t>(before);
     post[d] = static_cast<size_t>(after);
     output[d] = input.dims[d] + static_cast<uint64_t>(before) + static_cast<uint64_t>(after);
   }
   TORCHIR_RETURN_IF_ERROR(ExpectShape(call, *call.output, "output", output, input.rank));
   return FromStatus(
-      call, xnn_define_static_constant_pad(call.subgraph, pre, post, ToFloat(call.floats[0]),
-                                           input.id, call.output->id, 0));
+      call, xnn_define_static_constant_pad(
+                call.subgraph, pre, post, ToFloat(call.floats[P::StaticConstantPad::kPaddingValue]),
+                input.id, call.output->id, 0));
 }
 
-constexpr int kCount(size_t n) { return static_cast<int>(n); }
+// A row of the table: the op's layout from node_params.h and its definition.
+template <typename Op>
+constexpr NodeDefinition Row(DefineNodeFn define) {
+  return {Op::kOp,
+          Op::kMinInputs,
+          Op::kMaxInputs,
+          static_cast<int>(Op::kNumInts),
+          static_cast<int>(Op::kNumFloats),
+          define};
+}
 
-// The table. Every row: inputs -> one output; then `ints`, then `floats`.
+// The table (each op's inputs, slots and output shape are documented in node_params.h).
 // Filters and biases must be constants (XNNPACK packs them at init).
 constexpr NodeDefinition kNodeDefinitions[] = {
-    // inputs [input NHWC, filter OHWI [groups*group_out, kh, kw, group_in],
-    //         bias? [groups*group_out]]
-    // ints [pad_top, pad_right, pad_bottom, pad_left, kernel_h, kernel_w, stride_h, stride_w,
-    //       dilation_h, dilation_w, groups, group_input_channels, group_output_channels]
-    // floats [output_min, output_max]; output [N, OH, OW, groups*group_out]
-    {"convolution_2d", 2, 3, kCount(std::size(kConvolutionInts)), 2, DefineConvolution2d},
-    // inputs [input NHWC [N, H, W, C], filter [1, kh, kw, C*depth_multiplier], bias? [C*dm]]
-    // ints [pad_top, pad_right, pad_bottom, pad_left, kernel_h, kernel_w, stride_h, stride_w,
-    //       dilation_h, dilation_w, depth_multiplier, input_channels]
-    // floats [output_min, output_max]; output [N, OH, OW, C*depth_multiplier]
-    {"depthwise_convolution_2d", 2, 3, kCount(std::size(kDepthwiseInts)), 2,
-     DefineDepthwiseConvolution2d},
-    // inputs [input [..., K], filter [N, K], bias? [N]]; floats [output_min, output_max];
-    // output [..., N]
-    {"fully_connected", 2, 3, 0, 2, DefineFullyConnected},
-    // inputs [a, b] (numpy broadcasting); floats [output_min, output_max]
-    {"add2", 2, 2, 0, 2, DefineClampedBinary<xnn_define_add2>},
-    {"multiply2", 2, 2, 0, 2, DefineClampedBinary<xnn_define_multiply2>},
-    {"subtract", 2, 2, 0, 2, DefineClampedBinary<xnn_define_subtract>},
-    {"divide", 2, 2, 0, 2, DefineClampedBinary<xnn_define_divide>},
-    // inputs [a, b] (numpy broadcasting); no parameters
-    {"maximum2", 2, 2, 0, 0, DefineBinary<xnn_define_maximum2>},
-    {"minimum2", 2, 2, 0, 0, DefineBinary<xnn_define_minimum2>},
-    // inputs [x] (rank >= 1), output of the same shape. floats [min, max]
-    {"clamp", 1, 1, 0, 2, DefineClamp},
-    // floats [negative_slope]
-    {"leaky_relu", 1, 1, 0, 1, DefineLeakyRelu},
-    // floats [alpha]
-    {"elu", 1, 1, 0, 1, DefineElu},
-    // no parameters
-    {"hardswish", 1, 1, 0, 0, DefineUnary<xnn_define_hardswish>},
-    {"sigmoid", 1, 1, 0, 0, DefineUnary<xnn_define_sigmoid>},
-    {"negate", 1, 1, 0, 0, DefineUnary<xnn_define_negate>},
-    {"abs", 1, 1, 0, 0, DefineUnary<xnn_define_abs>},
-    {"square_root", 1, 1, 0, 0, DefineUnary<xnn_define_square_root>},
-    {"square", 1, 1, 0, 0, DefineUnary<xnn_define_square>},
-    // over the last dim; no parameters
-    {"softmax", 1, 1, 0, 0, DefineUnary<xnn_define_softmax>},
-    // inputs [input NHWC]; ints [pad_top, pad_right, pad_bottom, pad_left, pool_h, pool_w,
-    // stride_h, stride_w, dilation_h, dilation_w]; floats [output_min, output_max];
-    // output [N, OH, OW, C]
-    {"max_pooling_2d", 1, 1, kCount(std::size(kMaxPoolingInts)), 2, DefineMaxPooling2d},
-    // inputs [input NHWC]; ints [pad_top, pad_right, pad_bottom, pad_left, pool_h, pool_w,
-    // stride_h, stride_w]; floats [output_min, output_max]; output [N, OH, OW, C]. XNNPACK
-    // divides by the number of non-padding elements (count_include_pad=False).
-    {"average_pooling_2d", 1, 1, kCount(std::size(kAveragePoolingInts)), 2, DefineAveragePooling2d},
-    // inputs [input [N, H, W, C]]; floats [output_min, output_max]; output [N, 1, 1, C]
-    {"global_average_pooling_2d", 1, 1, 0, 2, DefineGlobalAveragePooling2d},
-    // ints = the new shape (each >= 1, same element count); output has exactly that shape
-    {"static_reshape", 1, 1, kVariableCount, 0, DefineStaticReshape},
-    // ints [pre_0 .. pre_{r-1}, post_0 .. post_{r-1}] (each >= 0); floats [padding_value]
-    {"static_constant_pad", 1, 1, kVariableCount, 1, DefineStaticConstantPad},
+    Row<P::Convolution2d>(DefineConvolution2d),
+    Row<P::DepthwiseConvolution2d>(DefineDepthwiseConvolution2d),
+    Row<P::FullyConnected>(DefineFullyConnected),
+    Row<P::Add2>(DefineClampedBinary<xnn_define_add2>),
+    Row<P::Multiply2>(DefineClampedBinary<xnn_define_multiply2>),
+    Row<P::Subtract>(DefineClampedBinary<xnn_define_subtract>),
+    Row<P::Divide>(DefineClampedBinary<xnn_define_divide>),
+    Row<P::Maximum2>(DefineBinary<xnn_define_maximum2>),
+    Row<P::Minimum2>(DefineBinary<xnn_define_minimum2>),
+    Row<P::Clamp>(DefineClamp),
+    Row<P::LeakyRelu>(DefineLeakyRelu),
+    Row<P::Elu>(DefineElu),
+    Row<P::Hardswish>(DefineUnary<xnn_define_hardswish>),
+    Row<P::Sigmoid>(DefineUnary<xnn_define_sigmoid>),
+    Row<P::Negate>(DefineUnary<xnn_define_negate>),
+    Row<P::Abs>(DefineUnary<xnn_define_abs>),
+    Row<P::SquareRoot>(DefineUnary<xnn_define_square_root>),
+    Row<P::Square>(DefineUnary<xnn_define_square>),
+    Row<P::Softmax>(DefineUnary<xnn_define_softmax>),
+    Row<P::MaxPooling2d>(DefineMaxPooling2d),
+    Row<P::AveragePooling2d>(DefineAveragePooling2d),
+    Row<P::GlobalAveragePooling2d>(DefineGlobalAveragePooling2d),
+    Row<P::StaticReshape>(DefineStaticReshape),
+    Row<P::StaticConstantPad>(DefineStaticConstantPad),
 };
+
+// Every op of node_params.h has a row.
+#define TORCHIR_XNNPACK_COUNT_OP(Op) +1
+static_assert(std::size(kNodeDefinitions) == 0 TORCHIR_XNNPACK_NODE_OPS(TORCHIR_XNNPACK_COUNT_OP));
+#undef TORCHIR_XNNPACK_COUNT_OP
 
 }  // namespace
 

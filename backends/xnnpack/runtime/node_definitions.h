@@ -1,7 +1,8 @@
 // The XNNPACK delegate's node table: one row per op a blob may name
 // (backends/xnnpack/serialization/xnnpack_blob.fbs, Node.op), mapping it to
-// the XNNPACK define call it becomes. Each row documents its inputs, outputs,
-// `ints` and `floats` (the compiler writes exactly that), and its definition
+// the XNNPACK define call it becomes. Each row takes its op name, input count
+// and `ints` / `floats` layout from backends/xnnpack/serialization/node_params.h
+// (the compiler writes nodes through the same header), and its definition
 // checks everything XNNPACK would otherwise trust: parameter ranges and that
 // every shape is what the op implies, because XNNPACK sizes its reads and
 // writes from the parameters while the blob is untrusted.
@@ -10,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/xnnpack/serialization/node_params.h"
 #include "runtime/core/error.h"
 #include "runtime/core/span.h"
 
@@ -47,6 +49,11 @@ struct NodeCall {
   const ValueInfo* output = nullptr;
   Span<const int64_t> ints;
   Span<const double> floats;
+  // What XNNPACK will allocate for this delegate so far (internal values,
+  // indirection buffers of the nodes defined before), and the limit: a node
+  // adds its own indirection buffer and is refused with kOutOfMemory beyond it.
+  uint64_t* memory_used = nullptr;
+  uint64_t memory_budget = 0;
 };
 
 // Checks the call's parameters and shapes, then defines the XNNPACK node.
@@ -55,7 +62,7 @@ struct NodeCall {
 using DefineNodeFn = Error (*)(const NodeCall& call);
 
 // A count that the row's definition checks itself (it depends on a rank).
-inline constexpr int kVariableCount = -1;
+inline constexpr int kVariableCount = ::torchir::xnnpack::node_params::kVariableCount;
 
 // One row of the table: the op's name, how many inputs it takes, its
 // parameter counts and its definition.

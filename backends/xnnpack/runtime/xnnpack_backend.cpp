@@ -4,7 +4,10 @@
 #include <xnnpack.h>
 
 #include <atomic>
+#include <cfloat>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -86,8 +89,10 @@ struct BoundValue {
   const void* static_data = nullptr;  // info.is_static: a constant tensor or the blob's data
   void* external_data = nullptr;      // an external value: the argument tensor's memory
   uint32_t external_id = XNN_INVALID_VALUE_ID;
-  uint32_t flags = 0;     // XNN_VALUE_FLAG_EXTERNAL_INPUT / _OUTPUT
-  bool produced = false;  // written by a node checked so far
+  uint32_t flags = 0;      // XNN_VALUE_FLAG_EXTERNAL_INPUT / _OUTPUT
+  bool produced = false;   // written by a node checked so far
+  uint32_t producer = 0;   // the node writing it (when produced)
+  uint32_t num_reads = 0;  // input slots of nodes naming it
 };
 
 struct SubgraphDeleter {
@@ -233,11 +238,103 @@ Error BindValues(const fb::Graph& graph, KernelArgs args, BoundValue* values,
   return Error::kOk;
 }
 
+bool IsInternal(const BoundValue& value) { return !value.info.is_static && value.flags == 0; }
+
+// Ops XNNPACK's xnn_subgraph_optimize fuses a following clamp into (src/subgraph.c of the
+// 2022-02-16 snapshot): it narrows their output range to the intersection with the clamp's.
+bool AbsorbsClamp(const char* op) {
+  namespace P = ::torchir::xnnpack::node_params;
+  for (const char* fusing :
+       {P::Add2::kOp, P::AveragePooling2d::kOp, P::Clamp::kOp, P::Convolution2d::kOp,
+        P::Divide::kOp, P::DepthwiseConvolution2d::kOp, P::FullyConnected::kOp, P::Multiply2::kOp,
+        P::MaxPooling2d::kOp, P::Subtract::kOp}) {
+    if (std::strcmp(op, fusing) == 0) return true;
+  }
+  return false;
+}
+
+// A double from the blob as XNNPACK's float (the definitions convert the same way).
+float RangeBound(double v) {
+  if (v > FLT_MAX) return INFINITY;
+  if (v < -FLT_MAX) return -INFINITY;
+  return static_cast<float>(v);
+}
+
+// The rules of XNNPACK's subgraph that its define calls do not check and its runtime asserts
+// (or silently breaks) on, for the blob's nodes after CheckNodes. XNNPACK counts the reads of
+// every value, deletes the internal values nobody reads, then fuses each clamp that is the
+// only reader of its input into the node writing it:
+//   - an internal value written but never read is deleted while its writer still writes it
+//     (xnn_setup_runtime asserts output_data != NULL): every internal value must be read;
+//   - a value no node names is refused (nothing the compiler writes, and XNNPACK would plan
+//     or bind memory for it);
+//   - a fused clamp narrows the writer's output range; an empty intersection reaches an
+//     assert (output_min < output_max) in the operator's parameter setup;
+//   - the internal values XNNPACK allocates (its planner sums their sizes in size_t
+//     unchecked) must fit the delegate's memory budget: kOutOfMemory, before XNNPACK tries.
+// `*memory_used` is then the internal values' bytes.
+Error CheckDataflow(const fb::Graph& graph, const BoundValue* values, size_t num_values,
+                    uint64_t memory_budget, uint64_t* memory_used) {
+  uint64_t workspace = 0;
+  for (size_t i = 0; i < num_values; ++i) {
+    const BoundValue& value = values[i];
+    BLOB_CHECK(value.num_reads > 0 || value.produced, "value %zu is used by no node", i);
+    BLOB_CHECK(!IsInternal(value) || value.num_reads > 0,
+               "value %zu is written by node %u but read by no node (XNNPACK would delete it)", i,
+               value.producer);
+    if (IsInternal(value)) {
+      // XNNPACK rounds each internal value up to XNN_EXTRA_BYTES (16) and sums them in
+      // size_t unchecked; numel < 2^60 and the budget keep the sum far from overflowing.
+      const uint64_t bytes = (uint64_t{value.info.numel} * sizeof(float) + 15) & ~uint64_t{15};
+      TORCHIR_CHECK_OR_RETURN(
+          !__builtin_add_overflow(workspace, bytes, &workspace) && workspace <= memory_budget,
+          Error::kOutOfMemory,
+          "XnnpackBackend: the internal values need more than the "
+          "delegate's XNNPACK memory budget of %llu bytes",
+          static_cast<unsigned long long>(memory_budget));
+    }
+  }
+  // Clamp fusion, replayed in node order: `range_owner[n]` is the node whose output range
+  // node n's range ends up in (itself unless n is a clamp XNNPACK fuses away).
+  const size_t num_nodes = graph.nodes() != nullptr ? graph.nodes()->size() : 0;
+  std::unique_ptr<uint32_t[]> range_owner(new (std::nothrow) uint32_t[num_nodes + 1]);
+  std::unique_ptr<float[]> range(new (std::nothrow) float[2 * num_nodes + 2]);
+  TORCHIR_CHECK_OR_RETURN(range_owner != nullptr && range != nullptr, Error::kOutOfMemory,
+                          "XnnpackBackend: out of memory");
+  for (size_t n = 0; n < num_nodes; ++n) {
+    const fb::Node& node = *graph.nodes()->Get(static_cast<flatbuffers::uoffset_t>(n));
+    range_owner[n] = static_cast<uint32_t>(n);
+    const bool has_range =
+        AbsorbsClamp(node.op()->c_str()) && node.floats() != nullptr && node.floats()->size() >= 2;
+    if (!has_range) continue;
+    range[2 * n] = RangeBound(node.floats()->Get(0));
+    range[2 * n + 1] = RangeBound(node.floats()->Get(1));
+    if (std::strcmp(node.op()->c_str(), ::torchir::xnnpack::node_params::Clamp::kOp) != 0) {
+      continue;
+    }
+    const BoundValue& input = values[node.inputs()->Get(0)];
+    if (!IsInternal(input) || input.num_reads != 1 || !input.produced) continue;
+    const fb::Node& writer = *graph.nodes()->Get(input.producer);
+    if (!AbsorbsClamp(writer.op()->c_str())) continue;
+    const uint32_t owner = range_owner[input.producer];
+    float* owned = &range[2 * size_t{owner}];
+    owned[0] = owned[0] > range[2 * n] ? owned[0] : range[2 * n];
+    owned[1] = owned[1] < range[2 * n + 1] ? owned[1] : range[2 * n + 1];
+    BLOB_CHECK(owned[0] < owned[1],
+               "node %zu (clamp) fuses into node %u, leaving the empty output range [%g, %g]", n,
+               owner, static_cast<double>(owned[0]), static_cast<double>(owned[1]));
+    range_owner[n] = owner;
+  }
+  *memory_used = workspace;
+  return Error::kOk;
+}
+
 // Step 3 (structure; each node's parameters and shapes are checked by its
 // definition in step 4): known ops, counts, indices in range, and a dataflow
 // XNNPACK can run without writing into inputs or constants or reading
 // values nothing wrote.
-Error CheckNodes(const fb::Graph& graph, BoundValue* values, size_t num_values) {
+Error CheckNodes(const fb::Graph& graph, BoundValue* values, size_t num_values,
+                 uint64_t memory_budget, uint64_t* memory_used) {
   const size_t num_nodes = graph.nodes() != nullptr ? graph.nodes()->size() : 0;
   for (size_t n = 0; n < num_nodes; ++n) {
     const fb::Node& node = *graph.nodes()->Get(static_cast<flatbuffers::uoffset_t>(n));
@@ -265,10 +362,12 @@ Error CheckNodes(const fb::Graph& graph, BoundValue* values, size_t num_values) 
       const uint32_t v = node.inputs()->Get(static_cast<flatbuffers::uoffset_t>(k));
       BLOB_CHECK(v < num_values, "node %zu (%s): input %zu is value %u of %zu", n, definition->op,
                  k, v, num_values);
-      const BoundValue& input = values[v];
+      BoundValue& input = values[v];
+      // Also refuses a node reading its own output (in place): it is not written yet.
       BLOB_CHECK(
           input.info.is_static || input.flags == XNN_VALUE_FLAG_EXTERNAL_INPUT || input.produced,
           "node %zu (%s) reads value %u before any node writes it", n, definition->op, v);
+      ++input.num_reads;
     }
     const uint32_t out = node.outputs()->Get(0);
     BLOB_CHECK(out < num_values, "node %zu (%s): output is value %u of %zu", n, definition->op, out,
@@ -279,6 +378,7 @@ Error CheckNodes(const fb::Graph& graph, BoundValue* values, size_t num_values) 
     BLOB_CHECK(!output.produced, "node %zu (%s) writes value %u, already written", n,
                definition->op, out);
     output.produced = true;
+    output.producer = static_cast<uint32_t>(n);
   }
   // Outputs must be written, and so must internal values: each one's dims
   // are then checked by its producer's shape rule, never trusted as given.
@@ -289,13 +389,14 @@ Error CheckNodes(const fb::Graph& graph, BoundValue* values, size_t num_values) 
         "value %zu (%s) is never written", i,
         value.flags == XNN_VALUE_FLAG_EXTERNAL_OUTPUT ? "an output" : "internal");
   }
-  return Error::kOk;
+  return CheckDataflow(graph, values, num_values, memory_budget, memory_used);
 }
 
 // Step 4: defines the subgraph, creates the runtime and binds its external
 // values once. On success `*runtime_out` owns the runtime.
 Error BuildRuntime(const fb::Graph& graph, BoundValue* values, size_t num_values,
-                   uint32_t num_external, pthreadpool_t pool, xnn_runtime_t* runtime_out) {
+                   uint32_t num_external, uint64_t memory_budget, uint64_t memory_used,
+                   pthreadpool_t pool, xnn_runtime_t* runtime_out) {
   xnn_subgraph_t raw_subgraph = nullptr;
   xnn_status status = xnn_create_subgraph(num_external, /*flags=*/0, &raw_subgraph);
   if (status != xnn_status_success) return XnnFailure("xnn_create_subgraph", status);
@@ -328,6 +429,8 @@ Error BuildRuntime(const fb::Graph& graph, BoundValue* values, size_t num_values
     call.output = &values[node.outputs()->Get(0)].info;
     call.ints = AsSpan(node.ints());
     call.floats = AsSpan(node.floats());
+    call.memory_used = &memory_used;
+    call.memory_budget = memory_budget;
     TORCHIR_RETURN_IF_ERROR(definition->define(call));
   }
 
@@ -356,6 +459,12 @@ class XnnpackBackend final : public Backend {
  public:
   // Thread count for delegates initialised from now on. Drops the backend's
   // reference to the current pool; delegates using it keep it alive.
+  // The XNNPACK memory budget of delegates initialised from now on.
+  void SetMemoryBudget(uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    memory_budget_ = bytes;
+  }
+
   void SetNumThreads(uint32_t num_threads) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (num_threads == num_threads_) return;
@@ -378,15 +487,23 @@ class XnnpackBackend final : public Backend {
                             "XnnpackBackend: out of memory for %zu values", num_values);
     uint32_t num_external = 0;
     TORCHIR_RETURN_IF_ERROR(BindValues(*graph, args, values.get(), &num_external));
-    TORCHIR_RETURN_IF_ERROR(CheckNodes(*graph, values.get(), num_values));
+    uint64_t memory_budget;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      memory_budget = memory_budget_;
+    }
+    uint64_t memory_used = 0;
+    TORCHIR_RETURN_IF_ERROR(
+        CheckNodes(*graph, values.get(), num_values, memory_budget, &memory_used));
 
     Delegate* delegate = allocator.AllocateArray<Delegate>(1);
     TORCHIR_CHECK_OR_RETURN(delegate != nullptr, Error::kOutOfMemory,
                             "XnnpackBackend: out of memory for the delegate");
     SharedPool* pool = nullptr;
     TORCHIR_RETURN_IF_ERROR(AcquirePool(&pool));
-    Error error = BuildRuntime(*graph, values.get(), num_values, num_external,
-                               pool != nullptr ? pool->get() : nullptr, &delegate->runtime);
+    Error error =
+        BuildRuntime(*graph, values.get(), num_values, num_external, memory_budget, memory_used,
+                     pool != nullptr ? pool->get() : nullptr, &delegate->runtime);
     if (error != Error::kOk) {
       if (pool != nullptr) pool->Unref();
       return error;
@@ -429,6 +546,7 @@ class XnnpackBackend final : public Backend {
 
   std::mutex mutex_;
   uint32_t num_threads_ = 1;
+  uint64_t memory_budget_ = XnnpackOptions().max_memory_bytes;
   SharedPool* pool_ = nullptr;  // one reference held here
 };
 
@@ -449,6 +567,8 @@ struct ReleasePoolAtExit {
 Error RegisterXnnpackBackend(const XnnpackOptions& options) {
   TORCHIR_CHECK_OR_RETURN(options.num_threads >= 1, Error::kInvalidArgument,
                           "XnnpackBackend: num_threads must be at least 1");
+  TORCHIR_CHECK_OR_RETURN(options.max_memory_bytes >= 1, Error::kInvalidArgument,
+                          "XnnpackBackend: max_memory_bytes must be at least 1");
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
   if (g_backend == nullptr) {
@@ -465,6 +585,7 @@ Error RegisterXnnpackBackend(const XnnpackOptions& options) {
     g_backend = backend;
   }
   g_backend->SetNumThreads(options.num_threads);
+  g_backend->SetMemoryBudget(options.max_memory_bytes);
   return Error::kOk;
 }
 

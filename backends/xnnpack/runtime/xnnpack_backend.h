@@ -36,12 +36,19 @@ inline constexpr char kXnnpackBackendId[] = "XnnpackBackend";
 struct XnnpackOptions {
   // Threads each delegate runs on (1: the calling thread only, no pool).
   uint32_t num_threads = 1;
+  // Bytes XNNPACK may allocate for one delegate's internal values and
+  // indirection buffers, which the blob's shapes and window parameters decide
+  // (a small hostile program can otherwise make XNNPACK allocate far more
+  // than the program holds). Init refuses a blob needing more with
+  // kOutOfMemory before XNNPACK allocates. Weights XNNPACK packs are bounded
+  // by the program's constants and not counted.
+  uint64_t max_memory_bytes = uint64_t{1} << 40;
 };
 
 // Initialises XNNPACK and registers the backend under kXnnpackBackendId.
-// Idempotent: a later call only changes the thread count for delegates
-// initialised after it (ones already initialised keep their pool until they
-// are destroyed). kInvalidArgument for 0 threads, kNotSupported when XNNPACK
+// Idempotent: a later call only changes the thread count and memory budget
+// for delegates initialised after it (ones already initialised keep their pool until they
+// are destroyed). kInvalidArgument for 0 threads or a 0 budget, kNotSupported when XNNPACK
 // does not run on this CPU.
 Error RegisterXnnpackBackend(const XnnpackOptions& options = {});
 

@@ -204,7 +204,8 @@ Error RunCast(KernelContext&, KernelArgs args) {
   const Tensor& out = args[2]->to_tensor();
   if (input.numel() == 0) return Error::kOk;
   if (input.scalar_type() == out.scalar_type()) {
-    std::memcpy(out.mutable_data(), input.data(), input.nbytes());
+    // memmove: a program's plan may overlap the output with the input.
+    std::memmove(out.mutable_data(), input.data(), input.nbytes());
     return Error::kOk;
   }
   return SwitchAllTypes(input.scalar_type(), [&](auto* from_tag) {

@@ -13,17 +13,22 @@
 namespace torchir::runtime::portable {
 namespace {
 
-// Gathers `outer` x `count` blocks of `inner` words.
+// Gathers `outer` x `count` blocks of `inner` words. Each index is checked as it is read:
+// a program's plan may place `out` over `index`, so the values checked before can change
+// while `out` is written. False (and a partial output) when one is outside [0, input_dim).
 template <typename Word, typename Index>
-void Gather(const Word* input, const Index* index, Word* out, int64_t outer, int64_t count,
+bool Gather(const Word* input, const Index* index, Word* out, int64_t outer, int64_t count,
             int64_t input_dim, int64_t inner) {
   for (int64_t o = 0; o < outer; ++o) {
     const Word* slab = input + o * input_dim * inner;
     for (int64_t j = 0; j < count; ++j, out += inner) {
-      const Word* row = slab + static_cast<int64_t>(index[j]) * inner;
+      const Index i = index[j];
+      if (i < 0 || static_cast<int64_t>(i) >= input_dim) return false;
+      const Word* row = slab + static_cast<int64_t>(i) * inner;
       for (int64_t k = 0; k < inner; ++k) out[k] = row[k];
     }
   }
+  return true;
 }
 
 // Every index lies in [0, limit); negative ones are refused, as in PyTorch.
@@ -81,8 +86,11 @@ Error RunIndexSelect(KernelContext&, KernelArgs args) {
     if (out.numel() == 0) return Error::kOk;
     return tensor_ops::SwitchElementSize(out.element_size(), [&](auto* tag) {
       using Word = std::remove_pointer_t<decltype(tag)>;
-      Gather(input.data_ptr<Word>(), index_data, out.mutable_data_ptr<Word>(), outer, count,
-             input_dim, inner);
+      TORCHIR_CHECK_OR_RETURN(Gather(input.data_ptr<Word>(), index_data,
+                                     out.mutable_data_ptr<Word>(), outer, count, input_dim, inner),
+                              Error::kIndexOutOfRange,
+                              "index_select: an index changed while the output was written "
+                              "(the output overlaps the index)");
       return Error::kOk;
     });
   };

@@ -33,6 +33,16 @@ inline Error CheckTensorArg(KernelArgs args, size_t i, const char* kernel) {
     TORCHIR_CHECK_OR_RETURN(order[d] == d, Error::kNotSupported,
                             "%s: argument %zu is not contiguous", kernel, i);
   }
+  // The product of the non-zero sizes fits int64, so every partial product a kernel forms
+  // (outer and inner extents, merged dims) does too, even when a zero size makes the tensor
+  // empty (the program's validation bounds only the total).
+  int64_t product = 1;
+  for (int64_t size : t.sizes()) {
+    if (size == 0) continue;
+    TORCHIR_CHECK_OR_RETURN(size > 0 && !__builtin_mul_overflow(product, size, &product),
+                            Error::kInvalidProgram, "%s: argument %zu has too many elements",
+                            kernel, i);
+  }
   return Error::kOk;
 }
 

@@ -83,7 +83,8 @@ namespace internal {
 template <typename Word>
 void CopyRow(Word* out, const Word* in, int64_t n, int64_t dst_step, int64_t src_step) {
   if (dst_step == 1 && src_step == 1) {
-    std::memcpy(out, in, static_cast<size_t>(n) * sizeof(Word));
+    // memmove: a program's plan may overlap the output with the input.
+    std::memmove(out, in, static_cast<size_t>(n) * sizeof(Word));
   } else if (src_step == 0) {
     for (int64_t j = 0; j < n; ++j) out[j * dst_step] = in[0];
   } else {

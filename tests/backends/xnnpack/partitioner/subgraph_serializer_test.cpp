@@ -309,5 +309,43 @@ TEST(SubgraphSerializerTest, ChannelsLastRegionsPermutePadsAndConstantOperands) 
   }
 }
 
+// Nodes go through node_params.h, the layout the delegate reads: a node that does not fit it
+// (counts, int ranges) is an error of the compile, not a blob the delegate later refuses.
+TEST(SubgraphSerializerTest, RefusesNodesThatDoNotFitTheirLayout) {
+  auto finish = [](auto add) {
+    SubgraphSerializer subgraph(Layout::kLogical, {});
+    const uint32_t in = subgraph.Internal({1, 8, 8, 1});
+    const uint32_t out = subgraph.Internal({1, 4, 4, 1});
+    add(subgraph, in, out);
+    return subgraph.Finish({}, 0).status();
+  };
+  using Pool = node_params::MaxPooling2d;
+  std::vector<int64_t> ints(Pool::kNumInts, 1);
+  ints[Pool::kPadTop] = ints[Pool::kPadRight] = ints[Pool::kPadBottom] = ints[Pool::kPadLeft] = 0;
+  ints[Pool::kPoolH] = ints[Pool::kPoolW] = ints[Pool::kStrideH] = ints[Pool::kStrideW] = 2;
+  EXPECT_TRUE(finish([&](SubgraphSerializer& s, uint32_t in, uint32_t out) {
+                s.AddNode<Pool>({in}, out, ints, {-kInf, kInf});
+              }).ok());
+  const absl::Status one_float = finish([&](SubgraphSerializer& s, uint32_t in, uint32_t out) {
+    s.AddNode<Pool>({in}, out, ints, {0.0});
+  });
+  EXPECT_NE(one_float.message().find("1 floats, its layout has 2"), std::string::npos) << one_float;
+  const absl::Status short_ints = finish([&](SubgraphSerializer& s, uint32_t in, uint32_t out) {
+    s.AddNode<Pool>({in}, out, {0, 0, 0, 0}, {-kInf, kInf});
+  });
+  EXPECT_NE(short_ints.message().find("4 ints, its layout has 10"), std::string::npos)
+      << short_ints;
+  std::vector<int64_t> no_stride = ints;
+  no_stride[Pool::kStrideW] = 0;
+  const absl::Status zero = finish([&](SubgraphSerializer& s, uint32_t in, uint32_t out) {
+    s.AddNode<Pool>({in}, out, no_stride, {-kInf, kInf});
+  });
+  EXPECT_NE(zero.message().find("stride_w = 0 is outside"), std::string::npos) << zero;
+  const absl::Status two_inputs = finish([&](SubgraphSerializer& s, uint32_t in, uint32_t out) {
+    s.AddNode<node_params::Abs>({in, in}, out);
+  });
+  EXPECT_NE(two_inputs.message().find("2 inputs"), std::string::npos) << two_inputs;
+}
+
 }  // namespace
 }  // namespace torchir::xnnpack

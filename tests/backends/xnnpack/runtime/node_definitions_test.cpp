@@ -72,6 +72,26 @@ TEST(NodeTableTest, HoldsExactlyTheOpsTheCompilerWrites) {
   EXPECT_EQ(runtime::xnnpack::FindNodeDefinition("add2x", 5), nullptr);
 }
 
+// Each row reads its node with the layout the compiler writes it with (node_params.h).
+template <typename Op>
+void ExpectRowFollowsLayout() {
+  const runtime::xnnpack::NodeDefinition* row =
+      runtime::xnnpack::FindNodeDefinition(Op::kOp, std::string(Op::kOp).size());
+  ASSERT_NE(row, nullptr) << Op::kOp;
+  EXPECT_EQ(row->min_inputs, Op::kMinInputs) << Op::kOp;
+  EXPECT_EQ(row->max_inputs, Op::kMaxInputs) << Op::kOp;
+  EXPECT_EQ(row->ints, static_cast<int>(Op::kNumInts)) << Op::kOp;
+  EXPECT_EQ(row->floats, static_cast<int>(Op::kNumFloats)) << Op::kOp;
+}
+
+TEST(NodeTableTest, EveryRowFollowsItsSharedLayout) {
+  namespace node_params = ::torchir::xnnpack::node_params;
+#define TORCHIR_EXPECT_ROW(Op) ExpectRowFollowsLayout<node_params::Op>();
+  TORCHIR_XNNPACK_NODE_OPS(TORCHIR_EXPECT_ROW)
+#undef TORCHIR_EXPECT_ROW
+  EXPECT_EQ(runtime::xnnpack::NodeDefinitions().size(), 24u);
+}
+
 // ---------------------------------------------------------------------------
 // Convolutions, against the portable 'convolution' kernel on NCHW.
 

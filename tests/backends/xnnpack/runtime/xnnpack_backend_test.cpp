@@ -226,13 +226,15 @@ TEST_P(XnnpackBackendTest, ReadsConstantArgumentsInPlace) {
   EXPECT_EQ(args.Values(2), (std::vector<float>{101, 202, 303, 404}));
 }
 
-TEST_P(XnnpackBackendTest, RunsAnEmptyPassThroughOfNoNodes) {
-  // A blob with values but no nodes and no outputs is legal and does nothing.
+TEST_P(XnnpackBackendTest, RunsAnEmptyBlob) {
+  // No values and no nodes is legal and does nothing; values that no node uses are refused
+  // (xnnpack_subgraph_rules_test.cpp).
   BlobGraph blob;
-  blob.Value({2}, 0);
   DelegateArgs args;
-  args.Add({2}, {1, 2});
   EXPECT_EQ(RunDelegate(blob, args, 2), Error::kOk);
+  blob.Value({2}, 0);
+  args.Add({2}, {1, 2});
+  EXPECT_EQ(RunDelegate(blob, args, 2), Error::kInvalidProgram);
 }
 
 // Fails every allocation: Init must report it and leak nothing of XNNPACK's.
