@@ -46,6 +46,24 @@ Support CheckConvolution(const ir::Node& node) {
   return Support::Yes(LayoutNeed::kChannelsLast);
 }
 
+// The window slots convolution_2d and depthwise_convolution_2d share; PyTorch pads
+// symmetrically. The caller fills the channel slots.
+template <typename Op>
+std::vector<int64_t> WindowInts(const std::vector<int64_t>& padding, int64_t kernel_h,
+                                int64_t kernel_w, const std::vector<int64_t>& stride,
+                                const std::vector<int64_t>& dilation) {
+  std::vector<int64_t> ints(Op::kNumInts);
+  ints[Op::kPadTop] = ints[Op::kPadBottom] = padding[0];
+  ints[Op::kPadLeft] = ints[Op::kPadRight] = padding[1];
+  ints[Op::kKernelH] = kernel_h;
+  ints[Op::kKernelW] = kernel_w;
+  ints[Op::kStrideH] = stride[0];
+  ints[Op::kStrideW] = stride[1];
+  ints[Op::kDilationH] = dilation[0];
+  ints[Op::kDilationW] = dilation[1];
+  return ints;
+}
+
 absl::Status SerializeConvolution(const ir::Node& node, SubgraphSerializer& subgraph) {
   ir::Value* input = node.input(0);
   ir::Value* weight = node.input(1);
@@ -94,29 +112,13 @@ absl::Status SerializeConvolution(const ir::Node& node, SubgraphSerializer& subg
   }
   if (depthwise) {
     using Op = node_params::DepthwiseConvolution2d;
-    std::vector<int64_t> ints(Op::kNumInts);
-    ints[Op::kPadTop] = ints[Op::kPadBottom] = padding[0];
-    ints[Op::kPadLeft] = ints[Op::kPadRight] = padding[1];
-    ints[Op::kKernelH] = kernel_h;
-    ints[Op::kKernelW] = kernel_w;
-    ints[Op::kStrideH] = stride[0];
-    ints[Op::kStrideW] = stride[1];
-    ints[Op::kDilationH] = dilation[0];
-    ints[Op::kDilationW] = dilation[1];
+    std::vector<int64_t> ints = WindowInts<Op>(padding, kernel_h, kernel_w, stride, dilation);
     ints[Op::kDepthMultiplier] = out_channels / channels;
     ints[Op::kInputChannels] = channels;
     subgraph.AddNode<Op>(inputs, result, ints, range);
   } else {
     using Op = node_params::Convolution2d;
-    std::vector<int64_t> ints(Op::kNumInts);
-    ints[Op::kPadTop] = ints[Op::kPadBottom] = padding[0];
-    ints[Op::kPadLeft] = ints[Op::kPadRight] = padding[1];
-    ints[Op::kKernelH] = kernel_h;
-    ints[Op::kKernelW] = kernel_w;
-    ints[Op::kStrideH] = stride[0];
-    ints[Op::kStrideW] = stride[1];
-    ints[Op::kDilationH] = dilation[0];
-    ints[Op::kDilationW] = dilation[1];
+    std::vector<int64_t> ints = WindowInts<Op>(padding, kernel_h, kernel_w, stride, dilation);
     ints[Op::kGroups] = groups;
     ints[Op::kGroupInputChannels] = channels / groups;
     ints[Op::kGroupOutputChannels] = out_channels / groups;

@@ -89,21 +89,28 @@ Support CheckMaxPool(const ir::Node& node) {
   return Support::Yes(LayoutNeed::kChannelsLast);
 }
 
+// The padding, pool and stride slots max_pooling_2d and average_pooling_2d share.
+template <typename Op>
+std::vector<int64_t> PoolingInts(const Window& w) {
+  std::vector<int64_t> ints(Op::kNumInts);
+  ints[Op::kPadTop] = w.pad_top;
+  ints[Op::kPadRight] = w.pad_right;
+  ints[Op::kPadBottom] = w.pad_bottom;
+  ints[Op::kPadLeft] = w.pad_left;
+  ints[Op::kPoolH] = w.kernel_h;
+  ints[Op::kPoolW] = w.kernel_w;
+  ints[Op::kStrideH] = w.stride_h;
+  ints[Op::kStrideW] = w.stride_w;
+  return ints;
+}
+
 absl::Status SerializeMaxPool(const ir::Node& node, SubgraphSerializer& subgraph) {
   std::string problem;
   std::optional<Window> w = PoolingWindow(node, &problem);
   if (!w) return absl::InternalError(problem);
   const uint32_t x = subgraph.Operand(node.input(0));
   using Op = node_params::MaxPooling2d;
-  std::vector<int64_t> ints(Op::kNumInts);
-  ints[Op::kPadTop] = w->pad_top;
-  ints[Op::kPadRight] = w->pad_right;
-  ints[Op::kPadBottom] = w->pad_bottom;
-  ints[Op::kPadLeft] = w->pad_left;
-  ints[Op::kPoolH] = w->kernel_h;
-  ints[Op::kPoolW] = w->kernel_w;
-  ints[Op::kStrideH] = w->stride_h;
-  ints[Op::kStrideW] = w->stride_w;
+  std::vector<int64_t> ints = PoolingInts<Op>(*w);
   ints[Op::kDilationH] = w->dilation_h;
   ints[Op::kDilationW] = w->dilation_w;
   subgraph.AddNode<Op>({x}, subgraph.Output(node.output(0)), ints, kUnbounded);
@@ -131,15 +138,7 @@ absl::Status SerializeAvgPool(const ir::Node& node, SubgraphSerializer& subgraph
   if (!w) return absl::InternalError(problem);
   const uint32_t x = subgraph.Operand(node.input(0));
   using Op = node_params::AveragePooling2d;
-  std::vector<int64_t> ints(Op::kNumInts);
-  ints[Op::kPadTop] = w->pad_top;
-  ints[Op::kPadRight] = w->pad_right;
-  ints[Op::kPadBottom] = w->pad_bottom;
-  ints[Op::kPadLeft] = w->pad_left;
-  ints[Op::kPoolH] = w->kernel_h;
-  ints[Op::kPoolW] = w->kernel_w;
-  ints[Op::kStrideH] = w->stride_h;
-  ints[Op::kStrideW] = w->stride_w;
+  const std::vector<int64_t> ints = PoolingInts<Op>(*w);
   subgraph.AddNode<Op>({x}, subgraph.Output(node.output(0)), ints, kUnbounded);
   return absl::OkStatus();
 }
