@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/xnnpack/serialization/node_params.h"
 
 namespace torchir::xnnpack {
 
@@ -50,6 +52,35 @@ std::optional<std::vector<int64_t>> NormalizedDims(const std::vector<int64_t>& d
   std::sort(normalized.begin(), normalized.end());
   normalized.erase(std::unique(normalized.begin(), normalized.end()), normalized.end());
   return normalized;
+}
+
+std::string WindowRangeProblem(const std::vector<int64_t>& kernel,
+                               const std::vector<int64_t>& stride,
+                               const std::vector<int64_t>& padding,
+                               const std::vector<int64_t>& dilation) {
+  constexpr int64_t kLimit = node_params::kMaxWindowParam;
+  const std::pair<const char*, const std::vector<int64_t>*> params[] = {
+      {"kernel", &kernel}, {"stride", &stride}, {"padding", &padding}, {"dilation", &dilation}};
+  for (const auto& [name, values] : params) {
+    for (int64_t v : *values) {
+      if (v < 0 || v > kLimit) {
+        return absl::StrCat(name, " ", ShapeText(*values), " is beyond ", kLimit,
+                            ": XNNPACK computes windows in 32 bits");
+      }
+    }
+  }
+  // Every factor is at most 2^24 now, so these products fit int64.
+  if (kernel[0] * kernel[1] > kLimit) {
+    return absl::StrCat("kernel area ", kernel[0], "x", kernel[1], " is beyond ", kLimit,
+                        ": XNNPACK computes windows in 32 bits");
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    if ((kernel[i] - 1) * dilation[i] + 1 > kLimit) {
+      return absl::StrCat("dilated window ", ShapeText(kernel), " x dilation ", ShapeText(dilation),
+                          " is beyond ", kLimit, ": XNNPACK computes windows in 32 bits");
+    }
+  }
+  return "";
 }
 
 }  // namespace torchir::xnnpack

@@ -31,6 +31,14 @@ std::optional<float> ScalarConstant(const ir::Value* value);
 // `dims` sorted and made non-negative against `rank`; nullopt when one is out of range.
 std::optional<std::vector<int64_t>> NormalizedDims(const std::vector<int64_t>& dims, int64_t rank);
 
+// Why XNNPACK cannot take this 2-d window ([h, w] each), or "" when it can: it computes window
+// sizes, kernel areas and paddings in 32 bits, so each parameter, the kernel area and the
+// dilated extent must stay within node_params::kMaxWindowParam (2^24 - 1).
+std::string WindowRangeProblem(const std::vector<int64_t>& kernel,
+                               const std::vector<int64_t>& stride,
+                               const std::vector<int64_t>& padding,
+                               const std::vector<int64_t>& dilation);
+
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 }  // namespace torchir::xnnpack

@@ -26,6 +26,40 @@ std::string OutputRangeProblem(const ir::Node& node) {
                       "] is empty: XNNPACK needs output_min < output_max");
 }
 
+// A convolution's window as XNNPACK's 2-d node takes it: a 1-d convolution is a 2-d one over
+// [N, 1, L, C] (the same bytes as [N, L, C]).
+struct ConvolutionWindow {
+  std::vector<int64_t> kernel, stride, padding, dilation;  // [h, w] each
+};
+
+ConvolutionWindow ConvolutionWindowOf(const ir::Node& node) {
+  const bool one_dimensional = node.input(0)->sizes().size() == 3;
+  auto two_d = [&](const std::vector<int64_t>& list, int64_t height) {
+    return one_dimensional ? std::vector<int64_t>{height, list[0]} : list;
+  };
+  const std::vector<int64_t>& weight_sizes = node.input(1)->sizes();
+  return ConvolutionWindow{{one_dimensional ? 1 : weight_sizes[2], weight_sizes.back()},
+                           two_d(IntsAttr(node, "stride"), 1),
+                           two_d(IntsAttr(node, "padding"), 0),
+                           two_d(IntsAttr(node, "dilation"), 1)};
+}
+
+// The window slots convolution_2d and depthwise_convolution_2d share; PyTorch pads
+// symmetrically. The caller fills the channel slots.
+template <typename Op>
+std::vector<int64_t> WindowInts(const ConvolutionWindow& w) {
+  std::vector<int64_t> ints(Op::kNumInts);
+  ints[Op::kPadTop] = ints[Op::kPadBottom] = w.padding[0];
+  ints[Op::kPadLeft] = ints[Op::kPadRight] = w.padding[1];
+  ints[Op::kKernelH] = w.kernel[0];
+  ints[Op::kKernelW] = w.kernel[1];
+  ints[Op::kStrideH] = w.stride[0];
+  ints[Op::kStrideW] = w.stride[1];
+  ints[Op::kDilationH] = w.dilation[0];
+  ints[Op::kDilationW] = w.dilation[1];
+  return ints;
+}
+
 Support CheckConvolution(const ir::Node& node) {
   const size_t rank = node.input(0)->sizes().size();
   if (rank != 3 && rank != 4) {
@@ -43,25 +77,12 @@ Support CheckConvolution(const ir::Node& node) {
   if (std::string problem = OutputRangeProblem(node); !problem.empty()) {
     return Support::No(problem);
   }
+  const ConvolutionWindow w = ConvolutionWindowOf(node);
+  if (std::string problem = WindowRangeProblem(w.kernel, w.stride, w.padding, w.dilation);
+      !problem.empty()) {
+    return Support::No(problem);
+  }
   return Support::Yes(LayoutNeed::kChannelsLast);
-}
-
-// The window slots convolution_2d and depthwise_convolution_2d share; PyTorch pads
-// symmetrically. The caller fills the channel slots.
-template <typename Op>
-std::vector<int64_t> WindowInts(const std::vector<int64_t>& padding, int64_t kernel_h,
-                                int64_t kernel_w, const std::vector<int64_t>& stride,
-                                const std::vector<int64_t>& dilation) {
-  std::vector<int64_t> ints(Op::kNumInts);
-  ints[Op::kPadTop] = ints[Op::kPadBottom] = padding[0];
-  ints[Op::kPadLeft] = ints[Op::kPadRight] = padding[1];
-  ints[Op::kKernelH] = kernel_h;
-  ints[Op::kKernelW] = kernel_w;
-  ints[Op::kStrideH] = stride[0];
-  ints[Op::kStrideW] = stride[1];
-  ints[Op::kDilationH] = dilation[0];
-  ints[Op::kDilationW] = dilation[1];
-  return ints;
 }
 
 absl::Status SerializeConvolution(const ir::Node& node, SubgraphSerializer& subgraph) {
@@ -69,16 +90,8 @@ absl::Status SerializeConvolution(const ir::Node& node, SubgraphSerializer& subg
   ir::Value* weight = node.input(1);
   ir::Value* output = node.output(0);
   const bool one_dimensional = input->sizes().size() == 3;
-  // A 1-d convolution is a 2-d one over [N, 1, L, C]: the same bytes as [N, L, C].
-  auto two_d = [&](const std::vector<int64_t>& list, int64_t height) {
-    return one_dimensional ? std::vector<int64_t>{height, list[0]} : list;
-  };
-  const std::vector<int64_t> stride = two_d(IntsAttr(node, "stride"), 1);
-  const std::vector<int64_t> padding = two_d(IntsAttr(node, "padding"), 0);
-  const std::vector<int64_t> dilation = two_d(IntsAttr(node, "dilation"), 1);
+  const ConvolutionWindow window = ConvolutionWindowOf(node);
   const std::vector<int64_t>& weight_sizes = weight->sizes();
-  const int64_t kernel_h = one_dimensional ? 1 : weight_sizes[2];
-  const int64_t kernel_w = weight_sizes.back();
   const int64_t groups = IntAttr(node, "groups");
   const int64_t channels = input->sizes()[1];
   const int64_t out_channels = weight_sizes[0];
@@ -112,13 +125,13 @@ absl::Status SerializeConvolution(const ir::Node& node, SubgraphSerializer& subg
   }
   if (depthwise) {
     using Op = node_params::DepthwiseConvolution2d;
-    std::vector<int64_t> ints = WindowInts<Op>(padding, kernel_h, kernel_w, stride, dilation);
+    std::vector<int64_t> ints = WindowInts<Op>(window);
     ints[Op::kDepthMultiplier] = out_channels / channels;
     ints[Op::kInputChannels] = channels;
     subgraph.AddNode<Op>(inputs, result, ints, range);
   } else {
     using Op = node_params::Convolution2d;
-    std::vector<int64_t> ints = WindowInts<Op>(padding, kernel_h, kernel_w, stride, dilation);
+    std::vector<int64_t> ints = WindowInts<Op>(window);
     ints[Op::kGroups] = groups;
     ints[Op::kGroupInputChannels] = channels / groups;
     ints[Op::kGroupOutputChannels] = out_channels / groups;

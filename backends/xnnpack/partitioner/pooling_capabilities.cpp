@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/xnnpack/partitioner/capability_helpers.h"
 #include "backends/xnnpack/partitioner/op_capability.h"
+#include "backends/xnnpack/serialization/node_params.h"
 
 namespace torchir::xnnpack {
 namespace {
@@ -46,6 +47,10 @@ std::optional<Window> PoolingWindow(const ir::Node& node, std::string* problem) 
   const ir::AttrValue* dilation_attr = node.FindAttr("dilation");
   const std::vector<int64_t> dilation =
       dilation_attr != nullptr ? dilation_attr->as_int_list() : std::vector<int64_t>{1, 1};
+  if (std::string range = WindowRangeProblem(kernel, stride, padding, dilation); !range.empty()) {
+    *problem = range;
+    return std::nullopt;
+  }
   if (kernel[0] * kernel[1] == 1) {
     *problem = "1x1 pooling window: XNNPACK rejects it (it only subsamples)";
     return std::nullopt;
@@ -62,6 +67,11 @@ std::optional<Window> PoolingWindow(const ir::Node& node, std::string* problem) 
                               " cannot be reproduced with extra padding");
       return std::nullopt;
     }
+  }
+  if (padding[0] + extra[0] > node_params::kMaxWindowParam ||
+      padding[1] + extra[1] > node_params::kMaxWindowParam) {
+    *problem = "ceil_mode padding is beyond 2^24 - 1: XNNPACK computes windows in 32 bits";
+    return std::nullopt;
   }
   const bool padded = padding[0] + padding[1] + extra[0] + extra[1] > 0;
   if (padded && (dilation[0] > 1 || dilation[1] > 1)) {

@@ -101,6 +101,11 @@ TEST(OpCapabilityTest, ConvolutionIsTwoDimensionalChannelsLastWithConstantWeight
                 "bias 'neg_1' is computed at run time");
   ExpectRefused(g.Conv(x, w, nullptr, {1, 1}, {1, 1}, {1, 1}, 1, 2.0, 2.0),
                 "fused clamp [2, 2] is empty");
+  // Legal in PyTorch, beyond XNNPACK's 32-bit window arithmetic: left to the portable kernel.
+  ExpectRefused(g.Conv(x, w, nullptr, {int64_t{1} << 24, 1}, {1, 1}),
+                "stride [16777216, 1] is beyond 16777215: XNNPACK computes windows in 32 bits");
+  ExpectTaken(g.Conv(x, w, nullptr, {(int64_t{1} << 24) - 1, 1}, {1, 1}),
+              LayoutNeed::kChannelsLast);
 }
 
 TEST(OpCapabilityTest, LinearOverA4dTensorNeedsTheLogicalLayout) {
@@ -163,6 +168,8 @@ TEST(OpCapabilityTest, MaxPooling) {
   ExpectRefused(g.MaxPool(x, {3, 3}, {1, 1}, {1, 1}, {2, 2}),
                 "dilation [2, 2] with padding: XNNPACK replaces padded taps by the edge pixel");
   ExpectTaken(g.MaxPool(x, {3, 3}, {1, 1}, {0, 0}, {2, 2}), LayoutNeed::kChannelsLast);
+  ExpectRefused(g.MaxPool(x, {3, 3}, {int64_t{1} << 24, 2}, {0, 0}),
+                "stride [16777216, 2] is beyond 16777215");
 }
 
 TEST(OpCapabilityTest, AveragePoolingNeverCountsPadding) {
