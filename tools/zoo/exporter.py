@@ -22,10 +22,12 @@ from .export_tracer import flatten_outputs, trace_export
 from .ir_checker import check_export
 from .ir_graph import Graph
 from .models import ZOO, build
+from .pytorch_ir_export import export_pytorch_ir, pytorch_ir_available
 from .torch_export_tracer import torch_export_available, trace_torch_export
 from .torchscript_export import TORCHSCRIPT_FILES, TorchScriptError, write_torchscript_files
 
-FLAVOURS = ("export", "core")
+# export, core: emulated on torch 1.13 (or torch.export on >= 2.1); pytorch_ir: the real tool.
+FLAVOURS = ("export", "core", "pytorch_ir")
 FILES = ("model.json", "weights.safetensors", "inputs.safetensors", "expected.safetensors")
 
 
@@ -97,10 +99,63 @@ def write_graph(graph: Graph, directory: str) -> Dict[str, torch.Tensor]:
     return references
 
 
+def _staging_dir(out_dir: str) -> str:
+    parent = os.path.dirname(os.path.abspath(out_dir))
+    os.makedirs(parent, exist_ok=True)
+    staging = os.path.join(parent, f".{os.path.basename(os.path.abspath(out_dir))}.tmp{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    return staging
+
+
+def _move_into_place(staging: str, out_dir: str, file_names) -> None:
+    os.makedirs(out_dir, exist_ok=True)
+    for file_name in file_names:
+        os.replace(os.path.join(staging, file_name), os.path.join(out_dir, file_name))
+
+
+def _export_with_pytorch_ir(model, name: str, inputs: List[torch.Tensor], out_dir: str,
+                            check: bool) -> ExportResult:
+    available, why = pytorch_ir_available()
+    if not available:
+        raise ExportError(f"flavour pytorch_ir needs the pytorch-ir package ({why}); run this "
+                          "tool with the python of the virtual environment scripts/setup.sh "
+                          "makes (TORCHIR_VENV_PYTHON in build/CMakeCache.txt)")
+    start = time.perf_counter()
+    with torch.no_grad():
+        expected = [t.detach().clone() for t in
+                    flatten_outputs(model(*[t.clone() for t in inputs]))]
+    staging = _staging_dir(out_dir)
+    try:
+        try:
+            info = export_pytorch_ir(model, name, inputs, expected, staging, check)
+        except Exception as e:  # noqa: BLE001 - the tool's errors carry the model
+            raise ExportError(f"{name} (pytorch_ir): {type(e).__name__}: {e}") from e
+        if check:
+            try:
+                check_export(staging)
+            except Exception as e:  # noqa: BLE001
+                raise ExportError(f"{name} (pytorch_ir): check failed: {e}") from e
+        if info["workaround"]:
+            log(f"{name} (pytorch_ir): IR.save cannot write torch.dtype attributes; "
+                "wrote IR.to_dict() with them as strings")
+        if info["verifier_note"]:
+            log(f"{name} (pytorch_ir): pytorch-ir's own verifier fails, ir_checker passes: "
+                f"{info['verifier_note']}")
+        _move_into_place(staging, out_dir, FILES)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return ExportResult(name, "pytorch_ir", info["nodes"], info["histogram"],
+                        time.perf_counter() - start)
+
+
 def export_module(model, name: str, input_names: List[str], inputs: List[torch.Tensor],
                   flavour: str, out_dir: str, check: bool = True,
                   torchscript: bool = False) -> ExportResult:
     """Writes FILES (plus TORCHSCRIPT_FILES when `torchscript`) into `out_dir`."""
+    if flavour == "pytorch_ir":
+        if torchscript:
+            raise ExportError("--torchscript goes with the export/core flavours (torch 1.13)")
+        return _export_with_pytorch_ir(model, name, inputs, out_dir, check)
     start = time.perf_counter()
     try:
         graph = build_graph(model, name, input_names, inputs, flavour)
@@ -108,11 +163,7 @@ def export_module(model, name: str, input_names: List[str], inputs: List[torch.T
         raise
     except Exception as e:  # noqa: BLE001 - tracing errors carry the model and flavour
         raise ExportError(f"{name} ({flavour}): tracing failed: {type(e).__name__}: {e}") from e
-    parent = os.path.dirname(os.path.abspath(out_dir))
-    os.makedirs(parent, exist_ok=True)
-    base_name = os.path.basename(os.path.abspath(out_dir))
-    staging = os.path.join(parent, f".{base_name}.tmp{os.getpid()}")
-    shutil.rmtree(staging, ignore_errors=True)
+    staging = _staging_dir(out_dir)
     try:
         references = write_graph(graph, staging)
         if check:
@@ -130,9 +181,7 @@ def export_module(model, name: str, input_names: List[str], inputs: List[torch.T
                 raise ExportError(f"{name}: TorchScript export failed: "
                                   f"{type(e).__name__}: {e}") from e
             file_names = FILES + TORCHSCRIPT_FILES
-        os.makedirs(out_dir, exist_ok=True)
-        for file_name in file_names:
-            os.replace(os.path.join(staging, file_name), os.path.join(out_dir, file_name))
+        _move_into_place(staging, out_dir, file_names)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return ExportResult(name, flavour, len(graph.nodes), graph.op_histogram(),
@@ -149,4 +198,9 @@ def export_zoo_model(name: str, flavour: str, out_dir: str, seed: int = 0,
 
 def zoo_histogram(name: str, flavour: str, seed: int = 0) -> Dict[str, int]:
     model, input_names, inputs = build(ZOO[name], seed)
+    if flavour == "pytorch_ir":
+        import tempfile
+        with tempfile.TemporaryDirectory() as scratch:
+            return export_module(model, name, input_names, inputs, flavour,
+                                 os.path.join(scratch, "out"), check=False).histogram
     return build_graph(model, name, input_names, inputs, flavour).op_histogram()

@@ -202,6 +202,8 @@ def check_export(out_dir: str, references: Optional[Dict[str, torch.Tensor]] = N
             env[placeholder] = weights[key].clone()
         elif placeholder in constants:
             env[placeholder] = _constant_tensor(constants[placeholder])
+        elif key in constants:  # the real pytorch-ir keys constants by target, not placeholder
+            env[placeholder] = _constant_tensor(constants[key])
         else:
             raise CheckFailure(f"{placeholder} ({key}) is neither in the weights file nor in "
                                "constants")
@@ -235,7 +237,10 @@ def check_export(out_dir: str, references: Optional[Dict[str, torch.Tensor]] = N
                 out = op(*args, **kwargs)
             except Exception as e:  # noqa: BLE001 - report which node failed and why
                 raise CheckFailure(f"{where}: execution failed: {e}")
-            results = list(out) if isinstance(out, (list, tuple)) else [out]
+            if out is None:  # ops returning `()`, e.g. torch 2.x's _assert_tensor_metadata
+                results = []
+            else:
+                results = list(out) if isinstance(out, (list, tuple)) else [out]
         if len(results) != len(node["outputs"]):
             raise CheckFailure(f"{where}: produced {len(results)} results, declares "
                                f"{len(node['outputs'])}")

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "compiler/lowering/rule_table.h"
 #include "compiler/lowering/rules/rule_helpers.h"
 
@@ -375,6 +376,33 @@ Results ToCopy(LoweringContext& ctx, const AtenCall& call) {
   return ToDType(ctx, call);
 }
 
+// _assert_tensor_metadata: torch.export (torch >= 2.5) records one before each `.to()` to pin
+// the dtype (and sometimes sizes) it traced with. Shapes and dtypes are static here, so the
+// assertion is checked once, now, and the node lowers to nothing. Strides are not checked:
+// Edge values are dense row-major, whatever strides the traced tensor had. `device` is
+// whatever the model was traced on (pytorch-ir traces on "meta") and is not checked either.
+Results AssertTensorMetadata(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * a, ctx.Tensor(call, "a"));
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<DType> dtype, call.OptionalDType("dtype"));
+  if (dtype && *dtype != a->dtype()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "asserts dtype ", std::string(ir::DTypeName(*dtype)), " but '", a->name(), "' is ",
+        std::string(ir::DTypeName(a->dtype()))));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> sizes, call.OptionalIntList("size"));
+  if (sizes && *sizes != a->sizes()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "asserts sizes [", absl::StrJoin(*sizes, ", "), "] but '", a->name(), "' has [",
+        absl::StrJoin(a->sizes(), ", "), "]"));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(AttrValue layout, call.Value("layout"));
+  if (!layout.is_none() &&
+      !(layout.kind() == AttrValue::Kind::kLayout && layout.as_layout() == ir::Layout::kStrided)) {
+    return Unsupported(absl::StrCat("tensors of layout ", layout.ToString()));
+  }
+  return std::vector<ir::Value*>{};
+}
+
 // Registers `rule` for aten.<name>.<overload> and, when `in_place`, aten.<name>_.<overload>.
 void AddOp(RuleTable& table, const std::string& name, const std::string& overload,
            LoweringRule rule, bool in_place = false) {
@@ -451,9 +479,12 @@ void AddElementwiseRules(RuleTable& table) {
 
   // Identities in eval mode.
   AddOp(table, "dropout", "default", Dropout, kInPlace);
-  for (const char* name : {"clone", "contiguous", "alias", "detach", "lift_fresh_copy"}) {
+  for (const char* name : {"clone", "contiguous", "alias", "lift_fresh_copy"}) {
     AddOp(table, name, "default", IdentityOfSelf);
   }
+  // detach_: torch.export writes `lift_fresh_copy` + `detach_` for a torch.tensor() literal.
+  AddOp(table, "detach", "default", IdentityOfSelf, kInPlace);
+  AddOp(table, "_assert_tensor_metadata", "default", AssertTensorMetadata);
 
   // Dtype conversions.
   AddOp(table, "to", "dtype", ToDType);
