@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 MAIN_BUILD=${TORCHIR_BUILD_DIR:-build}
 BUILD_DIR=${TORCHIR_SANITIZE_BUILD_DIR:-build-sanitize}
 ZOO_DIR=$(cd "$MAIN_BUILD" && pwd)/zoo
-if [[ ! -f $ZOO_DIR/.zoo-stamp ]]; then
+if [[ ! -f $ZOO_DIR/.zoo-stamp-export-core ]]; then
   echo "sanitize: no zoo in $ZOO_DIR; run: ctest --test-dir $MAIN_BUILD -R zoo_generate" >&2
   exit 1
 fi
@@ -24,10 +24,12 @@ LAUNCHER=()
 if command -v ccache >/dev/null; then
   LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
-if [[ ! -f "$BUILD_DIR/build.ninja" ]]; then
+VENV_PYTHON=$(scripts/python_env.sh)
+if [[ ! -f "$BUILD_DIR/build.ninja" ]] ||
+  ! grep -qx "TORCHIR_VENV_PYTHON:FILEPATH=$VENV_PYTHON" "$BUILD_DIR/CMakeCache.txt"; then
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DTORCHIR_SANITIZE=address,undefined -DTORCHIR_BUILD_BENCHMARKS=OFF \
-    -DTORCHIR_ZOO_DIR="$ZOO_DIR" "${LAUNCHER[@]}" >/dev/null
+    -DTORCHIR_ZOO_DIR="$ZOO_DIR" -DTORCHIR_VENV_PYTHON="$VENV_PYTHON" "${LAUNCHER[@]}" >/dev/null
 fi
 echo "sanitize: building $BUILD_DIR (ASan + UBSan)" >&2
 cmake --build "$BUILD_DIR" -j "$(nproc)"

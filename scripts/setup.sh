@@ -15,9 +15,10 @@ PACKAGES=(
   libflatbuffers-dev flatbuffers-compiler
   libxnnpack-dev libpthreadpool-dev libcpuinfo-dev
   libabsl-dev rapidjson-dev
-  libtorch-dev                        # host-side reference executor only
+  libtorch-dev                        # the PyTorch 1.13 paths of the C++ benchmark suite
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-torch python3-torchvision   # model zoo export (/usr/bin/python3)
+  python3-venv                        # scripts/python_env.sh when python3 is Debian's
   libopenblas0-pthread                # a fair BLAS for PyTorch baselines
 )
 
@@ -42,6 +43,9 @@ else
   echo "setup: all ${#PACKAGES[@]} Debian packages present" >&2
 fi
 
+# The Python environment (torch 2.x, pytorch-ir, ExecuTorch, ONNX Runtime), made once.
+VENV_PYTHON=$(scripts/python_env.sh)
+
 if [[ "${1:-}" == "--no-build" ]]; then exit 0; fi
 
 BUILD_DIR=${TORCHIR_BUILD_DIR:-build}
@@ -52,7 +56,9 @@ LAUNCHER=()
 if command -v ccache >/dev/null; then
   LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
-if [[ ! -f "$BUILD_DIR/build.ninja" ]]; then
-  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${LAUNCHER[@]}" >/dev/null
+if [[ ! -f "$BUILD_DIR/build.ninja" ]] ||
+  ! grep -qx "TORCHIR_VENV_PYTHON:FILEPATH=$VENV_PYTHON" "$BUILD_DIR/CMakeCache.txt"; then
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "${LAUNCHER[@]}" \
+    -DTORCHIR_VENV_PYTHON="$VENV_PYTHON" >/dev/null
 fi
 cmake --build "$BUILD_DIR" -j "$(nproc)"

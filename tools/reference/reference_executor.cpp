@@ -4,6 +4,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/InferenceMode.h>
 #include <c10/util/Exception.h>
+#include <torch/version.h>
 
 #include <cstring>
 #include <exception>
@@ -15,26 +16,21 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "tools/reference/argument_binding.h"
-#include "tools/reference/decompositions.h"
 #include "tools/reference/dtype_conversion.h"
 #include "tools/reference/graph_runner.h"
 
 namespace torchir::reference {
 namespace {
 
-// How one op is run: through the dispatcher, or through a decomposition.
+// How one op is run: its schema and dispatcher handle.
 struct ResolvedOp {
   const c10::FunctionSchema* schema = nullptr;
   std::optional<c10::OperatorHandle> handle;
-  const Decomposition* decomposition = nullptr;
 };
 
 constexpr char kGetitem[] = "getitem";
 
 absl::StatusOr<ResolvedOp> ResolveOp(const std::string& op) {
-  if (const Decomposition* decomposition = FindDecomposition(op)) {
-    return ResolvedOp{&SchemaOf(*decomposition), std::nullopt, decomposition};
-  }
   std::vector<std::string> parts = absl::StrSplit(op, '.');
   if (parts.size() != 3 || parts[0].empty() || parts[1].empty() || parts[2].empty()) {
     return absl::InvalidArgumentError(
@@ -52,10 +48,10 @@ absl::StatusOr<ResolvedOp> ResolveOp(const std::string& op) {
   }
   if (!handle) {
     return absl::NotFoundError(
-        absl::StrCat("unknown op: LibTorch has no schema ", qualified, overload.empty() ? "" : ".",
-                     overload, " and the reference executor has no decomposition for it"));
+        absl::StrCat("unknown op: LibTorch ", TORCH_VERSION, " has no schema ", qualified,
+                     overload.empty() ? "" : ".", overload));
   }
-  return ResolvedOp{&handle->schema(), handle, nullptr};
+  return ResolvedOp{&handle->schema(), handle};
 }
 
 absl::Status NodeError(const ir::Node& node, const absl::Status& status) {
@@ -87,10 +83,6 @@ absl::StatusOr<std::vector<at::Tensor>> RunOp(const ir::Node& node, const Resolv
                                               const std::vector<at::Tensor>& inputs) {
   absl::StatusOr<torch::jit::Stack> stack = BindArguments(node, *op.schema, inputs);
   if (!stack.ok()) return stack.status();
-  if (op.decomposition != nullptr) {
-    std::vector<c10::IValue> results = op.decomposition->run(*stack);
-    return FlattenReturns(results);
-  }
   op.handle->callBoxed(*stack);
   return FlattenReturns(*stack);
 }
@@ -140,10 +132,5 @@ absl::StatusOr<std::vector<HostTensor>> RunReference(const ir::Graph& graph,
 
 absl::Status CheckOpsKnown(const ir::Graph& graph) { return ResolveAll(graph).status(); }
 
-std::vector<std::string> DecomposedOps() {
-  std::vector<std::string> ops;
-  for (const Decomposition& decomposition : Decompositions()) ops.push_back(decomposition.op);
-  return ops;
-}
 
 }  // namespace torchir::reference

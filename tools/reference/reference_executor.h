@@ -5,8 +5,8 @@
 //
 // For each node, in order:
 //   1. The op string `aten.<name>.<overload>` names a schema (overload
-//      `default` is the unnamed one). Ops that LibTorch 1.13 lacks but current
-//      torch.export emits come from a small decomposition table instead.
+//      `default` is the unnamed one) of the linked LibTorch, the torch 2.x
+//      wheel's (cmake/ReferenceLibTorch.cmake): the torch that wrote the IR.
 //   2. The flat tensor inputs are dealt to the schema's tensor arguments in
 //      order: `Tensor[]` / `Tensor?[]` arguments take the counts recorded in
 //      tensor_list_sizes() (with None re-inserted from tensor_list_none_masks()),
@@ -40,11 +40,8 @@ namespace torchir::reference {
 absl::StatusOr<std::vector<HostTensor>> RunReference(const ir::Graph& graph,
                                                      const std::vector<HostTensor>& inputs);
 
-// Fails, listing each, when nodes of `graph` name ops that neither LibTorch nor
-// the decomposition table provides. RunReference performs this check first.
+// Fails, listing each, when nodes of `graph` name ops LibTorch does not know.
+// RunReference performs this check first.
 absl::Status CheckOpsKnown(const ir::Graph& graph);
-
-// The ops that run through the decomposition table ("aten.rms_norm.default", ...).
-std::vector<std::string> DecomposedOps();
 
 }  // namespace torchir::reference

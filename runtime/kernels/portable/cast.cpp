@@ -1,7 +1,8 @@
 // edge.cast: every pair of the 17 dtypes, with the conversions PyTorch (c10's
 // static_cast_with_inter_type) performs:
 //   - complex to real keeps the real part; real to complex has imaginary 0;
-//   - anything to bool is `value != 0` (NaN is true); bool is 0 or 1;
+//   - anything to bool is `value != 0` (NaN is true), for complex either part (torch >= 2.x;
+//     1.13 looked at the real part only); bool is 0 or 1;
 //   - float16, bfloat16 and float8 go through float32 both ways (so float64 and
 //     int64 sources round twice, like c10's Half(float) constructor);
 //   - floating to integer truncates toward zero. Out-of-range values and NaN
@@ -173,6 +174,8 @@ To Convert(From x) {
   if constexpr (IsComplex<To>::value && IsComplex<From>::value) {
     using Part = decltype(To::real);
     return To{static_cast<Part>(x.real), static_cast<Part>(x.imag)};
+  } else if constexpr (IsComplex<From>::value && std::is_same_v<To, BoolByte>) {
+    return BoolByte{static_cast<uint8_t>(x.real != 0 || x.imag != 0)};
   } else {
     return FromReal<To>(RealValue(x));
   }

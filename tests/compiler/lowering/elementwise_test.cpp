@@ -391,7 +391,8 @@ TEST(ElementwiseLowering, IdentityOpsEmitNoNode) {
   v = b.Op("aten.dropout.default", {v}).Attr("p", 0.1).Attr("train", false).Out(F32({2, 3}));
   v = b.Op("aten.dropout_.default", {v}).Attr("p", 0.1).Attr("train", false).Out(F32({2, 3}));
   for (const char* op : {"aten.clone.default", "aten.contiguous.default", "aten.alias.default",
-                         "aten.detach.default", "aten.lift_fresh_copy.default"}) {
+                         "aten.detach.default", "aten.detach_.default",
+                         "aten.lift_fresh_copy.default"}) {
     v = b.Op(op, {v}).Out(F32({2, 3}));
   }
   b.Output(v);
@@ -399,6 +400,43 @@ TEST(ElementwiseLowering, IdentityOpsEmitNoNode) {
   ASSERT_NE(edge, nullptr);
   EXPECT_TRUE(Nodes(*edge).empty());
   EXPECT_EQ(edge->outputs()[0], edge->inputs()[0]);
+}
+
+// torch 2.x writes `_assert_tensor_metadata(x, dtype=..)` (no outputs) before each `.to()`; the
+// real pytorch-ir traces on "meta", so that is the device it records.
+TEST(ElementwiseLowering, AssertTensorMetadataIsCheckedAndEmitsNoNode) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({2, 3}));
+  b.Op("aten._assert_tensor_metadata.default", {x})
+      .Attr("dtype", ir::AttrValue::OfDType(ir::DType::kFloat32))
+      .Attr("size", {2, 3})
+      .Attr("device", ir::AttrValue::OfDevice(ir::Device{}))
+      .Attr("layout", ir::AttrValue::OfLayout(ir::Layout::kStrided))
+      .Emit();
+  b.Output(b.Op("aten.relu.default", {x}).Out(F32({2, 3})));
+  auto edge = Lower(b);
+  ASSERT_NE(edge, nullptr);
+  EXPECT_THAT(Ops(*edge), ElementsAre("edge.clamp"));
+}
+
+TEST(ElementwiseLowering, AssertTensorMetadataThatDoesNotHoldIsAnError) {
+  for (bool wrong_dtype : {true, false}) {
+    GraphBuilder b;
+    ir::Value* x = b.Input("x", F32({2, 3}));
+    auto assertion = b.Op("aten._assert_tensor_metadata.default", {x});
+    if (wrong_dtype) {
+      assertion.Attr("dtype", ir::AttrValue::OfDType(ir::DType::kFloat16));
+    } else {
+      assertion.Attr("size", {3, 2});
+    }
+    assertion.Emit();
+    b.Output(b.Op("aten.relu.default", {x}).Out(F32({2, 3})));
+    absl::Status status = LowerStatus(b);
+    EXPECT_FALSE(status.ok());
+    EXPECT_THAT(std::string(status.message()),
+                HasSubstr(wrong_dtype ? "asserts dtype float16 but 'x' is float32"
+                                      : "asserts sizes [3, 2] but 'x' has [2, 3]"));
+  }
 }
 
 TEST(ElementwiseLowering, DtypeConversionsAreCasts) {

@@ -119,11 +119,18 @@ TEST(UnaryKernelTest, FloatSpecialValuesMatchReference) {
   const std::vector<float> specials = {NAN,     INFINITY, -INFINITY, 0.0f,   -0.0f,   1e-30f,
                                        -1e-30f, 88.5f,    -88.5f,    100.0f, -100.0f, 1e30f,
                                        -1e30f,  3.0f,     -3.0f,     2.5f,   -2.5f};
-  const ir::TensorType type = TypeOf(ir::DType::kFloat32, {static_cast<int64_t>(specials.size())});
   // (log, sqrt and rsqrt of negatives are NaN on both sides.)
   for (const UnaryCase& c : UnaryCases()) {
-    auto graph = UnaryGraph(c, type);
-    EXPECT_TRUE(IsOk(CompareKernelWithReference(*graph, {HostTensorOf(type, specials)})))
+    std::vector<float> values = specials;
+    if (CaseName(c) == "gelu_none") {
+      // torch 2.x's vectorised erf-GELU returns NaN for +inf (1.13 and the tanh form: +inf);
+      // the kernel keeps the limit, x * Phi(x) -> +inf, so +inf is left out of this comparison.
+      values.erase(std::find(values.begin(), values.end(), INFINITY));
+    }
+    const ir::TensorType case_type =
+        TypeOf(ir::DType::kFloat32, {static_cast<int64_t>(values.size())});
+    auto graph = UnaryGraph(c, case_type);
+    EXPECT_TRUE(IsOk(CompareKernelWithReference(*graph, {HostTensorOf(case_type, values)})))
         << CaseName(c);
   }
 }
