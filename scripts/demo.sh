@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The main job end to end on the bundled default model (mobilenet_v2 from
 # torchvision with seeded random weights; nothing can be downloaded here):
-# export it to the pytorch-ir format, compile it to a .pte program (lower,
+# export it with the real pytorch-ir (torch 2.14, the Python environment of
+# scripts/python_env.sh), compile it to a .pte program (lower,
 # optimise, delegate to XNNPACK, plan memory, emit), run the program with the torchir runtime on the
-# exported sample input, and compare with PyTorch eager: the outputs' agreement,
+# exported sample input, and compare with PyTorch 2.14 eager: the outputs' agreement,
 # the latency side by side, the program size and the planned memory.
 #
 #   scripts/demo.sh [MODEL]      MODEL: any name from `tools/export_ir.py --list`
@@ -15,8 +16,9 @@ MODEL=${1:-mobilenet_v2}
 OUT="$BUILD_DIR/demo/$MODEL"
 ITERATIONS=${TORCHIR_DEMO_ITERATIONS:-10}
 
-echo "== exporting $MODEL to the pytorch-ir format ($OUT)"
-/usr/bin/python3 tools/export_ir.py "$MODEL" -o "$OUT"
+VENV_PYTHON=$(scripts/python_env.sh)
+echo "== exporting $MODEL with pytorch-ir (torch.export on the meta device) into $OUT"
+"$VENV_PYTHON" tools/export_ir.py "$MODEL" -o "$OUT" --flavour pytorch_ir
 
 WEIGHTS=()
 [[ -e $OUT/weights.safetensors ]] && WEIGHTS=(--weights "$OUT/weights.safetensors")
@@ -34,9 +36,9 @@ RUN_LOG="$OUT/run.log"
   --expected "$OUT/expected.safetensors" --atol 1e-4 --rtol 1e-4 \
   --warmup 2 --iterations "$ITERATIONS" | tee "$RUN_LOG"
 
-echo "== PyTorch eager on the same model and input (1 thread)"
+echo "== PyTorch $("$VENV_PYTHON" -c 'import torch; print(torch.__version__)' 2>/dev/null) eager on the same model and input (1 thread)"
 EAGER_LOG="$OUT/eager.log"
-/usr/bin/python3 tools/eager_latency.py "$MODEL" --warmup 2 --iterations "$ITERATIONS" |
+"$VENV_PYTHON" tools/eager_latency.py "$MODEL" --warmup 2 --iterations "$ITERATIONS" |
   tee "$EAGER_LOG"
 
 # The summary a user asked for, from the lines above.
