@@ -17,6 +17,7 @@ PACKAGES=(
   libabsl-dev rapidjson-dev
   libtorch-dev                        # the PyTorch 1.13 paths of the C++ benchmark suite
   libgtest-dev libgmock-dev libbenchmark-dev
+  libhwy-dev                          # Highway: the native backend's SIMD kernels, dispatched at run time
   python3-torch python3-torchvision   # model zoo export (/usr/bin/python3)
   python3-venv                        # scripts/python_env.sh when python3 is Debian's
   libopenblas0-pthread                # a fair BLAS for PyTorch baselines
