@@ -183,6 +183,43 @@ class TextCNN(nn.Module):
         return F.log_softmax(self.fc(pooled), dim=-1)
 
 
+class ConvNeXtBlock(nn.Module):
+    """ConvNeXt's block: depthwise 7x7, channels-last layer norm + MLP, layer scale, residual."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self.dwconv = nn.Conv2d(dim, dim, 7, padding=3, groups=dim)
+        self.norm = nn.LayerNorm(dim, eps=1e-6)
+        self.fc1 = nn.Linear(dim, 4 * dim)
+        self.fc2 = nn.Linear(4 * dim, dim)
+        # A [C, 1, 1] parameter multiplied into an NCHW activation, as torchvision's ConvNeXt.
+        self.layer_scale = nn.Parameter(torch.rand(dim, 1, 1) + 0.5)
+
+    def forward(self, x):
+        y = self.dwconv(x).permute(0, 2, 3, 1)
+        y = self.fc2(F.gelu(self.fc1(self.norm(y)))).permute(0, 3, 1, 2)
+        return x + self.layer_scale * y
+
+
+class TinyConvNeXt(nn.Module):
+    """A two-stage ConvNeXt: 4x4 patchify stem, blocks, 2x2 downsampling, pooled head."""
+
+    def __init__(self, dims=(16, 32), classes=10):
+        super().__init__()
+        self.stem = nn.Conv2d(3, dims[0], 4, stride=4)
+        self.stem_norm = nn.LayerNorm(dims[0], eps=1e-6)
+        self.stage1 = ConvNeXtBlock(dims[0])
+        self.down = nn.Conv2d(dims[0], dims[1], 2, stride=2)
+        self.stage2 = ConvNeXtBlock(dims[1])
+        self.head_norm = nn.LayerNorm(dims[1], eps=1e-6)
+        self.head = nn.Linear(dims[1], classes)
+
+    def forward(self, x):
+        x = self.stem_norm(self.stem(x).permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+        x = self.stage2(self.down(self.stage1(x)))
+        return self.head(self.head_norm(x.mean(dim=(2, 3))))
+
+
 def _torchvision(name):
     def build_model():
         import torchvision
@@ -396,6 +433,9 @@ NETWORKS = [
              "ViT-style encoder: 16 patches + class token, 2 blocks, dim 64, 4 heads", "network"),
     ZooEntry("tiny_gpt", TinyGPT, (InputSpec("ids", (1, 16), "index:100"),),
              "causal text encoder: embeddings, 2 blocks, dim 64, masked_fill(-inf)", "network"),
+    ZooEntry("tiny_convnext", TinyConvNeXt, (InputSpec("x", (1, 3, 32, 32)),),
+             "two-stage ConvNeXt: patchify stem, depthwise 7x7, channels-last MLP, layer scale",
+             "network"),
     ZooEntry("text_cnn", TextCNN, (InputSpec("ids", (1, 16), "index:50"),),
              "embedding + conv1d + max over time + linear + log_softmax", "network"),
 ]

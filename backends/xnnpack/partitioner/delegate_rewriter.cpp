@@ -168,7 +168,12 @@ class Rewriter {
         {source->dtype(), argument.transform.Dims()},
         ApplyTransform(source->data(), ir::DTypeSize(source->dtype()), argument.transform));
     repacked_.push_back({{source, argument.transform}, constant});
-    replaced_constants_.push_back(source);
+    // One source may be repacked more than once (two readers wanting other layouts); it is
+    // erased once, after the last of them.
+    if (std::find(replaced_constants_.begin(), replaced_constants_.end(), source) ==
+        replaced_constants_.end()) {
+      replaced_constants_.push_back(source);
+    }
     ++stats_.constants_repacked;
     return constant;
   }

@@ -99,6 +99,30 @@ TEST(DelegateRewriterTest, NoConversionBetweenTwoChannelsLastRegions) {
   EXPECT_EQ(result.permutes_cancelled, 1u);
 }
 
+// One constant read by two regions in two layouts (ConvNeXt's layer scale [C, 1, 1] did this:
+// torchir-compile crashed on convnext_tiny). It is repacked once per layout and the source
+// constant, read by no one after the rewrite, is erased exactly once.
+TEST(DelegateRewriterTest, AConstantRepackedForTwoLayoutsIsErasedOnce) {
+  EdgeGraphBuilder g;
+  ir::Value* x = g.Input("x", F32({1, 3, 8, 8}));
+  ir::Value* scale = g.Weight("scale", F32({4, 1, 1}));
+  ir::Value* conv = g.Conv(x, g.Weight("w", F32({4, 3, 1, 1})), nullptr, {1, 1}, {0, 0});
+  ir::Value* scaled = g.Op("edge.mul", {conv, scale});  // channels last, with the conv
+  ir::Value* tanh = g.Op("edge.tanh", {scaled});          // not delegated: splits the regions
+  g.Output(g.Op("edge.mul", {tanh, scale}));              // logical
+  auto graph = g.Build();
+  XnnpackPartitionResult result = Partition(*graph);
+  ASSERT_EQ(result.delegates.size(), 2u);
+  for (const ir::Value* weight : graph->weights()) {
+    EXPECT_NE(weight, scale) << "the source constant survived";
+  }
+  std::vector<std::vector<int64_t>> repacked;
+  for (const ir::Value* constant : graph->constants()) {
+    if (constant->name().rfind("scale", 0) == 0) repacked.push_back(constant->sizes());
+  }
+  EXPECT_EQ(repacked.size(), 2u) << "one repacked copy per layout";
+}
+
 // permute([N, L, C] -> [N, C, L]) -> conv1d: the region wants [N, L, C], which the graph's
 // permute read. It reads that instead, and the graph's permute goes.
 TEST(DelegateRewriterTest, AGraphPermuteUndoneAtTheRegionInputDisappears) {
