@@ -1,0 +1,164 @@
+// Compiled once per Highway target (foreach_target.h re-includes this file); the part after
+// HWY_ONCE is compiled once and dispatches. Built with the baseline flags only: Highway puts each
+// target's instruction-set attributes on its functions itself.
+#include "backends/native/gemm.h"
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "backends/native/gemm_call.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/native/gemm.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must follow foreach_target.h (clang-format: keep the order).
+#include "hwy/highway.h"
+// Must follow hwy/highway.h.
+#include "backends/native/gemm_micro_kernel-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace torchir::native {
+namespace HWY_NAMESPACE {
+
+KernelTarget TargetOfThisCode() { return kThisTarget; }
+
+namespace {
+
+// Copies rows [0, rows) x columns [0, kc) of A into mr-row panels: panel p holds rows
+// [p*mr, p*mr+mr) with row r of step k at p*mr*kc + k*mr + r, rows past `rows` zero, so the
+// micro-kernel broadcasts consecutive floats.
+void PackA(const float* HWY_RESTRICT a, size_t lda, size_t rows, size_t kc,
+           float* HWY_RESTRICT panels) {
+  for (size_t r0 = 0; r0 < rows; r0 += kMr) {
+    const size_t panel_rows = rows - r0 < kMr ? rows - r0 : kMr;
+    for (size_t r = 0; r < panel_rows; ++r) {
+      const float* src = a + (r0 + r) * lda;
+      float* dst = panels + r;
+      for (size_t k = 0; k < kc; ++k) dst[k * kMr] = src[k];
+    }
+    for (size_t r = panel_rows; r < kMr; ++r) {
+      for (size_t k = 0; k < kc; ++k) panels[k * kMr + r] = 0.0f;
+    }
+    panels += kMr * kc;
+  }
+}
+
+// One mr x nr tile of C: straight into C when it is whole, else through a tile on the stack so
+// the micro-kernel never reads or writes past the M or N edge.
+void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_RESTRICT c, size_t ldc) {
+  if (rows == kMr && cols == kNr) {
+    MicroKernel(args, c, ldc);
+    return;
+  }
+  alignas(64) float tile[kMr * kNr];
+  if (args.accumulate) {
+    for (size_t r = 0; r < rows; ++r)
+      std::memcpy(tile + r * kNr, c + r * ldc, cols * sizeof(float));
+  }
+  MicroKernel(args, tile, kNr);
+  for (size_t r = 0; r < rows; ++r) std::memcpy(c + r * ldc, tile + r * kNr, cols * sizeof(float));
+}
+
+}  // namespace
+
+runtime::Error GemmForTarget(const GemmCall& call) {
+  const PackedB& b = *call.b;
+  const GemmConfig& config = b.config;
+  // The table (gemm_config.cpp) and this target's kernel must agree, or panels are misread.
+  if (config.mr != kMr || config.nr != kNr || config.mc % kMr != 0 || config.nc % kNr != 0) {
+    return runtime::Error::kInternal;
+  }
+  const size_t m = call.m, n = b.n, k = b.k;
+  const size_t n_padded = (n + kNr - 1) / kNr * kNr;
+  const float lo = call.epilogue.activation == Activation::kNone
+                       ? -std::numeric_limits<float>::infinity()
+                   : call.epilogue.activation == Activation::kRelu ? 0.0f
+                                                                   : call.epilogue.min;
+  const float hi = call.epilogue.activation == Activation::kClamp
+                       ? call.epilogue.max
+                       : std::numeric_limits<float>::infinity();
+  // A zero-padded copy of the bias for the panel at the N edge (and for a missing bias), so the
+  // micro-kernel always loads nr floats.
+  alignas(64) float edge_bias[kNr];
+
+  for (size_t n0 = 0; n0 < n; n0 += config.nc) {
+    const size_t n_end = n - n0 < config.nc ? n : n0 + config.nc;
+    for (size_t k0 = 0; k0 < k; k0 += config.kc) {
+      const size_t kc = k - k0 < config.kc ? k - k0 : config.kc;
+      const float* b_block = b.data + k0 * n_padded;
+      TileArgs args;
+      args.kc = kc;
+      args.accumulate = k0 != 0;
+      args.clamp = k0 + kc == k && call.epilogue.activation != Activation::kNone;
+      args.lo = lo;
+      args.hi = hi;
+      for (size_t m0 = 0; m0 < m; m0 += config.mc) {
+        const size_t mc = m - m0 < config.mc ? m - m0 : config.mc;
+        PackA(call.a + m0 * call.lda + k0, call.lda, mc, kc, call.scratch);
+        for (size_t j0 = n0; j0 < n_end; j0 += kNr) {
+          const size_t cols = n - j0 < kNr ? n - j0 : kNr;
+          args.b = b_block + j0 * kc;  // panel j0 / nr of this K block: (j0 / nr) * kc * nr
+          if (call.bias != nullptr && cols == kNr) {
+            args.bias = call.bias + j0;
+          } else {
+            for (size_t j = 0; j < kNr; ++j) {
+              edge_bias[j] = call.bias != nullptr && j < cols ? call.bias[j0 + j] : 0.0f;
+            }
+            args.bias = edge_bias;
+          }
+          for (size_t i0 = 0; i0 < mc; i0 += kMr) {
+            args.a = call.scratch + i0 * kc;
+            const size_t rows = mc - i0 < kMr ? mc - i0 : kMr;
+            Tile(args, rows, cols, call.c + (m0 + i0) * call.ldc + j0, call.ldc);
+          }
+        }
+      }
+    }
+  }
+  return runtime::Error::kOk;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace torchir::native
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace torchir::native {
+
+HWY_EXPORT(TargetOfThisCode);
+HWY_EXPORT(GemmForTarget);
+
+KernelTarget CurrentKernelTarget() { return HWY_DYNAMIC_DISPATCH(TargetOfThisCode)(); }
+
+size_t GemmScratchBytes(const GemmConfig& config, size_t m) {
+  const size_t rows = m < config.mc ? m : config.mc;
+  return (rows + config.mr - 1) / config.mr * config.mr * config.kc * sizeof(float);
+}
+
+runtime::Error Gemm(size_t m, const float* a, size_t lda, const PackedB& b, const float* bias,
+                    float* c, size_t ldc, const Epilogue& epilogue, void* scratch,
+                    size_t scratch_bytes) {
+  GemmConfig current;
+  if (!GetGemmConfig(CurrentKernelTarget(), &current)) return runtime::Error::kInternal;
+  // The layout is what must match: nr and kc (a program packed for SSE4 runs on NEON).
+  if (b.config.nr != current.nr || b.config.kc != current.kc) return runtime::Error::kNotSupported;
+  if (m == 0) return runtime::Error::kOk;
+  if (a == nullptr || c == nullptr || b.data == nullptr || lda < b.k || ldc < b.n ||
+      epilogue.activation > Activation::kClamp ||
+      (epilogue.activation == Activation::kClamp && !(epilogue.min <= epilogue.max))) {
+    return runtime::Error::kInvalidArgument;
+  }
+  if (scratch == nullptr || scratch_bytes < GemmScratchBytes(current, m) ||
+      reinterpret_cast<uintptr_t>(scratch) % alignof(float) != 0) {
+    return runtime::Error::kOutOfMemory;
+  }
+  // The table's mc and nc for this target, with the caller's nr/kc already checked equal.
+  PackedB blocked = b;
+  blocked.config = current;
+  const GemmCall call{m, a, lda, &blocked, bias, c, ldc, epilogue, static_cast<float*>(scratch)};
+  return HWY_DYNAMIC_DISPATCH(GemmForTarget)(call);
+}
+
+}  // namespace torchir::native
+#endif  // HWY_ONCE

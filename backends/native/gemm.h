@@ -1,0 +1,47 @@
+// C = A * B + bias with a fused activation, f32, on packed B (packed_weights.h). The work is
+// blocked the BLIS way (docs/native-kernels.md):
+//  1. for each block of nc columns of C,
+//  2.   for each block of kc rows of B (B's panels are packed for this kc ahead of time),
+//  3.     for each block of mc rows of A: copy it into the caller's scratch as mr-row panels
+//         (k-major, zero rows past M), then
+//  4.       for each nr-wide panel of B and each mr-row panel of A: the register-blocked
+//           micro-kernel adds the kc-long products into an mr x nr tile of C held in registers.
+// The first K block starts the tile from the bias, later ones from C; the last one applies the
+// epilogue before storing. Tiles at the M or N edge run the same micro-kernel on a tile buffer
+// on the stack. Dispatched at run time to the CPU's best Highway target (gemm_config.h).
+#pragma once
+
+#include <cstddef>
+
+#include "backends/native/gemm_config.h"
+#include "backends/native/packed_weights.h"
+#include "runtime/core/error.h"
+
+namespace torchir::native {
+
+// What happens to each element of C after the last K block.
+enum class Activation : uint32_t {
+  kNone = 0,
+  kRelu = 1,   // max(x, 0)
+  kClamp = 2,  // min(max(x, min), max): relu6 and hardtanh
+};
+
+struct Epilogue {
+  Activation activation = Activation::kNone;
+  float min = 0.0f;  // kClamp only
+  float max = 0.0f;  // kClamp only
+};
+
+// Bytes of scratch Gemm needs for M rows of A with weights packed for `config` (one mc x kc
+// block of packed A). The scratch is the caller's: Gemm itself allocates nothing.
+size_t GemmScratchBytes(const GemmConfig& config, size_t m);
+
+// C (M x N, row stride ldc) = A (M x K, row-major, row stride lda) * B + bias (N floats, or
+// null), then the epilogue. K and N are B's. B must be packed with the blocking of
+// CurrentKernelTarget() (else kNotSupported: repack for this CPU); scratch holds at least
+// GemmScratchBytes(b.config, m) bytes. C must not overlap A, B or the scratch.
+runtime::Error Gemm(size_t m, const float* a, size_t lda, const PackedB& b, const float* bias,
+                    float* c, size_t ldc, const Epilogue& epilogue, void* scratch,
+                    size_t scratch_bytes);
+
+}  // namespace torchir::native
