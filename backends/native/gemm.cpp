@@ -3,9 +3,11 @@
 // target's instruction-set attributes on its functions itself.
 #include "backends/native/gemm.h"
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "backends/native/gemm_call.h"
 
@@ -25,30 +27,32 @@ KernelTarget TargetOfThisCode() { return kThisTarget; }
 
 namespace {
 
-// Copies rows [0, rows) x columns [0, kc) of A into mr-row panels: panel p holds rows
-// [p*mr, p*mr+mr) with row r of step k at p*mr*kc + k*mr + r, rows past `rows` zero, so the
-// micro-kernel broadcasts consecutive floats.
+// Copies rows [0, rows) x columns [0, kc) of A into the scratch, row r at r * kKc
+// (gemm_micro_kernel-inl.h says why rows rather than k-major panels).
 void PackA(const float* HWY_RESTRICT a, size_t lda, size_t rows, size_t kc,
            float* HWY_RESTRICT panels) {
-  for (size_t r0 = 0; r0 < rows; r0 += kMr) {
-    const size_t panel_rows = rows - r0 < kMr ? rows - r0 : kMr;
-    for (size_t r = 0; r < panel_rows; ++r) {
-      const float* src = a + (r0 + r) * lda;
-      float* dst = panels + r;
-      for (size_t k = 0; k < kc; ++k) dst[k * kMr] = src[k];
-    }
-    for (size_t r = panel_rows; r < kMr; ++r) {
-      for (size_t k = 0; k < kc; ++k) panels[k * kMr + r] = 0.0f;
-    }
-    panels += kMr * kc;
-  }
+  for (size_t r = 0; r < rows; ++r) std::memcpy(panels + r * kKc, a + r * lda, kc * sizeof(float));
 }
 
-// One mr x nr tile of C: straight into C when it is whole, else through a tile on the stack so
-// the micro-kernel never reads or writes past the M or N edge.
-void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_RESTRICT c, size_t ldc) {
-  if (rows == kMr && cols == kNr) {
-    MicroKernel(args, c, ldc);
+// The micro-kernel for `rows` (1..kMr) rows, through a table so each row count runs a kernel
+// that computes no padding rows.
+template <size_t... kIndex>
+constexpr auto MicroKernelTable(std::index_sequence<kIndex...>) {
+  using Kernel = void (*)(const TileArgs&, float*, size_t);
+  return std::array<Kernel, sizeof...(kIndex)>{&MicroKernel<kIndex + 1>...};
+}
+constexpr auto kMicroKernels = MicroKernelTable(std::make_index_sequence<kMr>());
+
+// One tile of C: straight into C when it has all kNr columns, else through a tile on the stack
+// so the micro-kernel never reads or writes past the N edge.
+HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_RESTRICT c,
+                     size_t ldc) {
+  if (cols == kNr) {
+    if (rows == kMr) {
+      MicroKernel<kMr>(args, c, ldc);  // the common case, inlined
+    } else {
+      kMicroKernels[rows - 1](args, c, ldc);
+    }
     return;
   }
   alignas(64) float tile[kMr * kNr];
@@ -56,7 +60,7 @@ void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_RESTRICT c,
     for (size_t r = 0; r < rows; ++r)
       std::memcpy(tile + r * kNr, c + r * ldc, cols * sizeof(float));
   }
-  MicroKernel(args, tile, kNr);
+  kMicroKernels[rows - 1](args, tile, kNr);
   for (size_t r = 0; r < rows; ++r) std::memcpy(c + r * ldc, tile + r * kNr, cols * sizeof(float));
 }
 
@@ -66,7 +70,8 @@ runtime::Error GemmForTarget(const GemmCall& call) {
   const PackedB& b = *call.b;
   const GemmConfig& config = b.config;
   // The table (gemm_config.cpp) and this target's kernel must agree, or panels are misread.
-  if (config.mr != kMr || config.nr != kNr || config.mc % kMr != 0 || config.nc % kNr != 0) {
+  if (config.mr != kMr || config.nr != kNr || config.kc != kKc || config.mc % kMr != 0 ||
+      config.nc % kNr != 0) {
     return runtime::Error::kInternal;
   }
   const size_t m = call.m, n = b.n, k = b.k;
@@ -108,7 +113,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
             args.bias = edge_bias;
           }
           for (size_t i0 = 0; i0 < mc; i0 += kMr) {
-            args.a = call.scratch + i0 * kc;
+            args.a = call.scratch + i0 * kKc;
             const size_t rows = mc - i0 < kMr ? mc - i0 : kMr;
             Tile(args, rows, cols, call.c + (m0 + i0) * call.ldc + j0, call.ldc);
           }
@@ -133,7 +138,7 @@ KernelTarget CurrentKernelTarget() { return HWY_DYNAMIC_DISPATCH(TargetOfThisCod
 
 size_t GemmScratchBytes(const GemmConfig& config, size_t m) {
   const size_t rows = m < config.mc ? m : config.mc;
-  return (rows + config.mr - 1) / config.mr * config.mr * config.kc * sizeof(float);
+  return rows * config.kc * sizeof(float);
 }
 
 runtime::Error Gemm(size_t m, const float* a, size_t lda, const PackedB& b, const float* bias,

@@ -2,13 +2,14 @@
 // blocked the BLIS way (docs/native-kernels.md):
 //  1. for each block of nc columns of C,
 //  2.   for each block of kc rows of B (B's panels are packed for this kc ahead of time),
-//  3.     for each block of mc rows of A: copy it into the caller's scratch as mr-row panels
-//         (k-major, zero rows past M), then
+//  3.     for each block of mc rows of A: copy its kc columns into the caller's scratch, rows kc
+//         floats apart (mr consecutive rows form one panel), then
 //  4.       for each nr-wide panel of B and each mr-row panel of A: the register-blocked
-//           micro-kernel adds the kc-long products into an mr x nr tile of C held in registers.
+//           micro-kernel adds the kc-long products into an mr x nr tile of C held in registers
+//           (a panel at the M edge runs a kernel instance with fewer rows).
 // The first K block starts the tile from the bias, later ones from C; the last one applies the
-// epilogue before storing. Tiles at the M or N edge run the same micro-kernel on a tile buffer
-// on the stack. Dispatched at run time to the CPU's best Highway target (gemm_config.h).
+// epilogue before storing. Tiles at the N edge run on a tile buffer on the stack. Dispatched at run
+// time to the CPU's best Highway target (gemm_config.h).
 #pragma once
 
 #include <cstddef>
