@@ -3,6 +3,8 @@
 // target's instruction-set attributes on its functions itself.
 #include "backends/native/gemm.h"
 
+#include <pthreadpool.h>
+
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -87,8 +89,8 @@ runtime::Error GemmForTarget(const GemmCall& call) {
   // micro-kernel always loads nr floats.
   alignas(64) float edge_bias[kNr];
 
-  for (size_t n0 = 0; n0 < n; n0 += config.nc) {
-    const size_t n_end = n - n0 < config.nc ? n : n0 + config.nc;
+  for (size_t n0 = call.n_begin; n0 < call.n_end; n0 += config.nc) {
+    const size_t n_end = call.n_end - n0 < config.nc ? call.n_end : n0 + config.nc;
     for (size_t k0 = 0; k0 < k; k0 += config.kc) {
       const size_t kc = k - k0 < config.kc ? k - k0 : config.kc;
       const float* b_block = b.data + k0 * n_padded;
@@ -136,14 +138,74 @@ HWY_EXPORT(GemmForTarget);
 
 KernelTarget CurrentKernelTarget() { return HWY_DYNAMIC_DISPATCH(TargetOfThisCode)(); }
 
-size_t GemmScratchBytes(const GemmConfig& config, size_t m) {
-  const size_t rows = m < config.mc ? m : config.mc;
-  return rows * config.kc * sizeof(float);
+namespace {
+
+// How a call is shared among threads: `tasks` tasks (at most the pool's thread count, one scratch
+// slot each, so no two running tasks share a slot whichever thread runs them), each a range of
+// rows when there are enough for every thread to run whole mr-row tiles, else a range of
+// nr-wide panels (M = 1 linear layers, the last stage of a CNN).
+struct Split {
+  size_t tasks = 1;
+  bool along_m = true;
+  size_t per_task = 0;  // rows (along M) or panels (along N)
+};
+
+Split PlanSplit(const GemmConfig& config, size_t m, size_t n, size_t threads) {
+  Split split;
+  const size_t panels = (n + config.nr - 1) / config.nr;
+  if (threads <= 1) {
+    split.per_task = m;
+  } else if (m >= threads * config.mr) {
+    split.per_task = ((m + threads - 1) / threads + config.mr - 1) / config.mr * config.mr;
+    split.tasks = (m + split.per_task - 1) / split.per_task;
+  } else if (panels >= 2) {
+    split.along_m = false;
+    split.per_task = (panels + threads - 1) / threads;
+    split.tasks = (panels + split.per_task - 1) / split.per_task;
+  } else {
+    split.per_task = m;
+  }
+  return split;
+}
+
+size_t ScratchFloatsPerSlot(const GemmConfig& config, size_t m) {
+  return (m < config.mc ? m : config.mc) * config.kc;
+}
+
+struct ParallelGemm {
+  GemmCall whole;
+  Split split;
+  size_t slot_floats;
+};
+
+void RunTask(void* context, size_t task) {
+  const ParallelGemm& p = *static_cast<const ParallelGemm*>(context);
+  GemmCall call = p.whole;
+  call.scratch = p.whole.scratch + task * p.slot_floats;
+  if (p.split.along_m) {
+    const size_t m0 = task * p.split.per_task;
+    call.m = p.whole.m - m0 < p.split.per_task ? p.whole.m - m0 : p.split.per_task;
+    call.a += m0 * call.lda;
+    call.c += m0 * call.ldc;
+  } else {
+    const size_t nr = call.b->config.nr;
+    call.n_begin = task * p.split.per_task * nr;
+    const size_t end = call.n_begin + p.split.per_task * nr;
+    call.n_end = end < p.whole.n_end ? end : p.whole.n_end;
+  }
+  // Arguments were checked by Gemm and every task's share is in range: the result is kOk.
+  (void)HWY_DYNAMIC_DISPATCH(GemmForTarget)(call);
+}
+
+}  // namespace
+
+size_t GemmScratchBytes(const GemmConfig& config, size_t m, size_t threads) {
+  return (threads == 0 ? 1 : threads) * ScratchFloatsPerSlot(config, m) * sizeof(float);
 }
 
 runtime::Error Gemm(size_t m, const float* a, size_t lda, const PackedB& b, const float* bias,
                     float* c, size_t ldc, const Epilogue& epilogue, void* scratch,
-                    size_t scratch_bytes) {
+                    size_t scratch_bytes, pthreadpool_t threadpool) {
   GemmConfig current;
   if (!GetGemmConfig(CurrentKernelTarget(), &current)) return runtime::Error::kInternal;
   // The layout is what must match: nr and kc (a program packed for SSE4 runs on NEON).
@@ -154,15 +216,21 @@ runtime::Error Gemm(size_t m, const float* a, size_t lda, const PackedB& b, cons
       (epilogue.activation == Activation::kClamp && !(epilogue.min <= epilogue.max))) {
     return runtime::Error::kInvalidArgument;
   }
-  if (scratch == nullptr || scratch_bytes < GemmScratchBytes(current, m) ||
+  const size_t threads = threadpool == nullptr ? 1 : pthreadpool_get_threads_count(threadpool);
+  if (scratch == nullptr || scratch_bytes < GemmScratchBytes(current, m, threads) ||
       reinterpret_cast<uintptr_t>(scratch) % alignof(float) != 0) {
     return runtime::Error::kOutOfMemory;
   }
   // The table's mc and nc for this target, with the caller's nr/kc already checked equal.
   PackedB blocked = b;
   blocked.config = current;
-  const GemmCall call{m, a, lda, &blocked, bias, c, ldc, epilogue, static_cast<float*>(scratch)};
-  return HWY_DYNAMIC_DISPATCH(GemmForTarget)(call);
+  const GemmCall call{m, a,  lda, &blocked, bias, c, ldc, epilogue, static_cast<float*>(scratch),
+                      0, b.n};
+  const Split split = PlanSplit(current, m, b.n, threads);
+  if (split.tasks == 1) return HWY_DYNAMIC_DISPATCH(GemmForTarget)(call);
+  ParallelGemm parallel{call, split, ScratchFloatsPerSlot(current, m)};
+  pthreadpool_parallelize_1d(threadpool, &RunTask, &parallel, split.tasks, 0);
+  return runtime::Error::kOk;
 }
 
 }  // namespace torchir::native

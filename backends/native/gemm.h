@@ -12,6 +12,8 @@
 // time to the CPU's best Highway target (gemm_config.h).
 #pragma once
 
+#include <pthreadpool.h>
+
 #include <cstddef>
 
 #include "backends/native/gemm_config.h"
@@ -33,16 +35,19 @@ struct Epilogue {
   float max = 0.0f;  // kClamp only
 };
 
-// Bytes of scratch Gemm needs for M rows of A with weights packed for `config` (one mc x kc
-// block of packed A). The scratch is the caller's: Gemm itself allocates nothing.
-size_t GemmScratchBytes(const GemmConfig& config, size_t m);
+// Bytes of scratch Gemm needs for M rows of A with weights packed for `config`: one mc x kc
+// block of copied A per thread (`threads`: the pool's pthreadpool_get_threads_count, 1 without a
+// pool). The scratch is the caller's: Gemm itself allocates nothing.
+size_t GemmScratchBytes(const GemmConfig& config, size_t m, size_t threads = 1);
 
 // C (M x N, row stride ldc) = A (M x K, row-major, row stride lda) * B + bias (N floats, or
 // null), then the epilogue. K and N are B's. B must be packed with the blocking of
 // CurrentKernelTarget() (else kNotSupported: repack for this CPU); scratch holds at least
-// GemmScratchBytes(b.config, m) bytes. C must not overlap A, B or the scratch.
+// GemmScratchBytes(b.config, m, threads) bytes. C must not overlap A, B or the scratch.
+// With a thread pool the rows (or, for fewer rows than threads * mr, the nr-wide column panels)
+// are shared among its threads; null runs on the calling thread.
 runtime::Error Gemm(size_t m, const float* a, size_t lda, const PackedB& b, const float* bias,
                     float* c, size_t ldc, const Epilogue& epilogue, void* scratch,
-                    size_t scratch_bytes);
+                    size_t scratch_bytes, pthreadpool_t threadpool = nullptr);
 
 }  // namespace torchir::native

@@ -1,5 +1,6 @@
-// The arguments of one Gemm call as they cross Highway's dispatch table: every target's function
-// must have the same signature, so the struct lives outside the per-target namespaces.
+// The arguments of one Gemm call (or one thread's share of it) as they cross Highway's dispatch
+// table: every target's function must have the same signature, so the struct lives outside the
+// per-target namespaces.
 #pragma once
 
 #include <cstddef>
@@ -17,7 +18,9 @@ struct GemmCall {
   float* c;
   size_t ldc;
   Epilogue epilogue;
-  float* scratch;
+  float* scratch;  // min(m, mc) * kc floats
+  size_t n_begin;  // the columns this call computes: [n_begin, n_end), n_begin a multiple of nr
+  size_t n_end;
 };
 
 }  // namespace torchir::native

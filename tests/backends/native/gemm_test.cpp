@@ -1,6 +1,7 @@
 #include "backends/native/gemm.h"
 
 #include <gtest/gtest.h>
+#include <pthreadpool.h>
 
 #include <algorithm>
 #include <cmath>
@@ -47,13 +48,15 @@ struct Problem {
   size_t lda, ldc;  // 0: dense
   bool bias;
   Epilogue epilogue;
+  size_t threads = 0;  // 0: no pool
 };
 
 std::string Describe(const Problem& p) {
   return "M=" + std::to_string(p.m) + " N=" + std::to_string(p.n) + " K=" + std::to_string(p.k) +
          " lda=" + std::to_string(p.lda) + " ldc=" + std::to_string(p.ldc) +
          " bias=" + std::to_string(p.bias) +
-         " activation=" + std::to_string(static_cast<int>(p.epilogue.activation));
+         " activation=" + std::to_string(static_cast<int>(p.epilogue.activation)) +
+         " threads=" + std::to_string(p.threads);
 }
 
 // Runs one problem on the current target and compares every element of C with a double
@@ -80,10 +83,12 @@ void ExpectGemmMatchesReference(const Problem& p, uint32_t seed) {
 
   constexpr float kSentinel = 12345.0f;
   std::vector<float> c(p.m * ldc, kSentinel);
-  std::vector<char> scratch(GemmScratchBytes(config, p.m));
-  ASSERT_EQ(Gemm(p.m, a.data(), lda, view, p.bias ? bias.data() : nullptr, c.data(), ldc,
-                 p.epilogue, scratch.data(), scratch.size()),
-            Error::kOk);
+  pthreadpool_t pool = p.threads == 0 ? nullptr : pthreadpool_create(p.threads);
+  std::vector<char> scratch(GemmScratchBytes(config, p.m, p.threads == 0 ? 1 : p.threads));
+  const Error error = Gemm(p.m, a.data(), lda, view, p.bias ? bias.data() : nullptr, c.data(), ldc,
+                           p.epilogue, scratch.data(), scratch.size(), pool);
+  if (pool != nullptr) pthreadpool_destroy(pool);
+  ASSERT_EQ(error, Error::kOk);
 
   const double u = std::ldexp(1.0, -24);
   size_t failures = 0;
@@ -153,6 +158,19 @@ TEST_P(GemmTest, MatchesReferenceAcrossCacheBlocks) {
   ExpectGemmMatchesReference({229, 37, 1031, 0, 0, false, none}, 3);
   ExpectGemmMatchesReference({1, 1000, 512, 0, 0, true, none}, 4);
   ExpectGemmMatchesReference({2, 3, 4099, 0, 0, true, none}, 5);
+}
+
+// Shares along M (enough rows for every thread), along N (fewer rows than threads * mr, or a
+// single row), and a single panel that cannot be shared; more threads than this machine's cores.
+TEST_P(GemmTest, MatchesReferenceWithThreads) {
+  const Epilogue relu{Activation::kRelu, 0, 0};
+  for (size_t threads : {2, 3}) {
+    ExpectGemmMatchesReference({97, 101, 523, 0, 0, true, relu, threads}, 21);
+    ExpectGemmMatchesReference({250, 64, 300, 0, 0, true, {}, threads}, 22);
+    ExpectGemmMatchesReference({1, 1000, 512, 0, 0, true, {}, threads}, 23);
+    ExpectGemmMatchesReference({5, 33, 300, 0, 0, false, relu, threads}, 24);
+    ExpectGemmMatchesReference({7, 5, 9, 11, 13, true, {}, threads}, 25);
+  }
 }
 
 TEST_P(GemmTest, HonoursRowStridesAndLeavesPaddingAlone) {
