@@ -1,14 +1,16 @@
 // torchir's native f32 GEMM (backends/native/) on GEMM shapes of real layers, side by side in
-// one run with a register-only FMA peak loop and XNNPACK's fully-connected operator, at 1 thread.
+// one run with a register-only FMA peak loop and XNNPACK's fully-connected operator, at 1 thread
+// (and at 2 threads at the end).
 //
 //   Peak/<target>                      12 independent FMA chains on registers only: the
 //                                      machine's FMA throughput for that vector width
 //   Native/<target>/M/N/K              Gemm() on pre-packed B, bias, no activation
 //   Xnnpack/M/N/K                      xnn_create_fully_connected_nc_f32 (packs at create,
-//                                      outside the timing), xnn_run_operator without threads
+//                                      outside the timing), xnn_run_operator without a pool
 //
 // <target> is "best" (what dispatch picks on this CPU) and, when the CPU has something wider,
-// "avx2" forced through hwy::SetSupportedTargetsForTest. Each shape runs Native, Xnnpack, Native
+// "avx2" forced through hwy::SetSupportedTargetsForTest. Rows ending in threads:2 run both on a
+// 2-thread pthreadpool. Each shape runs Native, Xnnpack, Native
 // again (A-B-A), and the peak loops run at the start, middle and end, so drift shows. Counters:
 // GFLOPS (2*M*N*K per iteration) and of_peak (the fraction of the median peak of the same vector
 // width measured at start-up in this run). Use --benchmark_repetitions for the spread.
@@ -166,7 +168,9 @@ void ReportRate(benchmark::State& state, const Shape& shape, double peak) {
       benchmark::Counter(flops / peak, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_Native(benchmark::State& state, Shape shape, int64_t target) {
+pthreadpool_t g_pool2 = nullptr;  // 2 threads, for the threads:2 rows
+
+void BM_Native(benchmark::State& state, Shape shape, int64_t target, pthreadpool_t pool) {
   ForcedTarget forced(target);
   GemmConfig config;
   if (!GetGemmConfig(CurrentKernelTarget(), &config)) {
@@ -179,7 +183,8 @@ void BM_Native(benchmark::State& state, Shape shape, int64_t target) {
   std::vector<float> c(shape.m * shape.n);
   // float storage keeps the packed panels and the scratch 4-byte aligned; the header is 64 bytes.
   std::vector<float> packed(PackedBBytes(config, shape.k, shape.n) / sizeof(float) + 16);
-  std::vector<float> scratch(GemmScratchBytes(config, shape.m) / sizeof(float) + 16);
+  const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+  std::vector<float> scratch(GemmScratchBytes(config, shape.m, threads) / sizeof(float) + 16);
   PackedB view;
   if (PackB(config, shape.k, shape.n, b.data(), shape.n, packed.data(),
             packed.size() * sizeof(float)) != runtime::Error::kOk ||
@@ -197,10 +202,11 @@ void BM_Native(benchmark::State& state, Shape shape, int64_t target) {
     benchmark::ClobberMemory();
   }
   state.SetLabel(KernelTargetName(config.target));
+  // of_peak stays per core: with 2 threads it may reach 2.
   ReportRate(state, shape, target == g_avx2 && g_avx2 != 0 ? g_peak_avx2 : g_peak_best);
 }
 
-void BM_Xnnpack(benchmark::State& state, Shape shape) {
+void BM_Xnnpack(benchmark::State& state, Shape shape, pthreadpool_t pool) {
   const std::vector<float> a = Random(shape.m * shape.k, 1);
   const std::vector<float> b = Random(shape.k * shape.n, 2);
   const std::vector<float> bias = Random(shape.n, 3);
@@ -213,14 +219,14 @@ void BM_Xnnpack(benchmark::State& state, Shape shape) {
   const float inf = std::numeric_limits<float>::infinity();
   if (xnn_create_fully_connected_nc_f32(shape.k, shape.n, shape.k, shape.n, kernel.data(),
                                         bias.data(), -inf, inf, 0, &op) != xnn_status_success ||
-      xnn_setup_fully_connected_nc_f32(op, shape.m, a.data(), c.data(), nullptr) !=
+      xnn_setup_fully_connected_nc_f32(op, shape.m, a.data(), c.data(), pool) !=
           xnn_status_success) {
     state.SkipWithError("XNNPACK refused the shape");
     xnn_delete_operator(op);
     return;
   }
   for (auto _ : state) {
-    if (xnn_run_operator(op, nullptr) != xnn_status_success) {
+    if (xnn_run_operator(op, pool) != xnn_status_success) {
       state.SkipWithError("xnn_run_operator failed");
       break;
     }
@@ -247,16 +253,28 @@ void RegisterAll() {
   size_t index = 0;
   for (const Shape& shape : kShapes) {
     const std::string name = ShapeName(shape);
-    benchmark::RegisterBenchmark(("Native/best/" + name).c_str(), BM_Native, shape, int64_t{0});
-    benchmark::RegisterBenchmark(("Xnnpack/" + name).c_str(), BM_Xnnpack, shape);
+    benchmark::RegisterBenchmark(("Native/best/" + name).c_str(), BM_Native, shape, int64_t{0},
+                                 nullptr);
+    benchmark::RegisterBenchmark(("Xnnpack/" + name).c_str(), BM_Xnnpack, shape, nullptr);
     benchmark::RegisterBenchmark(("Native/best/" + name + "/again").c_str(), BM_Native, shape,
-                                 int64_t{0});
+                                 int64_t{0}, nullptr);
     if (g_avx2 != 0) {
-      benchmark::RegisterBenchmark(("Native/avx2/" + name).c_str(), BM_Native, shape, g_avx2);
+      benchmark::RegisterBenchmark(("Native/avx2/" + name).c_str(), BM_Native, shape, g_avx2,
+                                   nullptr);
     }
     if (++index == std::size(kShapes) / 2) RegisterPeaks("middle");
   }
   RegisterPeaks("end");
+  // Both cores (this machine has 2, shared with other work: noisier than the rows above).
+  for (const Shape& shape : kShapes) {
+    const std::string name = ShapeName(shape) + "/threads:2";
+    // Wall-clock time: CPU time would count the calling thread only.
+    benchmark::RegisterBenchmark(("Native/best/" + name).c_str(), BM_Native, shape, int64_t{0},
+                                 g_pool2)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark(("Xnnpack/" + name).c_str(), BM_Xnnpack, shape, g_pool2)
+        ->UseRealTime();
+  }
 }
 
 }  // namespace
@@ -277,9 +295,11 @@ int main(int argc, char** argv) {
               hwy::TargetName(best), hwy::TargetName(best), g_peak_best * 1e-9);
   if (g_avx2 != 0) std::printf(", AVX2 %.1f GFLOP/s", g_peak_avx2 * 1e-9);
   std::printf("\n");
+  g_pool2 = pthreadpool_create(2);
   RegisterAll();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  pthreadpool_destroy(g_pool2);
   xnn_deinitialize();
   return 0;
 }
