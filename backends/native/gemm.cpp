@@ -1,0 +1,237 @@
+// Compiled once per Highway target (foreach_target.h re-includes this file); the part after
+// HWY_ONCE is compiled once and dispatches. Built with the baseline flags only: Highway puts each
+// target's instruction-set attributes on its functions itself.
+#include "backends/native/gemm.h"
+
+#include <pthreadpool.h>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+#include "backends/native/gemm_call.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/native/gemm.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must follow foreach_target.h (clang-format: keep the order).
+#include "hwy/highway.h"
+// Must follow hwy/highway.h.
+#include "backends/native/gemm_micro_kernel-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace torchir::native {
+namespace HWY_NAMESPACE {
+
+KernelTarget TargetOfThisCode() { return kThisTarget; }
+
+namespace {
+
+// Copies rows [0, rows) x columns [0, kc) of A into the scratch, row r at r * kKc
+// (gemm_micro_kernel-inl.h says why rows rather than k-major panels).
+void PackA(const float* HWY_RESTRICT a, size_t lda, size_t rows, size_t kc,
+           float* HWY_RESTRICT panels) {
+  for (size_t r = 0; r < rows; ++r) std::memcpy(panels + r * kKc, a + r * lda, kc * sizeof(float));
+}
+
+// The micro-kernel for `rows` (1..kMr) rows, through a table so each row count runs a kernel
+// that computes no padding rows.
+template <size_t... kIndex>
+constexpr auto MicroKernelTable(std::index_sequence<kIndex...>) {
+  using Kernel = void (*)(const TileArgs&, float*, size_t);
+  return std::array<Kernel, sizeof...(kIndex)>{&MicroKernel<kIndex + 1>...};
+}
+constexpr auto kMicroKernels = MicroKernelTable(std::make_index_sequence<kMr>());
+
+// One tile of C: straight into C when it has all kNr columns, else through a tile on the stack
+// so the micro-kernel never reads or writes past the N edge.
+HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_RESTRICT c,
+                     size_t ldc) {
+  if (cols == kNr) {
+    if (rows == kMr) {
+      MicroKernel<kMr>(args, c, ldc);  // the common case, inlined
+    } else {
+      kMicroKernels[rows - 1](args, c, ldc);
+    }
+    return;
+  }
+  alignas(64) float tile[kMr * kNr];
+  if (args.accumulate) {
+    for (size_t r = 0; r < rows; ++r)
+      std::memcpy(tile + r * kNr, c + r * ldc, cols * sizeof(float));
+  }
+  kMicroKernels[rows - 1](args, tile, kNr);
+  for (size_t r = 0; r < rows; ++r) std::memcpy(c + r * ldc, tile + r * kNr, cols * sizeof(float));
+}
+
+}  // namespace
+
+runtime::Error GemmForTarget(const GemmCall& call) {
+  const PackedB& b = *call.b;
+  const GemmConfig& config = b.config;
+  // The table (gemm_config.cpp) and this target's kernel must agree, or panels are misread.
+  if (config.mr != kMr || config.nr != kNr || config.kc != kKc || config.mc % kMr != 0 ||
+      config.nc % kNr != 0) {
+    return runtime::Error::kInternal;
+  }
+  const size_t m = call.m, n = b.n, k = b.k;
+  const size_t n_padded = (n + kNr - 1) / kNr * kNr;
+  const float lo = call.epilogue.activation == Activation::kNone
+                       ? -std::numeric_limits<float>::infinity()
+                   : call.epilogue.activation == Activation::kRelu ? 0.0f
+                                                                   : call.epilogue.min;
+  const float hi = call.epilogue.activation == Activation::kClamp
+                       ? call.epilogue.max
+                       : std::numeric_limits<float>::infinity();
+  // A zero-padded copy of the bias for the panel at the N edge (and for a missing bias), so the
+  // micro-kernel always loads nr floats.
+  alignas(64) float edge_bias[kNr];
+
+  for (size_t n0 = call.n_begin; n0 < call.n_end; n0 += config.nc) {
+    const size_t n_end = call.n_end - n0 < config.nc ? call.n_end : n0 + config.nc;
+    for (size_t k0 = 0; k0 < k; k0 += config.kc) {
+      const size_t kc = k - k0 < config.kc ? k - k0 : config.kc;
+      const float* b_block = b.data + k0 * n_padded;
+      TileArgs args;
+      args.kc = kc;
+      args.accumulate = k0 != 0;
+      args.clamp = k0 + kc == k && call.epilogue.activation != Activation::kNone;
+      args.lo = lo;
+      args.hi = hi;
+      for (size_t m0 = 0; m0 < m; m0 += config.mc) {
+        const size_t mc = m - m0 < config.mc ? m - m0 : config.mc;
+        PackA(call.a + m0 * call.lda + k0, call.lda, mc, kc, call.scratch);
+        for (size_t j0 = n0; j0 < n_end; j0 += kNr) {
+          const size_t cols = n - j0 < kNr ? n - j0 : kNr;
+          args.b = b_block + j0 * kc;  // panel j0 / nr of this K block: (j0 / nr) * kc * nr
+          if (call.bias != nullptr && cols == kNr) {
+            args.bias = call.bias + j0;
+          } else {
+            for (size_t j = 0; j < kNr; ++j) {
+              edge_bias[j] = call.bias != nullptr && j < cols ? call.bias[j0 + j] : 0.0f;
+            }
+            args.bias = edge_bias;
+          }
+          for (size_t i0 = 0; i0 < mc; i0 += kMr) {
+            args.a = call.scratch + i0 * kKc;
+            const size_t rows = mc - i0 < kMr ? mc - i0 : kMr;
+            Tile(args, rows, cols, call.c + (m0 + i0) * call.ldc + j0, call.ldc);
+          }
+        }
+      }
+    }
+  }
+  return runtime::Error::kOk;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace torchir::native
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace torchir::native {
+
+HWY_EXPORT(TargetOfThisCode);
+HWY_EXPORT(GemmForTarget);
+
+KernelTarget CurrentKernelTarget() { return HWY_DYNAMIC_DISPATCH(TargetOfThisCode)(); }
+
+namespace {
+
+// How a call is shared among threads: `tasks` tasks (at most the pool's thread count, one scratch
+// slot each, so no two running tasks share a slot whichever thread runs them), each a range of
+// rows when there are enough for every thread to run whole mr-row tiles, else a range of
+// nr-wide panels (M = 1 linear layers, the last stage of a CNN).
+struct Split {
+  size_t tasks = 1;
+  bool along_m = true;
+  size_t per_task = 0;  // rows (along M) or panels (along N)
+};
+
+Split PlanSplit(const GemmConfig& config, size_t m, size_t n, size_t threads) {
+  Split split;
+  const size_t panels = (n + config.nr - 1) / config.nr;
+  if (threads <= 1) {
+    split.per_task = m;
+  } else if (m >= threads * config.mr) {
+    split.per_task = ((m + threads - 1) / threads + config.mr - 1) / config.mr * config.mr;
+    split.tasks = (m + split.per_task - 1) / split.per_task;
+  } else if (panels >= 2) {
+    split.along_m = false;
+    split.per_task = (panels + threads - 1) / threads;
+    split.tasks = (panels + split.per_task - 1) / split.per_task;
+  } else {
+    split.per_task = m;
+  }
+  return split;
+}
+
+size_t ScratchFloatsPerSlot(const GemmConfig& config, size_t m) {
+  return (m < config.mc ? m : config.mc) * config.kc;
+}
+
+struct ParallelGemm {
+  GemmCall whole;
+  Split split;
+  size_t slot_floats;
+};
+
+void RunTask(void* context, size_t task) {
+  const ParallelGemm& p = *static_cast<const ParallelGemm*>(context);
+  GemmCall call = p.whole;
+  call.scratch = p.whole.scratch + task * p.slot_floats;
+  if (p.split.along_m) {
+    const size_t m0 = task * p.split.per_task;
+    call.m = p.whole.m - m0 < p.split.per_task ? p.whole.m - m0 : p.split.per_task;
+    call.a += m0 * call.lda;
+    call.c += m0 * call.ldc;
+  } else {
+    const size_t nr = call.b->config.nr;
+    call.n_begin = task * p.split.per_task * nr;
+    const size_t end = call.n_begin + p.split.per_task * nr;
+    call.n_end = end < p.whole.n_end ? end : p.whole.n_end;
+  }
+  // Arguments were checked by Gemm and every task's share is in range: the result is kOk.
+  (void)HWY_DYNAMIC_DISPATCH(GemmForTarget)(call);
+}
+
+}  // namespace
+
+size_t GemmScratchBytes(const GemmConfig& config, size_t m, size_t threads) {
+  return (threads == 0 ? 1 : threads) * ScratchFloatsPerSlot(config, m) * sizeof(float);
+}
+
+runtime::Error Gemm(size_t m, const float* a, size_t lda, const PackedB& b, const float* bias,
+                    float* c, size_t ldc, const Epilogue& epilogue, void* scratch,
+                    size_t scratch_bytes, pthreadpool_t threadpool) {
+  GemmConfig current;
+  if (!GetGemmConfig(CurrentKernelTarget(), &current)) return runtime::Error::kInternal;
+  // The layout is what must match: nr and kc (a program packed for SSE4 runs on NEON).
+  if (b.config.nr != current.nr || b.config.kc != current.kc) return runtime::Error::kNotSupported;
+  if (m == 0) return runtime::Error::kOk;
+  if (a == nullptr || c == nullptr || b.data == nullptr || lda < b.k || ldc < b.n ||
+      epilogue.activation > Activation::kClamp ||
+      (epilogue.activation == Activation::kClamp && !(epilogue.min <= epilogue.max))) {
+    return runtime::Error::kInvalidArgument;
+  }
+  const size_t threads = threadpool == nullptr ? 1 : pthreadpool_get_threads_count(threadpool);
+  if (scratch == nullptr || scratch_bytes < GemmScratchBytes(current, m, threads) ||
+      reinterpret_cast<uintptr_t>(scratch) % alignof(float) != 0) {
+    return runtime::Error::kOutOfMemory;
+  }
+  // The table's mc and nc for this target, with the caller's nr/kc already checked equal.
+  PackedB blocked = b;
+  blocked.config = current;
+  const GemmCall call{m, a,  lda, &blocked, bias, c, ldc, epilogue, static_cast<float*>(scratch),
+                      0, b.n};
+  const Split split = PlanSplit(current, m, b.n, threads);
+  if (split.tasks == 1) return HWY_DYNAMIC_DISPATCH(GemmForTarget)(call);
+  ParallelGemm parallel{call, split, ScratchFloatsPerSlot(current, m)};
+  pthreadpool_parallelize_1d(threadpool, &RunTask, &parallel, split.tasks, 0);
+  return runtime::Error::kOk;
+}
+
+}  // namespace torchir::native
+#endif  // HWY_ONCE

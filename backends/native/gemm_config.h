@@ -1,0 +1,45 @@
+// Which micro-kernel each instruction set runs, and the cache blocking around it. One table
+// (gemm_config.cpp) is read by the weight packer on the host and by every Highway target of the
+// GEMM, so a packed layout and the kernel that reads it cannot drift apart.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace torchir::native {
+
+// The instruction-set families torchir packs weights for. Written into packed weights (and later
+// into programs), so the numbers are torchir's own and never change; only append.
+enum class KernelTarget : uint32_t {
+  kPortable = 1,   // Highway's scalar / EMU128 fallback: plain C++ micro-kernel.
+  kX86Sse4 = 2,    // SSSE3 / SSE4: 16 xmm registers of 4 floats.
+  kX86Avx2 = 3,    // AVX2 + FMA: 16 ymm registers of 8 floats.
+  kX86Avx512 = 4,  // AVX-512 (AVX3, AVX3_DL): 32 zmm registers of 16 floats.
+  kArmNeon = 5,    // NEON (and SVE run at 128 bits): 32 q registers of 4 floats.
+};
+
+// "avx2", ... for logs, tests and benchmark labels.
+const char* KernelTargetName(KernelTarget target);
+
+// The GEMM's blocking for one target. The micro-kernel computes an mr x nr tile of C with
+// mr * nr / lanes accumulators held in registers; kc bounds the K extent of one packed panel
+// so an nr-wide panel of B (kc * nr floats) stays in L1 while mc rows of packed A
+// (mc * kc floats) stay in L2; nc bounds the N extent of one pass so the kc x nc block of B
+// read for every mc block stays in L2 as well.
+struct GemmConfig {
+  KernelTarget target;
+  size_t mr;
+  size_t nr;
+  size_t kc;
+  size_t mc;  // a multiple of mr
+  size_t nc;  // a multiple of nr
+};
+
+// The blocking of `target`; false (and `*config` untouched) for a value outside the enum.
+bool GetGemmConfig(KernelTarget target, GemmConfig* config);
+
+// The target the GEMM dispatches to on this CPU now (Highway's best supported target, or the one
+// a test forced with hwy::SetSupportedTargetsForTest).
+KernelTarget CurrentKernelTarget();
+
+}  // namespace torchir::native

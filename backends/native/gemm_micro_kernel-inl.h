@@ -1,0 +1,193 @@
+// The register-blocked micro-kernels, compiled once per Highway target (a Highway "-inl" header:
+// include it after hwy/highway.h, inside a foreach_target.h translation unit).
+//
+// Per target: kThisTarget (gemm_config.h), the tile kMr x kNr and the K block kKc (which must
+// equal that target's row of gemm_config.cpp: Gemm checks it on every call), and
+// MicroKernel<kRows>, which adds a (kRows x kc, rows kKc floats apart) * b (kc x kNr panel) to an
+// accumulator tile started from the bias row or from C and stores kRows rows of it to C, clamped
+// on the last K block. kRows < kMr serves the M edge without computing padding rows.
+//
+// Packed A keeps A's rows (row-major, kKc floats apart) rather than BLIS's k-major interleave:
+// the copy is then a memcpy per row instead of a transpose (which cost as much as the
+// arithmetic when N is 64), and because kKc is a compile-time constant, row i's element is one
+// broadcast at a constant displacement i * kKc * 4 from a single pointer.
+//
+// SIMD targets hold the tile as 2 * kMr named vector variables: a named variable is a register
+// to the compiler, where an array of vectors may be kept in memory (read the assembly:
+// docs/native-kernels.md).
+#if defined(TORCHIR_BACKENDS_NATIVE_GEMM_MICRO_KERNEL_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TORCHIR_BACKENDS_NATIVE_GEMM_MICRO_KERNEL_INL_H_
+#undef TORCHIR_BACKENDS_NATIVE_GEMM_MICRO_KERNEL_INL_H_
+#else
+#define TORCHIR_BACKENDS_NATIVE_GEMM_MICRO_KERNEL_INL_H_
+#endif
+
+#include <cstddef>
+
+#include "backends/native/gemm_config.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace torchir::native {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#undef TORCHIR_NATIVE_SIMD
+#if HWY_TARGET == HWY_SCALAR || HWY_TARGET == HWY_EMU128
+#define TORCHIR_NATIVE_SIMD 0
+constexpr KernelTarget kThisTarget = KernelTarget::kPortable;
+constexpr size_t kMr = 4, kNr = 8, kKc = 256;
+#elif HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_SSE4
+#define TORCHIR_NATIVE_SIMD 1
+constexpr KernelTarget kThisTarget = KernelTarget::kX86Sse4;
+constexpr size_t kMr = 6, kNr = 8, kKc = 256;
+#elif HWY_TARGET == HWY_AVX2
+#define TORCHIR_NATIVE_SIMD 1
+constexpr KernelTarget kThisTarget = KernelTarget::kX86Avx2;
+constexpr size_t kMr = 6, kNr = 16, kKc = 256;
+#elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#define TORCHIR_NATIVE_SIMD 1
+constexpr KernelTarget kThisTarget = KernelTarget::kX86Avx512;
+constexpr size_t kMr = 14, kNr = 32, kKc = 256;
+#elif HWY_ARCH_ARM
+// NEON, and SVE run on fixed 128-bit vectors, so one packed layout serves every arm64 core.
+#define TORCHIR_NATIVE_SIMD 1
+constexpr KernelTarget kThisTarget = KernelTarget::kArmNeon;
+constexpr size_t kMr = 12, kNr = 8, kKc = 256;
+#else
+// Targets without a tuned kernel yet (WASM, RVV, PPC) run the portable one.
+#define TORCHIR_NATIVE_SIMD 0
+constexpr KernelTarget kThisTarget = KernelTarget::kPortable;
+constexpr size_t kMr = 4, kNr = 8, kKc = 256;
+#endif
+
+// What a micro-kernel call computes besides the panels' product.
+struct TileArgs {
+  size_t kc;
+  const float* a;     // up to kMr rows of kc floats, kKc floats apart (gemm.cpp PackA)
+  const float* b;     // kc x kNr, k-major (packed_weights.h)
+  const float* bias;  // kNr floats; the tile's start value when !accumulate
+  bool accumulate;    // start from C (a later K block) instead of the bias
+  bool clamp;         // the last K block of an epilogue: clamp to [lo, hi] before storing
+  float lo;
+  float hi;
+};
+
+#if TORCHIR_NATIVE_SIMD
+
+// Rows 0..13: enough for the largest kMr (AVX-512's 14); rows >= kMr compile to nothing.
+#define TORCHIR_NATIVE_ROWS(X) \
+  X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
+
+template <size_t kRows>
+HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t ldc) {
+  static_assert(kRows >= 1 && kRows <= kMr, "a tile has 1..kMr rows");
+  constexpr size_t kLanes = kNr / 2;
+  const hn::FixedTag<float, kLanes> d;
+  using V = decltype(hn::Zero(d));
+  static_assert(kMr <= 14, "TORCHIR_NATIVE_ROWS covers 14 rows");
+
+#define TORCHIR_DECLARE(i) \
+  V c##i##0 = hn::Zero(d); \
+  V c##i##1 = hn::Zero(d); \
+  (void)c##i##0;           \
+  (void)c##i##1;
+  TORCHIR_NATIVE_ROWS(TORCHIR_DECLARE)
+#undef TORCHIR_DECLARE
+
+  if (args.accumulate) {
+#define TORCHIR_LOAD_C(i)                         \
+  if constexpr (i < kRows) {                      \
+    c##i##0 = hn::LoadU(d, c + i * ldc);          \
+    c##i##1 = hn::LoadU(d, c + i * ldc + kLanes); \
+  }
+    TORCHIR_NATIVE_ROWS(TORCHIR_LOAD_C)
+#undef TORCHIR_LOAD_C
+  } else {
+    const V bias0 = hn::LoadU(d, args.bias);
+    const V bias1 = hn::LoadU(d, args.bias + kLanes);
+#define TORCHIR_INIT_BIAS(i) \
+  if constexpr (i < kRows) { \
+    c##i##0 = bias0;         \
+    c##i##1 = bias1;         \
+  }
+    TORCHIR_NATIVE_ROWS(TORCHIR_INIT_BIAS)
+#undef TORCHIR_INIT_BIAS
+  }
+
+  // The hot loop: 2 loads of B, kRows broadcasts of A, 2 * kRows FMAs; live vectors are the
+  // 2 * kRows accumulators, the 2 B vectors and one broadcast at a time.
+  const float* HWY_RESTRICT a = args.a;
+  const float* HWY_RESTRICT b = args.b;
+  for (size_t k = 0; k < args.kc; ++k) {
+    const V b0 = hn::LoadU(d, b);
+    const V b1 = hn::LoadU(d, b + kLanes);
+#define TORCHIR_FMA(i)                       \
+  if constexpr (i < kRows) {                 \
+    const V a##i = hn::Set(d, a[i * kKc]);   \
+    c##i##0 = hn::MulAdd(a##i, b0, c##i##0); \
+    c##i##1 = hn::MulAdd(a##i, b1, c##i##1); \
+  }
+    TORCHIR_NATIVE_ROWS(TORCHIR_FMA)
+#undef TORCHIR_FMA
+    a += 1;
+    b += kNr;
+  }
+
+  if (args.clamp) {
+    const V lo = hn::Set(d, args.lo);
+    const V hi = hn::Set(d, args.hi);
+#define TORCHIR_CLAMP(i)                         \
+  if constexpr (i < kRows) {                     \
+    c##i##0 = hn::Min(hn::Max(c##i##0, lo), hi); \
+    c##i##1 = hn::Min(hn::Max(c##i##1, lo), hi); \
+  }
+    TORCHIR_NATIVE_ROWS(TORCHIR_CLAMP)
+#undef TORCHIR_CLAMP
+  }
+
+#define TORCHIR_STORE(i)                          \
+  if constexpr (i < kRows) {                      \
+    hn::StoreU(c##i##0, d, c + i * ldc);          \
+    hn::StoreU(c##i##1, d, c + i * ldc + kLanes); \
+  }
+  TORCHIR_NATIVE_ROWS(TORCHIR_STORE)
+#undef TORCHIR_STORE
+}
+
+#undef TORCHIR_NATIVE_ROWS
+
+#else  // !TORCHIR_NATIVE_SIMD
+
+// The portable kernel: plain C++ the compiler may keep in scalar registers or auto-vectorise.
+template <size_t kRows>
+HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t ldc) {
+  float acc[kRows][kNr];
+  for (size_t i = 0; i < kRows; ++i) {
+    for (size_t j = 0; j < kNr; ++j) acc[i][j] = args.accumulate ? c[i * ldc + j] : args.bias[j];
+  }
+  const float* HWY_RESTRICT a = args.a;
+  const float* HWY_RESTRICT b = args.b;
+  for (size_t k = 0; k < args.kc; ++k) {
+    for (size_t i = 0; i < kRows; ++i) {
+      for (size_t j = 0; j < kNr; ++j) acc[i][j] += a[i * kKc] * b[j];
+    }
+    a += 1;
+    b += kNr;
+  }
+  for (size_t i = 0; i < kRows; ++i) {
+    for (size_t j = 0; j < kNr; ++j) {
+      float value = acc[i][j];
+      if (args.clamp) value = value < args.lo ? args.lo : value > args.hi ? args.hi : value;
+      c[i * ldc + j] = value;
+    }
+  }
+}
+
+#endif  // TORCHIR_NATIVE_SIMD
+
+}  // namespace HWY_NAMESPACE
+}  // namespace torchir::native
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard toggled per target

@@ -1,0 +1,92 @@
+#include "backends/native/packed_weights.h"
+
+#include <cstring>
+#include <limits>
+
+namespace torchir::native {
+namespace {
+
+size_t RoundUp(size_t value, size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+// Float count of the packed data, or 0 when it would overflow size_t.
+size_t PackedFloats(const GemmConfig& config, size_t k, size_t n) {
+  const size_t n_padded = RoundUp(n, config.nr);
+  if (n_padded != 0 && k > std::numeric_limits<size_t>::max() / 4 / n_padded) return 0;
+  return k * n_padded;
+}
+
+}  // namespace
+
+size_t PackedBBytes(const GemmConfig& config, size_t k, size_t n) {
+  return kPackedBHeaderBytes + PackedFloats(config, k, n) * sizeof(float);
+}
+
+runtime::Error PackB(const GemmConfig& config, size_t k, size_t n, const float* b, size_t ldb,
+                     void* out, size_t out_bytes) {
+  if (k == 0 || n == 0 || ldb < n || b == nullptr || out == nullptr || config.nr == 0 ||
+      config.kc == 0 || PackedFloats(config, k, n) == 0) {
+    return runtime::Error::kInvalidArgument;
+  }
+  if (out_bytes < PackedBBytes(config, k, n)) return runtime::Error::kOutOfMemory;
+
+  PackedBHeader header{};
+  header.magic = kPackedBMagic;
+  header.version = kPackedBVersion;
+  header.target = static_cast<uint32_t>(config.target);
+  header.nr = static_cast<uint32_t>(config.nr);
+  header.kc = static_cast<uint32_t>(config.kc);
+  header.k = k;
+  header.n = n;
+  header.data_floats = PackedFloats(config, k, n);
+  std::memcpy(out, &header, sizeof(header));
+
+  float* dst = reinterpret_cast<float*>(static_cast<char*>(out) + kPackedBHeaderBytes);
+  const size_t nr = config.nr;
+  for (size_t k0 = 0; k0 < k; k0 += config.kc) {
+    const size_t kc = k - k0 < config.kc ? k - k0 : config.kc;
+    for (size_t n0 = 0; n0 < n; n0 += nr) {
+      const size_t cols = n - n0 < nr ? n - n0 : nr;
+      for (size_t kk = 0; kk < kc; ++kk) {
+        const float* src = b + (k0 + kk) * ldb + n0;
+        for (size_t j = 0; j < cols; ++j) dst[j] = src[j];
+        for (size_t j = cols; j < nr; ++j) dst[j] = 0.0f;
+        dst += nr;
+      }
+    }
+  }
+  return runtime::Error::kOk;
+}
+
+runtime::Error ViewPackedB(const void* bytes, size_t size, PackedB* view) {
+  if (bytes == nullptr || size < kPackedBHeaderBytes) return runtime::Error::kInvalidProgram;
+  PackedBHeader header;
+  std::memcpy(&header, bytes, sizeof(header));
+  if (header.magic != kPackedBMagic) return runtime::Error::kInvalidProgram;
+  if (header.version != kPackedBVersion) return runtime::Error::kUnsupportedVersion;
+  GemmConfig config;
+  if (!GetGemmConfig(static_cast<KernelTarget>(header.target), &config)) {
+    return runtime::Error::kNotSupported;
+  }
+  if (header.nr != config.nr || header.kc != config.kc) return runtime::Error::kInvalidProgram;
+  if (header.k == 0 || header.n == 0 || header.k > std::numeric_limits<size_t>::max() ||
+      header.n > std::numeric_limits<size_t>::max()) {
+    return runtime::Error::kInvalidProgram;
+  }
+  const size_t k = static_cast<size_t>(header.k);
+  const size_t n = static_cast<size_t>(header.n);
+  const size_t floats = PackedFloats(config, k, n);
+  if (floats == 0 || header.data_floats != floats ||
+      (size - kPackedBHeaderBytes) / sizeof(float) < floats) {
+    return runtime::Error::kProgramOutOfBounds;
+  }
+  view->config = config;
+  view->k = k;
+  view->n = n;
+  view->data =
+      reinterpret_cast<const float*>(static_cast<const char*>(bytes) + kPackedBHeaderBytes);
+  return runtime::Error::kOk;
+}
+
+}  // namespace torchir::native

@@ -1,0 +1,262 @@
+#include "backends/native/gemm.h"
+
+#include <gtest/gtest.h>
+#include <pthreadpool.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hwy/targets.h"
+
+namespace torchir::native {
+namespace {
+
+using runtime::Error;
+
+// The KernelTarget each Highway target runs (gemm_micro_kernel-inl.h).
+KernelTarget ExpectedKernelTarget(int64_t hwy_target) {
+  switch (hwy_target) {
+    case HWY_AVX3:
+    case HWY_AVX3_DL:
+      return KernelTarget::kX86Avx512;
+    case HWY_AVX2:
+      return KernelTarget::kX86Avx2;
+    case HWY_SSE4:
+    case HWY_SSSE3:
+      return KernelTarget::kX86Sse4;
+    case HWY_NEON:
+      return KernelTarget::kArmNeon;
+    default:
+      return KernelTarget::kPortable;
+  }
+}
+
+std::vector<float> Random(size_t count, std::mt19937* rng, float lo = -1.0f, float hi = 1.0f) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> values(count);
+  for (float& v : values) v = dist(*rng);
+  return values;
+}
+
+struct Problem {
+  size_t m, n, k;
+  size_t lda, ldc;  // 0: dense
+  bool bias;
+  Epilogue epilogue;
+  size_t threads = 0;  // 0: no pool
+};
+
+std::string Describe(const Problem& p) {
+  return "M=" + std::to_string(p.m) + " N=" + std::to_string(p.n) + " K=" + std::to_string(p.k) +
+         " lda=" + std::to_string(p.lda) + " ldc=" + std::to_string(p.ldc) +
+         " bias=" + std::to_string(p.bias) +
+         " activation=" + std::to_string(static_cast<int>(p.epilogue.activation)) +
+         " threads=" + std::to_string(p.threads);
+}
+
+// Runs one problem on the current target and compares every element of C with a double
+// reference. The bound: each product a*b is rounded once and each of the K additions (and the
+// bias add) once, at float's unit roundoff u = 2^-24, whatever the order the blocking adds them
+// in, so |C - exact| <= (K + 1) * u * (sum_k |a_ik * b_kj| + |bias_j|) to first order
+// (Higham, "Accuracy and Stability of Numerical Algorithms", 3.1). We allow twice that plus
+// one denormal-sized absolute term; clamping is exact and commutes with the bound.
+// Elements of C outside the M x N result (the ldc padding) must keep their sentinel.
+void ExpectGemmMatchesReference(const Problem& p, uint32_t seed) {
+  SCOPED_TRACE(Describe(p));
+  std::mt19937 rng(seed);
+  const size_t lda = p.lda ? p.lda : p.k, ldc = p.ldc ? p.ldc : p.n;
+  const std::vector<float> a = Random(p.m * lda, &rng);
+  const std::vector<float> b = Random(p.k * p.n, &rng);
+  const std::vector<float> bias = Random(p.n, &rng);
+
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+  std::vector<char> packed(PackedBBytes(config, p.k, p.n));
+  ASSERT_EQ(PackB(config, p.k, p.n, b.data(), p.n, packed.data(), packed.size()), Error::kOk);
+  PackedB view;
+  ASSERT_EQ(ViewPackedB(packed.data(), packed.size(), &view), Error::kOk);
+
+  constexpr float kSentinel = 12345.0f;
+  std::vector<float> c(p.m * ldc, kSentinel);
+  pthreadpool_t pool = p.threads == 0 ? nullptr : pthreadpool_create(p.threads);
+  std::vector<char> scratch(GemmScratchBytes(config, p.m, p.threads == 0 ? 1 : p.threads));
+  const Error error = Gemm(p.m, a.data(), lda, view, p.bias ? bias.data() : nullptr, c.data(), ldc,
+                           p.epilogue, scratch.data(), scratch.size(), pool);
+  if (pool != nullptr) pthreadpool_destroy(pool);
+  ASSERT_EQ(error, Error::kOk);
+
+  const double u = std::ldexp(1.0, -24);
+  size_t failures = 0;
+  for (size_t i = 0; i < p.m; ++i) {
+    for (size_t j = 0; j < ldc; ++j) {
+      const float got = c[i * ldc + j];
+      if (j >= p.n) {
+        ASSERT_EQ(got, kSentinel) << "wrote past N at row " << i << " column " << j;
+        continue;
+      }
+      double exact = p.bias ? bias[j] : 0.0;
+      double magnitude = p.bias ? std::fabs(bias[j]) : 0.0;
+      for (size_t kk = 0; kk < p.k; ++kk) {
+        const double product = static_cast<double>(a[i * lda + kk]) * b[kk * p.n + j];
+        exact += product;
+        magnitude += std::fabs(product);
+      }
+      if (p.epilogue.activation == Activation::kRelu) exact = std::max(exact, 0.0);
+      if (p.epilogue.activation == Activation::kClamp) {
+        exact = std::min(std::max(exact, double{p.epilogue.min}), double{p.epilogue.max});
+      }
+      const double tolerance = 2.0 * (p.k + 1) * u * magnitude + 1e-30;
+      if (!(std::fabs(got - exact) <= tolerance) && ++failures <= 5) {
+        ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got << ", expected " << exact << " +- "
+                      << tolerance;
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0u);
+}
+
+// Runs each test once per Highway target compiled in and supported by this CPU.
+class GemmTest : public ::testing::TestWithParam<int64_t> {
+ protected:
+  void SetUp() override { hwy::SetSupportedTargetsForTest(GetParam()); }
+  void TearDown() override { hwy::SetSupportedTargetsForTest(0); }
+};
+
+TEST_P(GemmTest, DispatchesToTheForcedTarget) {
+  EXPECT_EQ(CurrentKernelTarget(), ExpectedKernelTarget(GetParam()));
+}
+
+// Every tail of the micro-kernel: M around every target's mr (4, 6, 12, 14), N around every nr
+// (8, 16, 32), K of 1 and around one K block (256); the activation cycles through the kinds.
+TEST_P(GemmTest, MatchesReferenceOnTailShapes) {
+  const Epilogue epilogues[] = {
+      {Activation::kNone, 0, 0}, {Activation::kRelu, 0, 0}, {Activation::kClamp, -0.5f, 0.75f}};
+  uint32_t seed = 1;
+  for (size_t m : {1, 2, 4, 5, 6, 7, 12, 13, 14, 15, 29}) {
+    for (size_t n : {1, 3, 8, 9, 16, 17, 31, 32, 33}) {
+      for (size_t k : {1, 2, 7, 255, 256, 257}) {
+        ExpectGemmMatchesReference({m, n, k, 0, 0, seed % 2 == 0, epilogues[seed % 3]}, seed);
+        ++seed;
+        if (HasFailure()) return;
+      }
+    }
+  }
+}
+
+// Shapes that cross the cache blocks: M past mc (96, 112), N past nc (512), K over several kc
+// blocks with a short last one, primes everywhere, and the large-K shape of a linear layer.
+TEST_P(GemmTest, MatchesReferenceAcrossCacheBlocks) {
+  const Epilogue relu{Activation::kRelu, 0, 0};
+  const Epilogue none{};
+  ExpectGemmMatchesReference({97, 101, 523, 0, 0, true, none}, 1);
+  ExpectGemmMatchesReference({113, 515, 67, 0, 0, true, relu}, 2);
+  ExpectGemmMatchesReference({229, 37, 1031, 0, 0, false, none}, 3);
+  ExpectGemmMatchesReference({1, 1000, 512, 0, 0, true, none}, 4);
+  ExpectGemmMatchesReference({2, 3, 4099, 0, 0, true, none}, 5);
+}
+
+// Shares along M (enough rows for every thread), along N (fewer rows than threads * mr, or a
+// single row), and a single panel that cannot be shared; more threads than this machine's cores.
+TEST_P(GemmTest, MatchesReferenceWithThreads) {
+  const Epilogue relu{Activation::kRelu, 0, 0};
+  for (size_t threads : {2, 3}) {
+    ExpectGemmMatchesReference({97, 101, 523, 0, 0, true, relu, threads}, 21);
+    ExpectGemmMatchesReference({250, 64, 300, 0, 0, true, {}, threads}, 22);
+    ExpectGemmMatchesReference({1, 1000, 512, 0, 0, true, {}, threads}, 23);
+    ExpectGemmMatchesReference({5, 33, 300, 0, 0, false, relu, threads}, 24);
+    ExpectGemmMatchesReference({7, 5, 9, 11, 13, true, {}, threads}, 25);
+  }
+}
+
+TEST_P(GemmTest, HonoursRowStridesAndLeavesPaddingAlone) {
+  ExpectGemmMatchesReference({13, 17, 19, 23, 29, true, {Activation::kRelu, 0, 0}}, 7);
+  ExpectGemmMatchesReference({100, 40, 300, 301, 41, false, {}}, 8);
+}
+
+// Each activation on values that straddle its thresholds (bias pushes half of them past).
+TEST_P(GemmTest, AppliesEveryEpilogue) {
+  ExpectGemmMatchesReference({31, 47, 5, 0, 0, true, {Activation::kNone, 0, 0}}, 11);
+  ExpectGemmMatchesReference({31, 47, 5, 0, 0, true, {Activation::kRelu, 0, 0}}, 12);
+  ExpectGemmMatchesReference({31, 47, 5, 0, 0, true, {Activation::kClamp, 0.0f, 0.5f}}, 13);
+  ExpectGemmMatchesReference({31, 47, 5, 0, 0, false, {Activation::kClamp, -0.25f, -0.25f}}, 14);
+  ExpectGemmMatchesReference({31, 47, 300, 0, 0, true, {Activation::kClamp, -1.0f, 1.0f}}, 15);
+}
+
+TEST_P(GemmTest, ExactOnSmallIntegers) {
+  // Integer-valued inputs: every partial sum is exact in float, so the result must be too.
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+  const size_t m = 9, n = 21, k = 300;
+  std::vector<float> a(m * k), b(k * n), bias(n);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(static_cast<int>(i % 7) - 3);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(static_cast<int>(i % 5) - 2);
+  for (size_t j = 0; j < n; ++j) bias[j] = static_cast<float>(j);
+  std::vector<char> packed(PackedBBytes(config, k, n));
+  ASSERT_EQ(PackB(config, k, n, b.data(), n, packed.data(), packed.size()), Error::kOk);
+  PackedB view;
+  ASSERT_EQ(ViewPackedB(packed.data(), packed.size(), &view), Error::kOk);
+  std::vector<float> c(m * n);
+  std::vector<char> scratch(GemmScratchBytes(config, m));
+  ASSERT_EQ(
+      Gemm(m, a.data(), k, view, bias.data(), c.data(), n, {}, scratch.data(), scratch.size()),
+      Error::kOk);
+  for (size_t i = 0; i < m; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      float expected = bias[j];
+      for (size_t kk = 0; kk < k; ++kk) expected += a[i * k + kk] * b[kk * n + j];
+      ASSERT_EQ(c[i * n + j], expected) << i << ", " << j;
+    }
+  }
+}
+
+TEST_P(GemmTest, RejectsWeightsPackedForAnotherLayoutAndShortScratch) {
+  GemmConfig current, other;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &current));
+  ASSERT_TRUE(GetGemmConfig(
+      current.target == KernelTarget::kX86Avx2 ? KernelTarget::kX86Avx512 : KernelTarget::kX86Avx2,
+      &other));
+  const size_t m = 3, n = 5, k = 4;
+  std::vector<float> a(m * k, 1.0f), b(k * n, 1.0f), c(m * n, 0.0f);
+  std::vector<char> packed(PackedBBytes(other, k, n));
+  ASSERT_EQ(PackB(other, k, n, b.data(), n, packed.data(), packed.size()), Error::kOk);
+  PackedB view;
+  ASSERT_EQ(ViewPackedB(packed.data(), packed.size(), &view), Error::kOk);
+  std::vector<char> scratch(GemmScratchBytes(current, m));
+  EXPECT_EQ(Gemm(m, a.data(), k, view, nullptr, c.data(), n, {}, scratch.data(), scratch.size()),
+            Error::kNotSupported);
+
+  packed.assign(PackedBBytes(current, k, n), 0);
+  ASSERT_EQ(PackB(current, k, n, b.data(), n, packed.data(), packed.size()), Error::kOk);
+  ASSERT_EQ(ViewPackedB(packed.data(), packed.size(), &view), Error::kOk);
+  EXPECT_EQ(
+      Gemm(m, a.data(), k, view, nullptr, c.data(), n, {}, scratch.data(), scratch.size() - 1),
+      Error::kOutOfMemory);
+  EXPECT_EQ(
+      Gemm(m, a.data(), k - 1, view, nullptr, c.data(), n, {}, scratch.data(), scratch.size()),
+      Error::kInvalidArgument);
+  EXPECT_EQ(Gemm(m, a.data(), k, view, nullptr, c.data(), n, {Activation::kClamp, 1.0f, 0.0f},
+                 scratch.data(), scratch.size()),
+            Error::kInvalidArgument);
+  EXPECT_EQ(std::count(c.begin(), c.end(), 0.0f), static_cast<long>(c.size()));
+  EXPECT_EQ(Gemm(m, a.data(), k, view, nullptr, c.data(), n, {}, scratch.data(), scratch.size()),
+            Error::kOk);
+  EXPECT_EQ(std::count(c.begin(), c.end(), static_cast<float>(k)), static_cast<long>(c.size()));
+}
+
+std::vector<int64_t> TargetsOfThisCpu() {
+  std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  return targets;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTargets, GemmTest, ::testing::ValuesIn(TargetsOfThisCpu()),
+                         [](const ::testing::TestParamInfo<int64_t>& info) {
+                           return std::string(hwy::TargetName(info.param));
+                         });
+
+}  // namespace
+}  // namespace torchir::native
