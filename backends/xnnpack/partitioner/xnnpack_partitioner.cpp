@@ -114,7 +114,8 @@ double XnnpackPartitionResult::DelegatedMacShare() const {
                          : static_cast<double>(delegated_macs) / static_cast<double>(total_macs);
 }
 
-absl::StatusOr<XnnpackPartitionResult> PartitionForXnnpack(ir::Graph& graph) {
+absl::StatusOr<XnnpackPartitionResult> PartitionForXnnpack(ir::Graph& graph,
+                                                           int64_t first_delegate_index) {
   XnnpackPartitionResult result;
   const std::vector<ir::Node*> nodes = graph.NodeSnapshot();
   std::unordered_map<const ir::Node*, uint64_t> macs;
@@ -160,7 +161,7 @@ absl::StatusOr<XnnpackPartitionResult> PartitionForXnnpack(ir::Graph& graph) {
     const std::vector<const ir::Node*> members(group.nodes.begin(), group.nodes.end());
     SubgraphSerializer serializer(group_layouts[g], members);
     DelegateSummary summary;
-    summary.delegate_index = static_cast<int64_t>(g);
+    summary.delegate_index = first_delegate_index + static_cast<int64_t>(g);
     summary.layout = group_layouts[g];
     for (const ir::Node* node : group.nodes) {
       absl::Status status = FindXnnpackCapability(node->op())->serialize(*node, serializer);
@@ -185,7 +186,7 @@ absl::StatusOr<XnnpackPartitionResult> PartitionForXnnpack(ir::Graph& graph) {
     RegionRewrite region;
     region.members = group.nodes;
     region.subgraph = std::move(*subgraph);
-    region.delegate_index = static_cast<int64_t>(g);
+    region.delegate_index = first_delegate_index + static_cast<int64_t>(g);
     region.attributes = {{kReadOverrunAttr, kXnnpackExtraBytes},
                          {dialect::kDelegateMacsAttr,
                           static_cast<int64_t>(std::min<uint64_t>(summary.macs, INT64_MAX))}};

@@ -44,7 +44,8 @@ struct DelegateSummary {
 };
 
 struct XnnpackPartitionResult {
-  // Indexed by the delegate-call nodes' delegate_index (emit::EmitInput::delegates).
+  // payloads[i] belongs to the delegate call whose delegate_index is
+  // first_delegate_index + i (emit::EmitInput::delegates).
   std::vector<emit::DelegatePayload> payloads;
   std::vector<DelegateSummary> delegates;  // parallel to `payloads`
   std::vector<LeftOutNode> left_out;       // in graph order
@@ -71,9 +72,12 @@ struct XnnpackPartitionResult {
 //   6. serialises each region into its blob (subgraph_serializer.h), repacking filters;
 //   7. replaces the regions by delegate-call nodes with edge.permute nodes at the layout
 //      borders (delegate_rewriter.h).
-// The result lists the payloads in delegate_index order, the nodes left out with their
-// reasons and the MACs taken. The same graph gives the same graph and the same bytes.
+// The delegate calls are numbered from `first_delegate_index` on, so that backends listed
+// before XNNPACK keep theirs. Nodes that are not Edge ops (their delegate calls) are left
+// alone. The result lists the payloads in delegate_index order, the nodes left out with
+// their reasons and the MACs taken. The same graph gives the same graph and the same bytes.
 // Errors only on internal inconsistencies (they name the node).
-absl::StatusOr<XnnpackPartitionResult> PartitionForXnnpack(ir::Graph& graph);
+absl::StatusOr<XnnpackPartitionResult> PartitionForXnnpack(ir::Graph& graph,
+                                                           int64_t first_delegate_index = 0);
 
 }  // namespace torchir::xnnpack
