@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "compiler/backend/explain.h"
 #include "compiler/dialect/edge_ops.h"
 #include "compiler/emit/atomic_file.h"
 #include "compiler/ir/graph_printer.h"
@@ -32,9 +33,11 @@ constexpr char kDescription[] =
     "values) together with its state_dict (.safetensors or a torch.save .pt file).\n"
     "The driver loads and validates the graph, binds the weights, lowers the ATen ops to the\n"
     "Edge dialect (listing every unsupported op at once), optimises the Edge graph (batch-norm\n"
-    "folding, activation fusion, constant folding, CSE, DCE), hands the regions XNNPACK can\n"
-    "run to the XNNPACK delegate (--backend xnnpack, the default; --explain says why each\n"
-    "other node stays on the portable kernels), plans activation memory and, with -o,\n"
+    "folding, activation fusion, constant folding, CSE, DCE), hands what the listed backends\n"
+    "can run to their delegates (--backend xnnpack, the default; with a list such as\n"
+    "--backend native,xnnpack each node goes to the first backend that takes it; --explain\n"
+    "says which backend took each node and why the others did not; what no backend takes\n"
+    "stays on the portable kernels), plans activation memory and, with -o,\n"
     "writes a .pte program for the torchir runtime. Every problem is printed as one\n"
     "'error: ...' line naming file, node and tensor; on any error no output file is written\n"
     "(an existing one is left as it was).";
@@ -58,27 +61,23 @@ std::string Count(size_t n, const char* noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
-// "1.82 G", "301 M", "940 k", "12": MAC counts people can read.
-std::string FormatCount(uint64_t count) {
-  static const struct {
-    double scale;
-    const char* suffix;
-  } kUnits[] = {{1e12, " T"}, {1e9, " G"}, {1e6, " M"}, {1e3, " k"}};
-  for (const auto& unit : kUnits) {
-    if (static_cast<double>(count) >= unit.scale) {
-      char text[32];
-      std::snprintf(text, sizeof(text), "%.3g%s", static_cast<double>(count) / unit.scale,
-                    unit.suffix);
-      return text;
-    }
-  }
-  return std::to_string(count);
-}
-
 std::string Percent(double share) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.2f%%", 100.0 * share);
   return text;
+}
+
+// ", 1 xnnpack delegate (98.50% of MACs)", ", 2 native delegates, 1 xnnpack delegate (...)":
+// the delegates of each listed backend (none for --backend portable).
+std::string Delegates(const torchir::pipeline::CompiledProgram& program) {
+  std::vector<std::string> counts;
+  for (const torchir::backend::BackendPartition& backend : program.partitioning.backends) {
+    counts.push_back(
+        Count(backend.result.delegates.size(), (backend.backend + " delegate").c_str()));
+  }
+  if (counts.empty()) return "";
+  return ", " + absl::StrJoin(counts, ", ") + " (" +
+         Percent(program.partitioning.DelegatedMacShare()) + " of MACs)";
 }
 
 // The line -o prints, e.g. "wrote m.pte: 13.6 MiB (program 9.1 KiB, 1 segment), 65
@@ -90,53 +89,7 @@ std::string WroteLine(const std::string& path, const torchir::pipeline::Compiled
          Count(stats.segment_count, "segment") + "), " +
          Count(stats.instruction_count, "instruction") + ", " +
          Count(stats.operator_count, "operator") + ", arena " +
-         torchir::ir::FormatBytes(program.plan.result.plan.TotalSize()) +
-         (program.xnnpack.has_value()
-              ? ", " + Count(program.xnnpack->delegates.size(), "XNNPACK delegate") + " (" +
-                    Percent(program.xnnpack->DelegatedMacShare()) + " of MACs)"
-              : "");
-}
-
-// --explain: every node left on the portable kernels with its reason, what each delegate
-// took, the op histogram on both sides and the delegated share of MACs.
-void PrintExplanation(const torchir::xnnpack::XnnpackPartitionResult& partition,
-                      std::ostream& out) {
-  std::map<std::string, std::pair<size_t, size_t>> histogram;  // op -> (delegated, not)
-  size_t delegated_nodes = 0;
-  for (const torchir::xnnpack::DelegateSummary& delegate : partition.delegates) {
-    for (const std::string& op : delegate.ops) ++histogram[op].first;
-    delegated_nodes += delegate.ops.size();
-  }
-  for (const torchir::xnnpack::LeftOutNode& node : partition.left_out) ++histogram[node.op].second;
-  out << "xnnpack: " << delegated_nodes << " of " << delegated_nodes + partition.left_out.size()
-      << " Edge nodes delegated in " << Count(partition.delegates.size(), "delegate") << "; MACs "
-      << FormatCount(partition.delegated_macs) << " of " << FormatCount(partition.total_macs)
-      << " delegated (" << Percent(partition.DelegatedMacShare()) << ")\n";
-  for (const torchir::xnnpack::DelegateSummary& delegate : partition.delegates) {
-    out << "  delegate " << delegate.delegate_index << " '" << delegate.call_node << "' ("
-        << torchir::xnnpack::LayoutName(delegate.layout)
-        << "): " << Count(delegate.ops.size(), "node") << ", " << FormatCount(delegate.macs)
-        << " MACs, blob " << torchir::ir::FormatBytes(delegate.blob_bytes) << "\n";
-  }
-  out << "  layout: " << Count(partition.permutes_inserted, "permute")
-      << " inserted at region borders, " << partition.permutes_cancelled << " avoided; "
-      << Count(partition.constants_repacked, "constant") << " repacked\n";
-  out << "not delegated (" << partition.left_out.size() << "):\n";
-  for (const torchir::xnnpack::LeftOutNode& node : partition.left_out) {
-    out << "  node '" << node.node << "' (" << node.op << "): " << node.reason << "\n";
-  }
-  size_t width = 2;
-  for (const auto& [op, counts] : histogram) width = std::max(width, op.size());
-  out << "op histogram:\n";
-  char line[256];
-  std::snprintf(line, sizeof(line), "  %-*s %9s %13s\n", static_cast<int>(width), "op", "delegated",
-                "not delegated");
-  out << line;
-  for (const auto& [op, counts] : histogram) {
-    std::snprintf(line, sizeof(line), "  %-*s %9zu %13zu\n", static_cast<int>(width), op.c_str(),
-                  counts.first, counts.second);
-    out << line;
-  }
+         torchir::ir::FormatBytes(program.plan.result.plan.TotalSize()) + Delegates(program);
 }
 
 }  // namespace
@@ -153,16 +106,18 @@ int main(int argc, char** argv) {
                 "(-o) compile and write the program to OUT.pte (needs every weight bound); the "
                 "file is replaced atomically and only on success");
   cli.AddOption(
-      "backend", "NAME",
-      "the backend the program targets (xnnpack: what XNNPACK can run goes to its delegate, the "
-      "rest to the portable kernels; portable: every node runs on the portable kernels); "
-      "NAME: " +
+      "backend", "NAME[,NAME...]",
+      "the backends the program targets, in order of preference: each node goes to the first "
+      "listed backend that takes it, the rest to the portable kernels (xnnpack: what XNNPACK "
+      "can run goes to its delegates; portable, alone: every node runs on the portable "
+      "kernels); NAME: " +
           absl::StrJoin(torchir::pipeline::AvailableBackends(), ", "),
       torchir::pipeline::CompileOptions().backend);
   cli.AddSwitch("explain",
-                "with --backend xnnpack: print every Edge node left out of the XNNPACK "
-                "delegates with the reason, what each delegate took, a delegated / not "
-                "delegated op histogram and the delegated share of MACs");
+                "print what each --backend took (its delegates, their MACs and blob sizes), "
+                "which backend and delegate took each Edge node and why the backends before it "
+                "did not, every node left on the portable kernels with each backend's reason, "
+                "a delegated / not delegated op histogram and the delegated share of MACs");
   cli.AddOption("dump-graph", "STAGE",
                 "print the graph after STAGE to stdout; STAGE: aten (as loaded), edge (lowered, "
                 "optimised and partitioned for --backend: the graph the program holds)");
@@ -198,10 +153,9 @@ int main(int argc, char** argv) {
   if (cli.Has("dump-graph") && stage != "aten" && stage != "edge") {
     cli.UsageError("--dump-graph: unknown stage '" + stage + "' (available: aten, edge)");
   }
-  const std::vector<std::string> backends = torchir::pipeline::AvailableBackends();
-  if (std::find(backends.begin(), backends.end(), cli.Get("backend")) == backends.end()) {
-    cli.UsageError("--backend: unknown backend '" + cli.Get("backend") +
-                   "' (available: " + absl::StrJoin(backends, ", ") + ")");
+  if (absl::Status backends = torchir::pipeline::CheckBackendList(cli.Get("backend"));
+      !backends.ok()) {
+    cli.UsageError("--backend: " + std::string(backends.message()));
   }
   const std::optional<uint64_t> max_memory =
       torchir::pipeline::ParseByteSize(cli.Get("max-memory"));
@@ -268,16 +222,16 @@ int main(int argc, char** argv) {
   }
   // Without -o, the reports that describe the program's graph (--explain, --memory-report,
   // --dump-graph edge) partition the lowered graph as -o would.
-  std::optional<torchir::xnnpack::XnnpackPartitionResult> partition;
+  std::optional<torchir::backend::Partitioning> partitioning;
   const bool report_program_graph = cli.Switch("explain") || cli.Switch("memory-report") ||
                                     (cli.Has("dump-graph") && stage == "edge");
   if (compiled) {
-    partition = compiled->xnnpack;
+    partitioning = compiled->partitioning;
   } else if (report_program_graph) {
-    absl::StatusOr<std::optional<torchir::xnnpack::XnnpackPartitionResult>> partitioned =
+    absl::StatusOr<torchir::backend::Partitioning> partitioned =
         torchir::pipeline::PartitionForBackend(*lowered, cli.Get("backend"));
     if (!partitioned.ok()) return report_error(partitioned.status());
-    partition = std::move(*partitioned);
+    partitioning = std::move(*partitioned);
   }
   const torchir::ir::Graph& edge = compiled ? *compiled->edge_graph : *lowered;
   const std::vector<torchir::passes::PassStatistics>& statistics =
@@ -297,14 +251,7 @@ int main(int argc, char** argv) {
               << (plan->reordered ? "used" : "not lower, node order kept") << ")\n";
     std::cout << "planning time: " << plan->planning_seconds * 1e3 << " ms\n";
   }
-  if (cli.Switch("explain")) {
-    if (partition.has_value()) {
-      PrintExplanation(*partition, std::cout);
-    } else {
-      std::cout << "backend '" << cli.Get("backend") << "' delegates nothing: every node runs on "
-                << "the portable kernels\n";
-    }
-  }
+  if (cli.Switch("explain")) std::cout << torchir::backend::RenderExplanation(*partitioning);
   if (cli.Has("dump-graph") && stage == "edge") {
     torchir::ir::PrintSummary(edge, std::cout);
     std::cout << "\n";

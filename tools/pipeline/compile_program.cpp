@@ -1,13 +1,11 @@
 #include "tools/pipeline/compile_program.h"
 
-#include <algorithm>
+#include <utility>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "compiler/dialect/delegate_call.h"
-#include "compiler/dialect/edge_ops.h"
+#include "tools/pipeline/builtin_backends.h"
 #include "tools/pipeline/lower.h"
 #include "tools/pipeline/memory_limit.h"
+#include "tools/pipeline/partition.h"
 
 namespace torchir::pipeline {
 namespace {
@@ -28,65 +26,46 @@ emit::EmitInput EmitInputFromPlan(const ir::Graph& graph, const GraphMemoryPlan&
   return input;
 }
 
-absl::Status CheckBackend(const std::string& backend) {
-  const std::vector<std::string> backends = AvailableBackends();
-  if (std::find(backends.begin(), backends.end(), backend) != backends.end()) {
-    return absl::OkStatus();
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown backend '", backend, "' (available: ", absl::StrJoin(backends, ", "), ")"));
-}
-
-// The Edge verifier for a partitioned graph: delegate calls are not Edge ops, so
-// they are skipped here, and only here; every other node must still verify.
-absl::Status VerifyPartitionedGraph(const ir::Graph& graph) {
-  std::vector<std::string> problems = graph.CheckInvariants();
-  for (const ir::Node* node : graph.nodes()) {
-    if (node->op() == dialect::kDelegateCallOp) continue;
-    absl::Status status = dialect::VerifyEdgeNode(*node);
-    if (!status.ok()) problems.emplace_back(status.message());
-  }
-  if (problems.empty()) return absl::OkStatus();
-  return absl::InternalError(
-      absl::StrCat("the partitioned graph is invalid:\n", absl::StrJoin(problems, "\n")));
-}
-
 }  // namespace
 
-std::vector<std::string> AvailableBackends() { return {"xnnpack", "portable"}; }
+std::vector<std::string> AvailableBackends() { return BackendNames(BuiltinBackends()); }
 
-absl::StatusOr<std::optional<xnnpack::XnnpackPartitionResult>> PartitionForBackend(
-    ir::Graph& graph, const std::string& backend) {
-  if (absl::Status status = CheckBackend(backend); !status.ok()) return status;
-  if (backend != "xnnpack") return std::nullopt;
-  absl::StatusOr<xnnpack::XnnpackPartitionResult> partition = xnnpack::PartitionForXnnpack(graph);
-  if (!partition.ok()) return partition.status();
-  if (absl::Status status = VerifyPartitionedGraph(graph); !status.ok()) return status;
-  return std::optional<xnnpack::XnnpackPartitionResult>(std::move(*partition));
+absl::Status CheckBackendList(const std::string& list) {
+  return ResolveBackendList(list, BuiltinBackends()).status();
+}
+
+absl::StatusOr<backend::Partitioning> PartitionForBackend(
+    ir::Graph& graph, const std::string& list, const backend::BackendRegistry* registry) {
+  absl::StatusOr<std::vector<const backend::Backend*>> backends =
+      ResolveBackendList(list, registry != nullptr ? *registry : BuiltinBackends());
+  if (!backends.ok()) return backends.status();
+  return PartitionForBackends(graph, *backends);
 }
 
 absl::StatusOr<CompiledProgram> CompileProgram(const LoadedModel& model,
                                                const CompileOptions& options) {
-  if (absl::Status status = CheckBackend(options.backend); !status.ok()) return status;
+  const backend::BackendRegistry& registry =
+      options.backends != nullptr ? *options.backends : BuiltinBackends();
+  absl::StatusOr<std::vector<const backend::Backend*>> backends =
+      ResolveBackendList(options.backend, registry);
+  if (!backends.ok()) return backends.status();
   CompiledProgram program;
   absl::StatusOr<std::unique_ptr<ir::Graph>> edge =
       LowerModel(model, options.optimize, &program.pass_statistics);
   if (!edge.ok()) return edge.status();
   program.edge_graph = std::move(*edge);
   // The Edge verifier ran inside LowerModel; after this the graph holds delegate calls.
-  absl::StatusOr<std::optional<xnnpack::XnnpackPartitionResult>> partition =
-      PartitionForBackend(*program.edge_graph, options.backend);
-  if (!partition.ok()) return partition.status();
-  program.xnnpack = std::move(*partition);
+  absl::StatusOr<backend::Partitioning> partitioning =
+      PartitionForBackends(*program.edge_graph, *backends);
+  if (!partitioning.ok()) return partitioning.status();
+  program.partitioning = std::move(*partitioning);
 
   absl::StatusOr<GraphMemoryPlan> plan = PlanGraphMemory(*program.edge_graph);
   if (!plan.ok()) return plan.status();
   program.plan = std::move(*plan);
   uint64_t delegate_bytes = 0;
-  if (program.xnnpack.has_value()) {
-    for (const emit::DelegatePayload& payload : program.xnnpack->payloads) {
-      delegate_bytes += payload.blob.size();
-    }
+  for (const emit::DelegatePayload& payload : program.partitioning.payloads) {
+    delegate_bytes += payload.blob.size();
   }
   if (absl::Status status = CheckProgramMemory(*program.edge_graph, program.plan, delegate_bytes,
                                                options.max_memory_bytes);
@@ -95,7 +74,7 @@ absl::StatusOr<CompiledProgram> CompileProgram(const LoadedModel& model,
   }
 
   emit::EmitInput input = EmitInputFromPlan(*program.edge_graph, program.plan);
-  if (program.xnnpack.has_value()) input.delegates = program.xnnpack->payloads;
+  input.delegates = program.partitioning.payloads;
   // Lowering keeps the inputs and outputs in order, but passes may leave another
   // value (named after its node) as an output: the program keeps the exported names.
   const ir::Graph& exported = *model.graph;

@@ -1,16 +1,16 @@
 // The whole compile pipeline, shared by every tool that writes a program:
-// lower and optimise (lower.h), hand what the backend can run to it (the XNNPACK
-// partitioner), plan activation memory (graph_memory_plan.h), emit the .pte bytes
-// (compiler/emit/program_emitter.h).
+// lower and optimise (lower.h), hand what the listed backends can run to them
+// (partition.h, through the backend interface only), plan activation memory (graph_memory_plan.h),
+// emit the .pte bytes (compiler/emit/program_emitter.h).
 #pragma once
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "backends/xnnpack/partitioner/xnnpack_partitioner.h"
+#include "compiler/backend/backend_registry.h"
+#include "compiler/backend/partition_result.h"
 #include "compiler/emit/program_emitter.h"
 #include "compiler/ir/graph.h"
 #include "compiler/ir/tensor_limits.h"
@@ -22,10 +22,13 @@
 namespace torchir::pipeline {
 
 struct CompileOptions {
-  // Where supported subgraphs run; one of AvailableBackends(). "xnnpack" hands
-  // every region XNNPACK can run to the XNNPACK delegate and the rest to the
-  // portable kernels; "portable" runs every node on the portable kernels.
+  // Where supported subgraphs run: a comma-separated list of backend names in order
+  // of preference ("xnnpack", "native,xnnpack"). Each node goes to the first listed
+  // backend that takes it, the rest to the portable kernels; "portable" alone runs
+  // every node on the portable kernels.
   std::string backend = "xnnpack";
+  // Where the names are looked up; nullptr: BuiltinBackends() (builtin_backends.h).
+  const backend::BackendRegistry* backends = nullptr;
   OptimizeOptions optimize;
   // The most memory the program may need: planned arenas plus constants plus
   // delegate blobs (memory_limit.h); torchir-compile --max-memory.
@@ -37,29 +40,34 @@ struct CompileOptions {
 // must outlive it.
 struct CompiledProgram {
   std::unique_ptr<ir::Graph> edge_graph;  // after partitioning: it holds the delegate calls
-  // What the XNNPACK partitioner took and left (backend "xnnpack" only).
-  std::optional<xnnpack::XnnpackPartitionResult> xnnpack;
+  // What each listed backend took and left (no backends for "portable").
+  backend::Partitioning partitioning;
   std::vector<passes::PassStatistics> pass_statistics;
   GraphMemoryPlan plan;        // its pointers point into edge_graph
   std::vector<uint8_t> bytes;  // the whole .pte file
   emit::EmitStats stats;
 };
 
-// The names CompileOptions::backend accepts, in --help order.
+// The names CompileOptions::backend lists may hold with the built-in backends, in
+// --help order ("portable" last).
 std::vector<std::string> AvailableBackends();
 
-// Runs `backend`'s partitioner on an optimised Edge graph, replacing what the
-// backend takes by delegate-call nodes, and checks the result: every other node
-// still passes the Edge verifier (delegate calls are not Edge ops and are
-// skipped). Nothing happens for "portable". InvalidArgument for an unknown backend.
-absl::StatusOr<std::optional<xnnpack::XnnpackPartitionResult>> PartitionForBackend(
-    ir::Graph& graph, const std::string& backend);
+// OK when `list` is a valid CompileOptions::backend for the built-in backends, else
+// InvalidArgument naming the problem ("unknown backend 'x' (available: ...)").
+absl::Status CheckBackendList(const std::string& list);
+
+// Runs the backends of `list` (looked up in `registry`, nullptr: the built-in ones)
+// on an optimised Edge graph in order, replacing what each takes by delegate-call
+// nodes, and checks the result (partition.h). Nothing happens for "portable".
+// InvalidArgument for an invalid list.
+absl::StatusOr<backend::Partitioning> PartitionForBackend(
+    ir::Graph& graph, const std::string& list, const backend::BackendRegistry* registry = nullptr);
 
 // Lowers `model` to Edge, optimises it, partitions it for the backend, plans its
 // memory (one arena), checks the total against options.max_memory_bytes
-// (ResourceExhausted) and emits the program (with the backend's delegate
-// payloads) in the plan's node order. InvalidArgument for an unknown backend
-// (listing the available ones); other errors come from the stages and name
+// (ResourceExhausted) and emits the program (with the backends' delegate
+// payloads) in the plan's node order. InvalidArgument for an invalid backend list
+// (an unknown name lists the available ones); other errors come from the stages and name
 // the node or tensor.
 absl::StatusOr<CompiledProgram> CompileProgram(const LoadedModel& model,
                                                const CompileOptions& options = {});

@@ -144,8 +144,10 @@ int main(int argc, char** argv) {
   for (const std::string& name : torchir::pipeline::AvailableBackends()) {
     absl::StrAppend(&backends, backends.empty() ? "" : ", ", name);
   }
-  cli.AddOption("backend", "NAME",
-                "with --stage pte: the backend to compile for; NAME: " + backends,
+  cli.AddOption("backend", "NAME[,NAME...]",
+                "with --stage pte: the backends to compile for, in order of preference (as "
+                "torchir-compile --backend); NAME: " +
+                    backends,
                 torchir::pipeline::CompileOptions().backend);
   cli.AddSwitch("verbose",
                 "list every problem of an error that sums up several (missing "
@@ -174,10 +176,8 @@ int main(int argc, char** argv) {
   }
 
   g_backend = cli.Get("backend");
-  {
-    bool known = false;
-    for (const std::string& name : torchir::pipeline::AvailableBackends()) known |= name == g_backend;
-    if (!known) cli.UsageError("--backend: unknown backend '" + g_backend + "' (available: " + backends + ")");
+  if (absl::Status known = torchir::pipeline::CheckBackendList(g_backend); !known.ok()) {
+    cli.UsageError("--backend: " + std::string(known.message()));
   }
 
   torchir::pipeline::LoadOptions options;

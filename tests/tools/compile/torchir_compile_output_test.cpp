@@ -319,6 +319,19 @@ TEST_F(TorchirCompileOutputTest, AnUnknownBackendIsAUsageError) {
             std::string::npos)
       << run.err;
   EXPECT_TRUE(Outputs().empty());
+  // In a list too: the first unknown name, and 'portable' only alone.
+  RunResult listed =
+      Compile(Model() + " --backend xnnpack,native -o '" + Path("work/tiny.pte") + "'");
+  EXPECT_EQ(listed.exit_code, 2);
+  EXPECT_NE(listed.err.find("error: --backend: unknown backend 'native' (available: xnnpack, "
+                            "portable)\n"),
+            std::string::npos)
+      << listed.err;
+  RunResult mixed =
+      Compile(Model() + " --backend xnnpack,portable -o '" + Path("work/tiny.pte") + "'");
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_NE(mixed.err.find("cannot be listed with other backends"), std::string::npos) << mixed.err;
+  EXPECT_TRUE(Outputs().empty());
   RunResult portable = Compile(Model() + " --backend portable -o '" + Path("work/tiny.pte") + "'");
   EXPECT_EQ(portable.exit_code, 0) << portable.err;
 }

@@ -55,6 +55,11 @@ TEST_F(ExplainCliTest, NamesEveryNodeLeftOutWithItsReason) {
             std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("  node 'embedding_1' (edge.index_select): "), std::string::npos);
+  // Per node, the backend and delegate that took it.
+  EXPECT_NE(run.out.find("delegated (3):\n"
+                         "  node 'conv1d' (edge.convolution): xnnpack delegate 0\n"),
+            std::string::npos)
+      << run.out;
   EXPECT_NE(run.out.find("op histogram:"), std::string::npos);
   EXPECT_NE(run.out.find("  edge.convolution          1             0"), std::string::npos)
       << run.out;

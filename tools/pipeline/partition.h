@@ -1,0 +1,36 @@
+// The partition stage: hands what the backends of an ordered list take to them,
+// in list order, so that each node goes to the first backend that takes it; what
+// no backend takes stays on the portable kernels. Only the backend interface
+// (compiler/backend/backend.h) is used here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/backend/backend_registry.h"
+#include "compiler/backend/partition_result.h"
+#include "compiler/ir/graph.h"
+
+namespace torchir::pipeline {
+
+// The names a --backend list may hold, in --help order: the registered backends,
+// then "portable".
+std::vector<std::string> BackendNames(const backend::BackendRegistry& registry);
+
+// The backends of `list`, a comma-separated list of names ("xnnpack",
+// "native,xnnpack"), in order; "portable" alone is the empty list. InvalidArgument,
+// naming the problem, for an unknown name ("unknown backend 'x' (available: ...)"),
+// an empty entry, a name given twice, or "portable" together with other names.
+absl::StatusOr<std::vector<const backend::Backend*>> ResolveBackendList(
+    const std::string& list, const backend::BackendRegistry& registry);
+
+// Runs `backends` on an optimised Edge graph in order, each on what the ones before
+// it left, numbering delegates on from where the previous backend stopped, then
+// checks the result: every node other than a delegate call still passes the Edge
+// verifier, and the delegate calls' indices are unique and cover the payloads.
+// Errors name the backend.
+absl::StatusOr<backend::Partitioning> PartitionForBackends(
+    ir::Graph& graph, const std::vector<const backend::Backend*>& backends);
+
+}  // namespace torchir::pipeline
