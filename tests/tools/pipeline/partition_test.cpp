@@ -7,6 +7,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <set>
 #include <string>
@@ -162,7 +164,8 @@ TEST(PartitionTest, TheOrderOfTheListDecides) {
   EXPECT_THAT(BackendIds(partitioning), ElementsAre("XnnpackBackend", "AddOnlyBackend"));
   EXPECT_THAT(DelegateIndices(*graph), ElementsAre(0, 1));
   ASSERT_EQ(partitioning.backends[0].result.delegates.size(), 1u);
-  EXPECT_THAT(partitioning.backends[0].result.delegates[0].nodes, ElementsAre("conv", "sum", "rows"));
+  EXPECT_THAT(partitioning.backends[0].result.delegates[0].nodes,
+              ElementsAre("conv", "sum", "rows"));
   ASSERT_EQ(partitioning.backends[1].result.delegates.size(), 1u);
   EXPECT_THAT(partitioning.backends[1].result.delegates[0].nodes, ElementsAre("count"));
 }
@@ -234,6 +237,58 @@ TEST(PartitionTest, DelegateIndicesMustBeUniqueAcrossBackends) {
   EXPECT_EQ(partitioning.status().code(), absl::StatusCode::kInternal);
   EXPECT_THAT(partitioning.status().message(),
               HasSubstr("backend 'misnumbering' numbered its delegate 0 as 0 instead of 1"));
+}
+
+std::filesystem::path ZooDir() {
+  if (const char* dir = std::getenv("TORCHIR_ZOO_DIR")) return dir;
+  return std::filesystem::path(TORCHIR_BINARY_DIR_DEFAULT) / "zoo";
+}
+
+// The whole pipeline with a registry and a list of its own, on resnet18: the residual
+// adds go to add_only, the rest of the network to XNNPACK, in one program.
+TEST(PartitionTest, CompileProgramTakesTheRegistryAndListItIsGiven) {
+  const std::filesystem::path dir = ZooDir() / "resnet18" / "export";
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(dir / "model.json", error)) {
+    GTEST_SKIP() << "no zoo at " << ZooDir();
+  }
+  LoadOptions load;
+  load.model_path = (dir / "model.json").string();
+  load.weights_path = (dir / "weights.safetensors").string();
+  load.require_all_weights = true;
+  absl::StatusOr<LoadedModel> model = LoadModel(load);
+  ASSERT_TRUE(model.ok()) << model.status();
+
+  CompileOptions options;
+  options.backend = "add_only,xnnpack";
+  options.backends = &Registry();
+  absl::StatusOr<CompiledProgram> mixed = CompileProgram(*model, options);
+  ASSERT_TRUE(mixed.ok()) << mixed.status();
+  const backend::Partitioning& partitioning = mixed->partitioning;
+  ASSERT_EQ(partitioning.backends.size(), 2u);
+  const size_t adds = partitioning.backends[0].result.delegates.size();
+  EXPECT_EQ(adds, 8u);  // two per residual stage
+  EXPECT_GE(partitioning.backends[1].result.delegates.size(), 1u);
+  std::vector<std::string> ids = BackendIds(partitioning);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(ids[i], i < adds ? "AddOnlyBackend" : "XnnpackBackend") << i;
+  }
+  std::set<int64_t> indices = DelegateIndices(*mixed->edge_graph);
+  EXPECT_EQ(indices.size(), ids.size());
+  EXPECT_EQ(*indices.rbegin(), static_cast<int64_t>(ids.size()) - 1);
+  EXPECT_FALSE(mixed->bytes.empty());
+
+  // The same model with the built-in list: XNNPACK alone takes every node.
+  absl::StatusOr<CompiledProgram> xnnpack = CompileProgram(*model, CompileOptions{});
+  ASSERT_TRUE(xnnpack.ok()) << xnnpack.status();
+  ASSERT_EQ(xnnpack->partitioning.backends.size(), 1u);
+  EXPECT_EQ(xnnpack->partitioning.backends[0].backend, "xnnpack");
+  EXPECT_EQ(xnnpack->partitioning.payloads.size(), 1u);
+  EXPECT_NE(xnnpack->bytes, mixed->bytes);
+  // add_only is not a built-in backend.
+  options.backends = nullptr;
+  EXPECT_EQ(CompileProgram(*model, options).status().message(),
+            "unknown backend 'add_only' (available: xnnpack, portable)");
 }
 
 }  // namespace
