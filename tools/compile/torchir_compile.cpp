@@ -1,8 +1,6 @@
 // torchir-compile: the compiler driver.
-#include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
