@@ -106,10 +106,9 @@ int main(int argc, char** argv) {
   cli.AddOption(
       "backend", "NAME[,NAME...]",
       "the backends the program targets, in order of preference: each node goes to the first "
-      "listed backend that takes it, the rest to the portable kernels (xnnpack: what XNNPACK "
-      "can run goes to its delegates; portable, alone: every node runs on the portable "
-      "kernels); NAME: " +
-          absl::StrJoin(torchir::pipeline::AvailableBackends(), ", "),
+      "listed backend that takes it, the rest to the portable kernels (" +
+          torchir::pipeline::DescribeAvailableBackends() +
+          "); NAME: " + absl::StrJoin(torchir::pipeline::AvailableBackends(), ", "),
       torchir::pipeline::CompileOptions().backend);
   cli.AddSwitch("explain",
                 "print what each --backend took (its delegates, their MACs and blob sizes), "

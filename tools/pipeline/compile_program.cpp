@@ -30,6 +30,8 @@ emit::EmitInput EmitInputFromPlan(const ir::Graph& graph, const GraphMemoryPlan&
 
 std::vector<std::string> AvailableBackends() { return BackendNames(BuiltinBackends()); }
 
+std::string DescribeAvailableBackends() { return DescribeBackends(BuiltinBackends()); }
+
 absl::Status CheckBackendList(const std::string& list) {
   return ResolveBackendList(list, BuiltinBackends()).status();
 }

@@ -52,6 +52,9 @@ struct CompiledProgram {
 // --help order ("portable" last).
 std::vector<std::string> AvailableBackends();
 
+// What each of AvailableBackends() does, for --help (partition.h's DescribeBackends).
+std::string DescribeAvailableBackends();
+
 // OK when `list` is a valid CompileOptions::backend for the built-in backends, else
 // InvalidArgument naming the problem ("unknown backend 'x' (available: ...)").
 absl::Status CheckBackendList(const std::string& list);

@@ -74,6 +74,16 @@ std::vector<std::string> BackendNames(const backend::BackendRegistry& registry) 
   return names;
 }
 
+std::string DescribeBackends(const backend::BackendRegistry& registry) {
+  std::string text;
+  for (const std::string& name : registry.Names()) {
+    absl::StrAppend(&text, name, ": ", registry.Find(name)->description(), "; ");
+  }
+  absl::StrAppend(&text, backend::kPortableBackendName,
+                  ", alone: every node runs on the portable kernels");
+  return text;
+}
+
 absl::StatusOr<std::vector<const backend::Backend*>> ResolveBackendList(
     const std::string& list, const backend::BackendRegistry& registry) {
   const std::vector<std::string> names = absl::StrSplit(list, ',');

@@ -18,6 +18,10 @@ namespace torchir::pipeline {
 // then "portable".
 std::vector<std::string> BackendNames(const backend::BackendRegistry& registry);
 
+// "xnnpack: <its description>; ...; portable, alone: ...": every name BackendNames()
+// gives with what it does, for --help.
+std::string DescribeBackends(const backend::BackendRegistry& registry);
+
 // The backends of `list`, a comma-separated list of names ("xnnpack",
 // "native,xnnpack"), in order; "portable" alone is the empty list. InvalidArgument,
 // naming the problem, for an unknown name ("unknown backend 'x' (available: ...)"),

@@ -23,8 +23,7 @@ class XnnpackCompileBackend : public backend::Backend {
   std::string name() const override { return kXnnpackBackendName; }
 
   std::string description() const override {
-    return "what Debian's XNNPACK can run goes to XNNPACK delegates (channels-last regions for "
-           "spatial ops)";
+    return "what XNNPACK can run goes to its delegates, regions with spatial ops channels-last";
   }
 
   backend::Capability CheckNode(const ir::Node& node) const override {

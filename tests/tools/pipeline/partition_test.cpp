@@ -213,6 +213,9 @@ TEST(PartitionTest, BadListsAreRefusedWithTheProblem) {
 
 TEST(PartitionTest, TheBuiltInListIsWhatToolsOffer) {
   EXPECT_THAT(AvailableBackends(), ElementsAre("xnnpack", "portable"));
+  EXPECT_THAT(DescribeAvailableBackends(),
+              ::testing::MatchesRegex("xnnpack: [^;]+; portable, alone: every node runs on the "
+                                      "portable kernels"));
   EXPECT_TRUE(CheckBackendList("xnnpack").ok());
   EXPECT_TRUE(CheckBackendList("portable").ok());
   EXPECT_EQ(CheckBackendList("native,xnnpack").message(),
