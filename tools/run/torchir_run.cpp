@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <random>
@@ -31,7 +33,8 @@ constexpr char kDescription[] =
     "Inputs come from a .safetensors file keyed by the graph's input names, or are random\n"
     "(uniform in [-1, 1) for floats, [0, 10) for integers) when none are given. Prints\n"
     "load, init and per-iteration latency; --outputs writes the outputs keyed by the\n"
-    "graph's output names.";
+    "graph's output names; --json writes the same numbers, every iteration's latency\n"
+    "included, as one JSON object for scripts (benchmarks/peers/).";
 
 constexpr char kEpilog[] =
     "examples:\n"
@@ -98,6 +101,31 @@ class ProfilingTracer : public torchir::runtime::EventTracer {
   uint64_t start_ = 0;
 };
 
+// The --json summary: the numbers printed below, at full precision. File names and output
+// names are the only strings, and both go through JsonString.
+std::string JsonString(const std::string& text) {
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      quoted += '\\';
+      quoted += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escape[8];
+      std::snprintf(escape, sizeof(escape), "\\u%04x", c);
+      quoted += escape;
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "\"";
+}
+
+std::string JsonNumber(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.9g", value);
+  return buffer;
+}
+
 std::string Milliseconds(double seconds) {
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), "%.3f ms", seconds * 1e3);
@@ -124,6 +152,9 @@ int main(int argc, char** argv) {
                 "1");
   cli.AddSwitch("profile", "print the time of each instruction, slowest first");
   cli.AddSwitch("quiet", "print nothing but errors");
+  cli.AddOption("json", "FILE",
+                "write load, init, every timed iteration's latency (ms) and the --expected "
+                "verdict as one JSON object");
   cli.SetEpilog(kEpilog);
   cli.Parse(argc, argv);
   const std::string path = cli.positionals()[0];
@@ -211,6 +242,25 @@ int main(int argc, char** argv) {
       }
     }
   }
+  if (cli.Has("json")) {
+    std::vector<std::string> ms;
+    for (double l : latencies) ms.push_back(JsonNumber(l * 1e3));
+    const std::string json = absl::StrCat(
+        "{\"program\": ", JsonString(path),
+        ", \"file_bytes\": ", program.program().file_size(),
+        ", \"load_ms\": ", JsonNumber(program.load_seconds() * 1e3),
+        ", \"init_ms\": ", JsonNumber(program.init_seconds() * 1e3),
+        ", \"init_bytes\": ", program.init_bytes(), ", \"threads\": ", program.num_threads(),
+        ", \"warmup\": ", warmup, ", \"latencies_ms\": [", absl::StrJoin(ms, ", "),
+        "], \"expected\": ",
+        JsonString(!cli.Has("expected") ? "none" : status == 0 ? "pass" : "fail"), "}\n");
+    std::ofstream out(cli.Get("json"));
+    out << json;
+    if (!out.good()) {
+      std::cerr << "error: cannot write " << cli.Get("json") << "\n";
+      return 1;
+    }
+  }
   if (quiet) return status;
 
   std::cout << path << ": " << torchir::ir::FormatBytes(program.program().file_size())
@@ -245,5 +295,5 @@ int main(int argc, char** argv) {
                           : 0.0);
     }
   }
-  return 0;
+  return status;  // 1 when an output differed from --expected
 }
