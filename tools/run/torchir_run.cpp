@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -34,7 +35,8 @@ constexpr char kDescription[] =
     "(uniform in [-1, 1) for floats, [0, 10) for integers) when none are given. Prints\n"
     "load, init and per-iteration latency; --outputs writes the outputs keyed by the\n"
     "graph's output names; --json writes the same numbers, every iteration's latency\n"
-    "included, as one JSON object for scripts (benchmarks/peers/).";
+    "and the process's resident memory before load and at its peak (Linux) included,\n"
+    "as one JSON object for scripts (benchmarks/peers/).";
 
 constexpr char kEpilog[] =
     "examples:\n"
@@ -126,6 +128,21 @@ std::string JsonNumber(double value) {
   return buffer;
 }
 
+// A "VmRSS"/"VmHWM"-style field of /proc/self/status in KiB, or -1 where there is none (not
+// Linux). VmHWM starts afresh at exec, so it is this program's own peak.
+long long ProcStatusKib(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.compare(0, field.size() + 1, field + ":") == 0) {
+      return std::strtoll(line.c_str() + field.size() + 1, nullptr, 10);
+    }
+  }
+  return -1;
+}
+
+std::string JsonKib(long long kib) { return kib < 0 ? "null" : std::to_string(kib); }
+
 std::string Milliseconds(double seconds) {
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), "%.3f ms", seconds * 1e3);
@@ -153,8 +170,8 @@ int main(int argc, char** argv) {
   cli.AddSwitch("profile", "print the time of each instruction, slowest first");
   cli.AddSwitch("quiet", "print nothing but errors");
   cli.AddOption("json", "FILE",
-                "write load, init, every timed iteration's latency (ms) and the --expected "
-                "verdict as one JSON object");
+                "write load, init, every timed iteration's latency (ms), resident memory before "
+                "load and at peak (KiB) and the --expected verdict as one JSON object");
   cli.SetEpilog(kEpilog);
   cli.Parse(argc, argv);
   const std::string path = cli.positionals()[0];
@@ -168,6 +185,7 @@ int main(int argc, char** argv) {
     std::cerr << "warning: " << warning << "\n";
   }
 
+  const long long rss_before_load_kib = ProcStatusKib("VmRSS");
   absl::StatusOr<std::unique_ptr<torchir::pipeline::HostProgram>> host =
       torchir::pipeline::HostProgram::Open(path, cli.Get("method"), options);
   if (!host.ok()) return torchir::cli::ReportError(host.status());
@@ -251,6 +269,8 @@ int main(int argc, char** argv) {
         ", \"load_ms\": ", JsonNumber(program.load_seconds() * 1e3),
         ", \"init_ms\": ", JsonNumber(program.init_seconds() * 1e3),
         ", \"init_bytes\": ", program.init_bytes(), ", \"threads\": ", program.num_threads(),
+        ", \"rss_before_load_kib\": ", JsonKib(rss_before_load_kib),
+        ", \"peak_rss_kib\": ", JsonKib(ProcStatusKib("VmHWM")),
         ", \"warmup\": ", warmup, ", \"latencies_ms\": [", absl::StrJoin(ms, ", "),
         "], \"expected\": ",
         JsonString(!cli.Has("expected") ? "none" : status == 0 ? "pass" : "fail"), "}\n");

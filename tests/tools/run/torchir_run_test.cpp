@@ -111,6 +111,7 @@ TEST_F(TorchirRunTest, WritesAJsonSummary) {
   EXPECT_THAT(json, HasSubstr("\"init_ms\": "));
   EXPECT_THAT(json, HasSubstr("\"threads\": 1"));
   EXPECT_THAT(json, HasSubstr("\"warmup\": 1"));
+  EXPECT_THAT(json, HasSubstr("\"peak_rss_kib\": "));
   EXPECT_THAT(json, HasSubstr("\"expected\": \"pass\"}"));
   // Four latencies: four numbers between the brackets.
   const size_t open = json.find("\"latencies_ms\": [");
