@@ -11,15 +11,17 @@
 # Environment: TORCHIR_BUILD_DIR (default build), TORCHIR_VENV_PYTHON (default: what
 # scripts/python_env.sh prints), TORCHIR_PEERS_ROUNDS (5), TORCHIR_PEERS_ROUND_SECONDS (0.5),
 # TORCHIR_PEERS_THREADS (1,2), TORCHIR_PEERS_MIN_ITERATIONS (3), TORCHIR_BENCH_WAIT_IDLE=SECONDS
-# waits up to that long for an idle machine before measuring. Results:
-# $TORCHIR_BUILD_DIR/bench_peers/results.{json,md}.
+# waits up to that long for an idle machine before measuring, TORCHIR_PEERS_DIR (default
+# $TORCHIR_BUILD_DIR/bench_peers) holds exports and results, TORCHIR_PEERS_BIN_DIR takes
+# torchir-compile and torchir-run from there instead of building them, TORCHIR_PEERS_REQUIRE_ALL=1
+# fails when any runtime is refused (the CTest smoke test). Results: results.{json,md} there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MODELS=("$@")
 ((${#MODELS[@]})) || MODELS=(resnet18 mobilenet_v2 mobilenet_v3_large tiny_vit tiny_gpt text_cnn)
 BUILD_DIR=${TORCHIR_BUILD_DIR:-build}
-BENCH_DIR="$BUILD_DIR/bench_peers"
+BENCH_DIR=${TORCHIR_PEERS_DIR:-$BUILD_DIR/bench_peers}
 PYTHON=${TORCHIR_VENV_PYTHON:-$(scripts/python_env.sh)}
 [[ -x $PYTHON ]] || {
   echo "bench_peers: no Python interpreter at $PYTHON (scripts/python_env.sh makes the venv)" >&2
@@ -31,13 +33,18 @@ PYTHON=${TORCHIR_VENV_PYTHON:-$(scripts/python_env.sh)}
   exit 1
 }
 
-echo "== building torchir-compile and torchir-run in $BUILD_DIR"
-if [[ ! -f "$BUILD_DIR/build.ninja" ]]; then
-  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+if [[ -n ${TORCHIR_PEERS_BIN_DIR:-} ]]; then
+  BIN_DIR=$TORCHIR_PEERS_BIN_DIR
+else
+  echo "== building torchir-compile and torchir-run in $BUILD_DIR"
+  if [[ ! -f "$BUILD_DIR/build.ninja" ]]; then
+    cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  fi
+  cmake --build "$BUILD_DIR" --target torchir-compile torchir-run
+  BIN_DIR=$BUILD_DIR/bin
 fi
-cmake --build "$BUILD_DIR" --target torchir-compile torchir-run
-COMPILE="$BUILD_DIR/bin/torchir-compile"
-RUN="$BUILD_DIR/bin/torchir-run"
+COMPILE="$BIN_DIR/torchir-compile"
+RUN="$BIN_DIR/torchir-run"
 
 # True when every file $1... is newer than every source after the "--".
 newer_than() {
@@ -68,8 +75,10 @@ for model in "${MODELS[@]}"; do
   else
     # A model torchir cannot compile is not fatal: the driver shows it as refused.
     "$COMPILE" "$out/model.json" --weights "$out/weights.safetensors" --backend xnnpack \
-      -o "$out/torchir_xnnpack.pte" | sed 's/^/   /' ||
+      -o "$out/torchir_xnnpack.pte" | sed 's/^/   /' || {
       echo "bench_peers: torchir-compile failed on $model" >&2
+      rm -f "$out/torchir_xnnpack.pte"
+    }
   fi
   "$PYTHON" benchmarks/peers/export.py "$out" "$model" 2>&1 |
     grep -E '^   |^export:' || true
@@ -91,16 +100,21 @@ busy_percent() {
   read -ra after < <(awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
   echo $((100 * (after[0] - before[0]) / (after[1] - before[1] + 1)))
 }
-wait_until=$((SECONDS + ${TORCHIR_BENCH_WAIT_IDLE:-0}))
-quiet=0
-while :; do
-  busy=$(busy_percent 5)
-  if ((busy < 10)); then quiet=$((quiet + 1)); else quiet=0; fi
-  ((quiet >= 2 || SECONDS >= wait_until)) && break
-  echo "   machine ${busy}% busy; waiting for it to be idle" >&2
-done
-((busy < 10)) || echo "bench_peers: warning: the machine is ${busy}% busy; 2-thread numbers" \
-  "will suffer most" >&2
+# Other processes distort the numbers, the 2-thread ones most: optionally wait (up to
+# TORCHIR_BENCH_WAIT_IDLE seconds) for two quiet 5-second windows. The driver reports the
+# machine's and the other processes' CPU use over the run in any case.
+if ((${TORCHIR_BENCH_WAIT_IDLE:-0} > 0)); then
+  wait_until=$((SECONDS + TORCHIR_BENCH_WAIT_IDLE))
+  quiet=0
+  while :; do
+    busy=$(busy_percent 5)
+    if ((busy < 10)); then quiet=$((quiet + 1)); else quiet=0; fi
+    ((quiet >= 2 || SECONDS >= wait_until)) && break
+    echo "   machine ${busy}% busy; waiting for it to be idle" >&2
+  done
+  ((busy < 10)) || echo "bench_peers: warning: the machine is ${busy}% busy; 2-thread numbers" \
+    "will suffer most" >&2
+fi
 
 models_flag=$(IFS=,; echo "${MODELS[*]}")
 echo "== driver: ${MODELS[*]}, threads ${TORCHIR_PEERS_THREADS:-1,2}," \
@@ -108,7 +122,8 @@ echo "== driver: ${MODELS[*]}, threads ${TORCHIR_PEERS_THREADS:-1,2}," \
 "$PYTHON" benchmarks/peers/driver.py --bench-dir "$BENCH_DIR" --torchir-run "$RUN" \
   --models "$models_flag" --threads "${TORCHIR_PEERS_THREADS:-1,2}" \
   --rounds "${TORCHIR_PEERS_ROUNDS:-5}" --round-seconds "${TORCHIR_PEERS_ROUND_SECONDS:-0.5}" \
-  --min-iterations "${TORCHIR_PEERS_MIN_ITERATIONS:-3}" -o "$BENCH_DIR/results.json"
+  --min-iterations "${TORCHIR_PEERS_MIN_ITERATIONS:-3}" -o "$BENCH_DIR/results.json" \
+  ${TORCHIR_PEERS_REQUIRE_ALL:+--require-all}
 echo
 "$PYTHON" benchmarks/peers/report.py "$BENCH_DIR/results.json" | tee "$BENCH_DIR/results.md"
 echo

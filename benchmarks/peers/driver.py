@@ -251,6 +251,8 @@ def main(argv=None) -> int:
     parser.add_argument("--min-iterations", type=int, default=3)
     parser.add_argument("--pause", type=float, default=0.1,
                         help="seconds of sleep before each runtime's round")
+    parser.add_argument("--require-all", action="store_true",
+                        help="exit 1 when any runtime was refused (the smoke test)")
     parser.add_argument("-o", "--out", required=True, help="results .json")
     args = parser.parse_args(argv)
     args.runtimes = [r for r in args.runtimes.split(",") if r]
@@ -298,7 +300,13 @@ def main(argv=None) -> int:
         json.dump({"context": context, "results": results, "exports": exports}, f, indent=2)
     log(f"driver: {wall:.0f} s; the machine was {context['machine_busy_percent']}% busy, "
         f"other processes {context['others_busy_percent']}%; results in {args.out}")
-    return 0
+    refusals = [f"{model} {runtime} at {threads} thread(s): {entry['refused']}"
+                for model, by_threads in results.items()
+                for threads, per_runtime in by_threads.items()
+                for runtime, entry in per_runtime.items() if entry.get("refused")]
+    for refusal in refusals:
+        log(f"driver: refused: {refusal}")
+    return 1 if refusals and args.require_all else 0
 
 
 if __name__ == "__main__":
