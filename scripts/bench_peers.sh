@@ -10,7 +10,8 @@
 #
 # Environment: TORCHIR_BUILD_DIR (default build), TORCHIR_VENV_PYTHON (default: what
 # scripts/python_env.sh prints), TORCHIR_PEERS_ROUNDS (5), TORCHIR_PEERS_ROUND_SECONDS (0.5),
-# TORCHIR_PEERS_THREADS (1,2), TORCHIR_PEERS_MIN_ITERATIONS (3), TORCHIR_BENCH_WAIT_IDLE=SECONDS
+# TORCHIR_PEERS_THREADS (1,2), TORCHIR_PEERS_MIN_ITERATIONS (3), TORCHIR_PEERS_MAX_ITERATIONS
+# (20000), TORCHIR_BENCH_WAIT_IDLE=SECONDS
 # waits up to that long for an idle machine before measuring, TORCHIR_PEERS_DIR (default
 # $TORCHIR_BUILD_DIR/bench_peers) holds exports and results, TORCHIR_PEERS_BIN_DIR takes
 # torchir-compile and torchir-run from there instead of building them, TORCHIR_PEERS_REQUIRE_ALL=1
@@ -27,7 +28,8 @@ PYTHON=${TORCHIR_VENV_PYTHON:-$(scripts/python_env.sh)}
   echo "bench_peers: no Python interpreter at $PYTHON (scripts/python_env.sh makes the venv)" >&2
   exit 1
 }
-"$PYTHON" -c 'import torch, torch_ir, executorch, onnxruntime, onnxscript, safetensors' 2>/dev/null || {
+modules='import torch, torch_ir, executorch, onnxruntime, onnxscript, safetensors'
+"$PYTHON" -c "$modules" 2>/dev/null || {
   echo "bench_peers: $PYTHON lacks torch, pytorch-ir, executorch, onnxruntime, onnxscript or" \
     "safetensors (scripts/python-requirements.txt)" >&2
   exit 1
@@ -122,7 +124,8 @@ echo "== driver: ${MODELS[*]}, threads ${TORCHIR_PEERS_THREADS:-1,2}," \
 "$PYTHON" benchmarks/peers/driver.py --bench-dir "$BENCH_DIR" --torchir-run "$RUN" \
   --models "$models_flag" --threads "${TORCHIR_PEERS_THREADS:-1,2}" \
   --rounds "${TORCHIR_PEERS_ROUNDS:-5}" --round-seconds "${TORCHIR_PEERS_ROUND_SECONDS:-0.5}" \
-  --min-iterations "${TORCHIR_PEERS_MIN_ITERATIONS:-3}" -o "$BENCH_DIR/results.json" \
+  --min-iterations "${TORCHIR_PEERS_MIN_ITERATIONS:-3}" \
+  --max-iterations "${TORCHIR_PEERS_MAX_ITERATIONS:-20000}" -o "$BENCH_DIR/results.json" \
   ${TORCHIR_PEERS_REQUIRE_ALL:+--require-all}
 echo
 "$PYTHON" benchmarks/peers/report.py "$BENCH_DIR/results.json" | tee "$BENCH_DIR/results.md"

@@ -7,8 +7,8 @@ Per model and thread count, every runtime is started (loaded, then checked: 3 ca
 outputs must match expected.safetensors within atol = rtol = 1e-4), then timed in rounds
 A-B-C-...-A-B-C-..., so that a slow minute of a shared machine lands on every runtime rather than
 on one. A round is W untimed calls then K timed ones, K chosen per runtime so that a round lasts
-about --round-seconds (at least --min-iterations), W = max(2, K / 10). A runtime's latency is the
-median of its round medians; the spread is their min and max.
+about --round-seconds (at least --min-iterations, at most --max-iterations), W = max(2, K / 10).
+A runtime's latency is the median of its round medians; the spread is their min and max.
 
 - torchir_xnnpack runs as `torchir-run PTE --inputs --expected --threads N --warmup W
   --iterations K --json FILE`, a new process per round, timed by torchir-run itself around
@@ -161,8 +161,8 @@ class WorkerRunner:
         return self.started
 
     def round(self, warmup: int, iterations: int) -> Optional[float]:
-        latencies = self._send({"cmd": "run", "warmup": warmup, "iterations": iterations})
-        return statistics.median(latencies["latencies_ms"])
+        return self._send({"cmd": "run", "warmup": warmup,
+                           "iterations": iterations})["median_ms"]
 
     def finish(self) -> Dict:
         if self.refused:
@@ -194,7 +194,8 @@ def bench_model(model: str, model_dir: str, threads: int, args) -> Dict[str, Dic
         if not runner.refused:
             estimate = max(runner.estimate_ms, 1e-3)
             iterations = max(args.min_iterations, round(args.round_seconds * 1e3 / estimate))
-            plan[runtime] = (max(2, iterations // 10), min(iterations, 100000))
+            iterations = min(iterations, args.max_iterations)
+            plan[runtime] = (max(2, iterations // 10), iterations)
     medians: Dict[str, List[float]] = {r: [] for r in plan}
     for _ in range(args.rounds):
         for runtime, (warmup, iterations) in plan.items():
@@ -249,6 +250,9 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--round-seconds", type=float, default=0.5)
     parser.add_argument("--min-iterations", type=int, default=3)
+    parser.add_argument("--max-iterations", type=int, default=20000,
+                        help="at most this many timed calls a round (a microsecond model "
+                        "would otherwise make hundreds of thousands)")
     parser.add_argument("--pause", type=float, default=0.1,
                         help="seconds of sleep before each runtime's round")
     parser.add_argument("--require-all", action="store_true",

@@ -225,7 +225,8 @@ def main(argv=None) -> int:
         state = f"refused: {entry['refused']}" if "refused" in entry else "checked"
         extra = f", {entry['exporter']}" if "exporter" in entry else ""
         if "not_delegated" in entry:
-            extra += f", {entry['delegates']} delegate(s), outside: {entry['not_delegated'] or 'none'}"
+            outside = entry["not_delegated"] or "none"
+            extra += f", {entry['delegates']} delegate(s), outside: {outside}"
         print(f"   {args.model}: {key} {entry['seconds']} s, {state}{extra}", file=sys.stderr)
     return 0
 

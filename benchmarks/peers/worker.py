@@ -7,7 +7,7 @@ and lets its peak memory be its own. The worker loads the model (timed: what a d
 before its first call), runs it 3 times and compares the outputs with expected.safetensors, then
 answers the driver's requests on stdin, one JSON object a line:
 
-  {"cmd": "run", "warmup": W, "iterations": K} -> {"latencies_ms": [...]} (K timed calls)
+  {"cmd": "run", "warmup": W, "iterations": K} -> {"median_ms": ..., "iterations": K}
   {"cmd": "done"}                              -> {"peak_increase_mib": ...}, then exits
 
 Its first line on the protocol is {"refused", "load_ms", ["init_ms",] "first_call_ms",
@@ -18,8 +18,10 @@ of its own: the runtimes' native code prints to stdout, which goes to stderr her
 Timing is per call with time.perf_counter around the runtime's Python entry point, so the
 Python call overhead (and converting outputs to numpy for ExecuTorch and torch) is included.
 Memory: just before the model is loaded the worker resets the kernel's peak-RSS counter
-(writing 5 to /proc/self/clear_refs) and notes VmRSS; at "done" it reads VmHWM. The difference
-is the peak resident memory the model's load, init and runs added to the process.
+(writing 5 to /proc/self/clear_refs) and notes VmRSS; it reads VmHWM after loading and
+checking and after each round's timed calls (resetting the counter before each round, so that
+its own replies do not count). The largest reading minus that VmRSS is the peak resident memory
+the model's load, init and runs added to the process.
 """
 
 import argparse
@@ -154,14 +156,19 @@ def _load(runtime: str, model_dir: str, model_name: str, arrays, threads: int,
     raise ValueError(f"unknown runtime {runtime!r}")
 
 
-def _time_calls(run: Runner, warmup: int, iterations: int) -> List[float]:
+def _time_calls(run: Runner, warmup: int, iterations: int):
+    """Every timed call's latency in seconds, in an array allocated before the calls: 8 bytes a
+    call, where a list of Python floats would add 32 to the peak memory being measured."""
+    import numpy as np
+
     for _ in range(warmup):
         run()
-    latencies = []
-    for _ in range(iterations):
-        start = time.perf_counter()
+    latencies = np.zeros(iterations)
+    clock = time.perf_counter
+    for i in range(iterations):
+        start = clock()
         run()
-        latencies.append((time.perf_counter() - start) * 1e3)
+        latencies[i] = clock() - start
     return latencies
 
 
@@ -180,6 +187,8 @@ def serve(runtime: str, model_dir: str, model_name: str, threads: int, send) -> 
     if refused:
         send({"refused": refused})
         return 0
+    import numpy as np
+
     input_names, output_names = common.graph_names(model_dir)
     arrays = common.load_arrays(model_dir, "inputs.safetensors", input_names)
     expected = common.load_arrays(model_dir, "expected.safetensors", output_names)
@@ -202,14 +211,21 @@ def serve(runtime: str, model_dir: str, model_name: str, threads: int, send) -> 
         if difference:
             send({"refused": f"call {i + 1}: {difference}"})
             return 0
-    estimate = min(_time_calls(run, 0, 3))
+    estimate = float(_time_calls(run, 0, 3).min()) * 1e3
+    # The peak is read right after loading and checking, and after each round's timed calls;
+    # the counter is reset before each round, so that the worker's own replies between rounds
+    # do not count.
+    peak_kib = _status_kib("VmHWM")
     send({"refused": "", **times, "first_call_ms": first_call_ms, "estimate_ms": estimate})
     for line in sys.stdin:
         request = json.loads(line)
         if request["cmd"] == "run":
-            send({"latencies_ms": _time_calls(run, request["warmup"], request["iterations"])})
+            _reset_peak_rss()
+            latencies = _time_calls(run, request["warmup"], request["iterations"])
+            peak_kib = max(peak_kib, _status_kib("VmHWM"))
+            send({"median_ms": float(np.median(latencies)) * 1e3,
+                  "iterations": len(latencies)})
         elif request["cmd"] == "done":
-            peak_kib = _status_kib("VmHWM")
             send({"peak_increase_mib": (peak_kib - baseline_kib) / 1024,
                   "baseline_mib": baseline_kib / 1024})
             return 0
