@@ -268,16 +268,17 @@ int main(int argc, char** argv) {
     std::vector<std::string> ms;
     for (double l : latencies) ms.push_back(JsonNumber(l * 1e3));
     const std::string json = absl::StrCat(
-        "{\"program\": ", JsonString(path),
-        ", \"file_bytes\": ", program.program().file_size(),
+        "{\"program\": ", JsonString(path), ", \"file_bytes\": ", program.program().file_size(),
         ", \"load_ms\": ", JsonNumber(program.load_seconds() * 1e3),
         ", \"init_ms\": ", JsonNumber(program.init_seconds() * 1e3),
         ", \"init_bytes\": ", program.init_bytes(), ", \"threads\": ", program.num_threads(),
         ", \"rss_before_load_kib\": ", JsonKib(rss_before_load_kib),
-        ", \"peak_rss_kib\": ", JsonKib(peak_rss_kib),
-        ", \"warmup\": ", warmup, ", \"latencies_ms\": [", absl::StrJoin(ms, ", "),
-        "], \"expected\": ",
-        JsonString(!cli.Has("expected") ? "none" : status == 0 ? "pass" : "fail"), "}\n");
+        ", \"peak_rss_kib\": ", JsonKib(peak_rss_kib), ", \"warmup\": ", warmup,
+        ", \"latencies_ms\": [", absl::StrJoin(ms, ", "), "], \"expected\": ",
+        JsonString(!cli.Has("expected") ? "none"
+                   : status == 0        ? "pass"
+                                        : "fail"),
+        "}\n");
     std::ofstream out(cli.Get("json"));
     out << json;
     if (!out.good()) {

@@ -98,9 +98,9 @@ TEST_F(TorchirRunTest, ComparesWithExpectedOutputs) {
 }
 
 TEST_F(TorchirRunTest, WritesAJsonSummary) {
-  ASSERT_TRUE(frontend::WriteSafetensors(Path("good.safetensors"),
-                                         {Floats("relu", {1, 2}, {2.5f, 0})})
-                  .ok());
+  ASSERT_TRUE(
+      frontend::WriteSafetensors(Path("good.safetensors"), {Floats("relu", {1, 2}, {2.5f, 0})})
+          .ok());
   CommandResult run = Run("'" + Path("model.pte") + "' --inputs '" + Path("inputs.safetensors") +
                           "' --expected '" + Path("good.safetensors") +
                           "' --warmup 1 --iterations 4 --quiet --json '" + Path("run.json") + "'");
