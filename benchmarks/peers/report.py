@@ -160,7 +160,8 @@ def main(argv=None) -> int:
             ""] + latency_table(results, threads)
     out += ["", "### torchir_xnnpack / each runtime (below 1: torchir is faster)", ""]
     out += ratio_table(results, threads)
-    out += ["", f"### Load + init: ms from the file to ready to run ({threads[0]} thread; "
+    out += ["", f"### Load + init: ms from the file to ready to run ({threads[0]} "
+            f"thread{'s' if threads[0] != '1' else ''}; "
             "load + init in brackets where the runtime separates them; then the first call, which "
             "is not included)", ""] + load_table(results, threads[0])
     out += ["", "### Peak memory: MiB of resident memory the model added to its process (" +
