@@ -4,6 +4,9 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <random>
@@ -31,7 +34,9 @@ constexpr char kDescription[] =
     "Inputs come from a .safetensors file keyed by the graph's input names, or are random\n"
     "(uniform in [-1, 1) for floats, [0, 10) for integers) when none are given. Prints\n"
     "load, init and per-iteration latency; --outputs writes the outputs keyed by the\n"
-    "graph's output names.";
+    "graph's output names; --json writes the same numbers, every iteration's latency\n"
+    "and the process's resident memory before load and at its peak (Linux) included,\n"
+    "as one JSON object for scripts (benchmarks/peers/).";
 
 constexpr char kEpilog[] =
     "examples:\n"
@@ -98,6 +103,46 @@ class ProfilingTracer : public torchir::runtime::EventTracer {
   uint64_t start_ = 0;
 };
 
+// The --json summary: the numbers printed below, at full precision. File names and output
+// names are the only strings, and both go through JsonString.
+std::string JsonString(const std::string& text) {
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      quoted += '\\';
+      quoted += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escape[8];
+      std::snprintf(escape, sizeof(escape), "\\u%04x", c);
+      quoted += escape;
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "\"";
+}
+
+std::string JsonNumber(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.9g", value);
+  return buffer;
+}
+
+// A "VmRSS"/"VmHWM"-style field of /proc/self/status in KiB, or -1 where there is none (not
+// Linux). VmHWM starts afresh at exec, so it is this program's own peak.
+long long ProcStatusKib(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.compare(0, field.size() + 1, field + ":") == 0) {
+      return std::strtoll(line.c_str() + field.size() + 1, nullptr, 10);
+    }
+  }
+  return -1;
+}
+
+std::string JsonKib(long long kib) { return kib < 0 ? "null" : std::to_string(kib); }
+
 std::string Milliseconds(double seconds) {
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), "%.3f ms", seconds * 1e3);
@@ -124,6 +169,9 @@ int main(int argc, char** argv) {
                 "1");
   cli.AddSwitch("profile", "print the time of each instruction, slowest first");
   cli.AddSwitch("quiet", "print nothing but errors");
+  cli.AddOption("json", "FILE",
+                "write load, init, every timed iteration's latency (ms), resident memory before "
+                "load and at peak (KiB) and the --expected verdict as one JSON object");
   cli.SetEpilog(kEpilog);
   cli.Parse(argc, argv);
   const std::string path = cli.positionals()[0];
@@ -137,6 +185,7 @@ int main(int argc, char** argv) {
     std::cerr << "warning: " << warning << "\n";
   }
 
+  const long long rss_before_load_kib = ProcStatusKib("VmRSS");
   absl::StatusOr<std::unique_ptr<torchir::pipeline::HostProgram>> host =
       torchir::pipeline::HostProgram::Open(path, cli.Get("method"), options);
   if (!host.ok()) return torchir::cli::ReportError(host.status());
@@ -167,6 +216,7 @@ int main(int argc, char** argv) {
   ProfilingTracer tracer(program.method().num_instructions());
   if (cli.Switch("profile")) program.set_event_tracer(&tracer);
   std::vector<double> latencies;
+  latencies.reserve(static_cast<size_t>(iterations));
   for (long long i = 0; i < iterations; ++i) {
     if (i > 0 || warmup > 0) {
       if (absl::Status status = program.SetInputs(inputs); !status.ok()) {
@@ -181,6 +231,9 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   program.set_event_tracer(nullptr);
+  // The peak of load, init and the runs; read before the outputs are copied out and the
+  // --json text is built, which would count this tool's own bookkeeping.
+  const long long peak_rss_kib = ProcStatusKib("VmHWM");
   std::vector<HostTensor> outputs = program.Outputs();
 
   if (cli.Has("outputs")) {
@@ -209,6 +262,28 @@ int main(int argc, char** argv) {
         std::cout << (c.passed ? "PASS " : "FAIL ") << program.OutputNames()[i]
                   << " vs expected: " << torchir::verify::Describe(c) << "\n";
       }
+    }
+  }
+  if (cli.Has("json")) {
+    std::vector<std::string> ms;
+    for (double l : latencies) ms.push_back(JsonNumber(l * 1e3));
+    const std::string json = absl::StrCat(
+        "{\"program\": ", JsonString(path), ", \"file_bytes\": ", program.program().file_size(),
+        ", \"load_ms\": ", JsonNumber(program.load_seconds() * 1e3),
+        ", \"init_ms\": ", JsonNumber(program.init_seconds() * 1e3),
+        ", \"init_bytes\": ", program.init_bytes(), ", \"threads\": ", program.num_threads(),
+        ", \"rss_before_load_kib\": ", JsonKib(rss_before_load_kib),
+        ", \"peak_rss_kib\": ", JsonKib(peak_rss_kib), ", \"warmup\": ", warmup,
+        ", \"latencies_ms\": [", absl::StrJoin(ms, ", "), "], \"expected\": ",
+        JsonString(!cli.Has("expected") ? "none"
+                   : status == 0        ? "pass"
+                                        : "fail"),
+        "}\n");
+    std::ofstream out(cli.Get("json"));
+    out << json;
+    if (!out.good()) {
+      std::cerr << "error: cannot write " << cli.Get("json") << "\n";
+      return 1;
     }
   }
   if (quiet) return status;
@@ -245,5 +320,5 @@ int main(int argc, char** argv) {
                           : 0.0);
     }
   }
-  return 0;
+  return status;  // 1 when an output differed from --expected
 }

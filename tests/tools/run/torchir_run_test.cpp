@@ -91,6 +91,33 @@ TEST_F(TorchirRunTest, ComparesWithExpectedOutputs) {
   CommandResult bad = Run(base + " --expected '" + Path("bad.safetensors") + "' --quiet");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_THAT(bad.out, HasSubstr("FAIL relu"));
+  // Without --quiet too: the timings are printed, the exit status still says FAIL.
+  CommandResult loud = Run(base + " --expected '" + Path("bad.safetensors") + "'");
+  EXPECT_EQ(loud.exit_code, 1);
+  EXPECT_THAT(loud.out, HasSubstr("latency over 1 run(s)"));
+}
+
+TEST_F(TorchirRunTest, WritesAJsonSummary) {
+  ASSERT_TRUE(
+      frontend::WriteSafetensors(Path("good.safetensors"), {Floats("relu", {1, 2}, {2.5f, 0})})
+          .ok());
+  CommandResult run = Run("'" + Path("model.pte") + "' --inputs '" + Path("inputs.safetensors") +
+                          "' --expected '" + Path("good.safetensors") +
+                          "' --warmup 1 --iterations 4 --quiet --json '" + Path("run.json") + "'");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::ifstream file(Path("run.json"));
+  const std::string json((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(json, HasSubstr("\"load_ms\": "));
+  EXPECT_THAT(json, HasSubstr("\"init_ms\": "));
+  EXPECT_THAT(json, HasSubstr("\"threads\": 1"));
+  EXPECT_THAT(json, HasSubstr("\"warmup\": 1"));
+  EXPECT_THAT(json, HasSubstr("\"peak_rss_kib\": "));
+  EXPECT_THAT(json, HasSubstr("\"expected\": \"pass\"}"));
+  // Four latencies: four numbers between the brackets.
+  const size_t open = json.find("\"latencies_ms\": [");
+  ASSERT_NE(open, std::string::npos);
+  const std::string list = json.substr(open, json.find(']', open) - open);
+  EXPECT_EQ(std::count(list.begin(), list.end(), ','), 3);
 }
 
 TEST_F(TorchirRunTest, RandomInputsWithoutAnInputFile) {
