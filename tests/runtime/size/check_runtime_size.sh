@@ -26,7 +26,7 @@ if [[ $# -ge 5 ]]; then
 fi
 
 cmake -S "$SOURCE_DIR/runtime" -B "$OUT" -G Ninja -DCMAKE_BUILD_TYPE=MinSizeRel \
-  -DTORCHIR_RUNTIME_SIZE_PROBES=ON > "$OUT.configure.log" 2>&1 ||
+  -DTORCHIR_RUNTIME_SIZE_PROBES=ON -DTORCHIR_RUNTIME_XNNPACK=OFF > "$OUT.configure.log" 2>&1 ||
   { cat "$OUT.configure.log"; exit 1; }
 ninja -C "$OUT" > "$OUT.build.log" 2>&1 || { tail -50 "$OUT.build.log"; exit 1; }
 

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The runtime SDK end to end, as an app developer would use it
+# (docs/embedding.md):
+#   1. configures the runtime alone (cmake -S runtime), which must not look
+#      for Abseil, RapidJSON, LibTorch or the FlatBuffers library; builds it
+#      and installs it into a temporary prefix;
+#   2. builds tests/sdk/app against that prefix twice: with find_package(torchir)
+#      and with the pkg-config files; and once more with the runtime as a
+#      subproject (tests/sdk/subproject), which must not change the app's
+#      build type, C++ standard or include directories;
+#   3. compiles a zoo model for XNNPACK, runs both app builds on it (they must
+#      run delegates) and checks their outputs with the in-tree torchir-run
+#      on the same inputs (--inputs/--expected).
+#
+#   tests/sdk/run_sdk_test.sh WORK_DIR TORCHIR_COMPILE TORCHIR_RUN MODEL_EXPORT_DIR...
+set -euo pipefail
+if [[ $# -lt 4 ]]; then
+  echo "usage: $0 WORK_DIR TORCHIR_COMPILE TORCHIR_RUN MODEL_EXPORT_DIR..." >&2
+  exit 2
+fi
+SOURCE_DIR=$(cd "$(dirname "$0")/../.." && pwd)
+WORK=$1 COMPILE=$2 RUN=$3
+shift 3
+rm -rf "$WORK"
+mkdir -p "$WORK"
+PREFIX=$WORK/prefix
+
+# The caller's ccache setup carries over (CCACHE_BASEDIR makes the runtime's
+# objects hits of the main build's).
+launcher=()
+if command -v ccache > /dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+
+step() {  # step NAME COMMAND...: runs COMMAND, its output in WORK/NAME.log
+  local name=$1
+  shift
+  "$@" > "$WORK/$name.log" 2>&1 || { tail -40 "$WORK/$name.log"; echo "FAIL: $name"; exit 1; }
+}
+
+step runtime-configure cmake -S "$SOURCE_DIR/runtime" -B "$WORK/runtime" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" "${launcher[@]}"
+if grep -E "^(absl_DIR|RAPIDJSON_INCLUDE_DIR|Torch_DIR|FlatBuffers_DIR|flatbuffers_DIR):" \
+    "$WORK/runtime/CMakeCache.txt"; then
+  echo "FAIL: the runtime-only configure looked for a compiler-side dependency"
+  exit 1
+fi
+step runtime-build cmake --build "$WORK/runtime"
+step runtime-install cmake --install "$WORK/runtime"
+for f in include/torchir/runtime/executor/program.h \
+         include/torchir/backends/xnnpack/runtime/xnnpack_backend.h \
+         include/torchir/schema/program_generated.h \
+         lib/cmake/torchir/torchirConfig.cmake lib/cmake/torchir/FindXNNPACK.cmake \
+         lib/pkgconfig/torchir-runtime.pc lib/pkgconfig/torchir-xnnpack.pc; do
+  [[ -f $PREFIX/$f ]] || { echo "FAIL: $f not installed"; exit 1; }
+done
+
+# The app, from the SDK alone: the source tree is not on its include path.
+step app-configure cmake -S "$SOURCE_DIR/tests/sdk/app" -B "$WORK/app" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PREFIX" "${launcher[@]}"
+step app-build cmake --build "$WORK/app"
+export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
+# shellcheck disable=SC2046  # pkg-config's flags are meant to be split
+step app-pkgconfig c++ -std=c++17 -O1 "$SOURCE_DIR/tests/sdk/app/main.cpp" -o "$WORK/app_pc" \
+  $(pkg-config --cflags --libs torchir-xnnpack torchir-portable-kernels torchir-runtime)
+step subproject-configure cmake -S "$SOURCE_DIR/tests/sdk/subproject" -B "$WORK/subproject" \
+  -G Ninja -DTORCHIR_SOURCE_DIR="$SOURCE_DIR" "${launcher[@]}"
+step subproject-build cmake --build "$WORK/subproject"
+
+status=0
+for export_dir in "$@"; do
+  model=$(basename "$(dirname "$export_dir")")
+  pte=$WORK/$model.pte
+  step "$model-compile" "$COMPILE" "$export_dir/model.json" --weights "$export_dir/weights.safetensors" \
+    --backend xnnpack -o "$pte" --quiet
+  for app in "$WORK/app/sdk_app" "$WORK/app_pc" "$WORK/subproject/sdk_app"; do
+    out=$("$app" "$pte" "$WORK/$model.in.safetensors" "$WORK/$model.out.safetensors") ||
+      { echo "FAIL: $app on $model"; status=1; continue; }
+    echo "${app#"$WORK"/}: $out"
+    # A program compiled for XNNPACK must run at least one delegate.
+    if [[ $out =~ ,\ 0\ delegated ]]; then
+      echo "FAIL: $model ran no XNNPACK delegate"
+      status=1
+    fi
+    "$RUN" "$pte" --inputs "$WORK/$model.in.safetensors" \
+      --expected "$WORK/$model.out.safetensors" --quiet ||
+      { echo "FAIL: ${app#"$WORK"/} and torchir-run disagree on $model"; status=1; }
+  done
+done
+[[ $status == 0 ]] && echo "PASS: the installed SDK builds and runs an out-of-tree app"
+exit $status
