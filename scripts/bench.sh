@@ -99,25 +99,8 @@ if not any("openblas" in path for path in blas):
     sys.exit("bench: LibTorch did not load OpenBLAS; the PyTorch numbers would be unfair")
 EOF
 
-# The share of the machine's CPU time that was busy over the next $1 seconds.
-busy_percent() {
-  local before after
-  read -ra before < <(awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
-  sleep "$1"
-  read -ra after < <(awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
-  echo $((100 * (after[0] - before[0]) / (after[1] - before[1] + 1)))
-}
-# Other processes distort the numbers, the 2-thread ones most: optionally
-# wait (up to TORCHIR_BENCH_WAIT_IDLE seconds) for two quiet 5-second windows.
-wait_until=$((SECONDS + ${TORCHIR_BENCH_WAIT_IDLE:-0}))
-quiet=0
-while :; do
-  busy=$(busy_percent 5)
-  if ((busy < 10)); then quiet=$((quiet + 1)); else quiet=0; fi
-  ((quiet >= 2 || SECONDS >= wait_until)) && break
-  echo "   machine ${busy}% busy; waiting for it to be idle" >&2
-done
-((busy < 10)) || echo "bench: warning: the machine is ${busy}% busy; the numbers will suffer" >&2
+source scripts/wait_idle.sh
+wait_for_idle bench
 
 models_flag=$(IFS=,; echo "${MODELS[*]}")
 echo "== torchir_model_benchmark: ${#MODELS[@]} model(s)," \

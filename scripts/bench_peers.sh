@@ -94,28 +94,11 @@ unset OMP_WAIT_POLICY GOMP_SPINCOUNT
 export OMP_NUM_THREADS=2
 export OPENBLAS_NUM_THREADS=1
 
-# The share of the machine's CPU time that was busy over the next $1 seconds.
-busy_percent() {
-  local before after
-  read -ra before < <(awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
-  sleep "$1"
-  read -ra after < <(awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
-  echo $((100 * (after[0] - before[0]) / (after[1] - before[1] + 1)))
-}
-# Other processes distort the numbers, the 2-thread ones most: optionally wait (up to
-# TORCHIR_BENCH_WAIT_IDLE seconds) for two quiet 5-second windows. The driver reports the
-# machine's and the other processes' CPU use over the run in any case.
+# The driver reports the machine's and the other processes' CPU use over the run in any case;
+# TORCHIR_BENCH_WAIT_IDLE makes it wait for a quiet machine first (scripts/wait_idle.sh).
+source scripts/wait_idle.sh
 if ((${TORCHIR_BENCH_WAIT_IDLE:-0} > 0)); then
-  wait_until=$((SECONDS + TORCHIR_BENCH_WAIT_IDLE))
-  quiet=0
-  while :; do
-    busy=$(busy_percent 5)
-    if ((busy < 10)); then quiet=$((quiet + 1)); else quiet=0; fi
-    ((quiet >= 2 || SECONDS >= wait_until)) && break
-    echo "   machine ${busy}% busy; waiting for it to be idle" >&2
-  done
-  ((busy < 10)) || echo "bench_peers: warning: the machine is ${busy}% busy; 2-thread numbers" \
-    "will suffer most" >&2
+  wait_for_idle bench_peers
 fi
 
 models_flag=$(IFS=,; echo "${MODELS[*]}")
