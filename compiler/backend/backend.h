@@ -1,7 +1,7 @@
 // The compile-side backend interface: what every backend that takes Edge nodes
 // away from the portable kernels implements (XNNPACK, torchir's native kernels).
 // The pipeline runs the backends a user lists in order (tools/pipeline/
-// partition_backends.h); each sees the graph the previous ones left, so a node
+// partition.h); each sees the graph the previous ones left, so a node
 // goes to the first backend that takes it.
 #pragma once
 
