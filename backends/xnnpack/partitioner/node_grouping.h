@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-#include "backends/xnnpack/partitioner/layout.h"
+#include "backends/xnnpack/partitioner/region_tools.h"
 #include "compiler/ir/graph.h"
 
 namespace torchir::xnnpack {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "backends/xnnpack/partitioner/layout.h"
+#include "backends/xnnpack/partitioner/region_tools.h"
 #include "backends/xnnpack/partitioner/subgraph_serializer.h"
 #include "compiler/ir/graph.h"
 

@@ -24,35 +24,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "backends/xnnpack/partitioner/constant_transform.h"
-#include "backends/xnnpack/partitioner/layout.h"
+#include "backends/xnnpack/partitioner/region_tools.h"
 #include "backends/xnnpack/serialization/node_params.h"
 #include "compiler/ir/graph.h"
 
 namespace torchir::xnnpack {
-
-// One argument of the delegate call, in the blob's `argument` numbering.
-struct SubgraphArgument {
-  enum class Kind { kActivation, kConstant, kOutput };
-  Kind kind = Kind::kActivation;
-  // The graph value: an activation the region reads, a constant before repacking, or a
-  // region node's output.
-  ir::Value* value = nullptr;
-  // kConstant: how the constant is repacked (IsNoop: passed as it is).
-  ConstantTransform transform;
-  // kActivation, kOutput: the physical order (PhysicalPermutation of the region's layout);
-  // not the identity means the program holds the tensor logically and a permute converts.
-  std::vector<int64_t> perm;
-  // The dims XNNPACK sees; the tensor passed must have exactly these sizes.
-  std::vector<int64_t> dims;
-};
-
-// A region ready for the program: its blob and the arguments its delegate call passes.
-struct SerializedSubgraph {
-  std::vector<SubgraphArgument> arguments;  // the inputs (activations, constants), then outputs
-  size_t num_inputs = 0;
-  std::vector<uint8_t> blob;
-};
 
 class SubgraphSerializer {
  public:

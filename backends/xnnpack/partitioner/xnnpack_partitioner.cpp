@@ -9,9 +9,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "backends/xnnpack/partitioner/delegate_rewriter.h"
 #include "backends/xnnpack/partitioner/node_grouping.h"
 #include "backends/xnnpack/partitioner/op_capability.h"
+#include "backends/xnnpack/partitioner/region_tools.h"
 #include "backends/xnnpack/partitioner/subgraph_serializer.h"
 #include "compiler/dialect/delegate_call.h"
 #include "compiler/dialect/edge_ops.h"
@@ -187,6 +187,7 @@ absl::StatusOr<XnnpackPartitionResult> PartitionForXnnpack(ir::Graph& graph,
     region.members = group.nodes;
     region.subgraph = std::move(*subgraph);
     region.delegate_index = first_delegate_index + static_cast<int64_t>(g);
+    region.tag = "xnnpack";
     region.attributes = {{kReadOverrunAttr, kXnnpackExtraBytes},
                          {dialect::kDelegateMacsAttr,
                           static_cast<int64_t>(std::min<uint64_t>(summary.macs, INT64_MAX))}};

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "backends/xnnpack/partitioner/layout.h"
+#include "backends/xnnpack/partitioner/region_tools.h"
 #include "compiler/emit/program_emitter.h"
 #include "compiler/ir/graph.h"
 

@@ -1,7 +1,7 @@
 // The graph after partitioning: one delegate call per region, layout
 // conversions only at region borders, none between two channels-last regions
 // nor where the graph already converted, and a graph that still verifies.
-#include "backends/xnnpack/partitioner/delegate_rewriter.h"
+#include "compiler/backend/delegate_rewriter.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "backends/xnnpack/partitioner/delegate_rewriter.h"
+#include "compiler/backend/delegate_rewriter.h"
 
 #include <algorithm>
 #include <map>
@@ -8,10 +8,10 @@
 #include <unordered_set>
 
 #include "absl/strings/str_cat.h"
-#include "backends/xnnpack/partitioner/layout.h"
+#include "compiler/backend/layout.h"
 #include "compiler/dialect/delegate_call.h"
 
-namespace torchir::xnnpack {
+namespace torchir::backend {
 namespace {
 
 constexpr char kPermuteOp[] = "edge.permute";
@@ -78,13 +78,13 @@ class Rewriter {
     for (size_t i = subgraph.num_inputs; i < subgraph.arguments.size(); ++i) {
       const SubgraphArgument& argument = subgraph.arguments[i];
       const bool stored_logically = IsIdentityPermutation(argument.perm);
-      names.push_back(graph_.UniqueValueName(
-          absl::StrCat(argument.value->name(), stored_logically ? "_xnnpack" : "_channels_last")));
+      names.push_back(graph_.UniqueValueName(absl::StrCat(
+          argument.value->name(), "_", stored_logically ? region.tag : "channels_last")));
       types.push_back({argument.value->dtype(), argument.dims});
     }
     const int64_t position = position_.at(region.members.front());
     ir::Node* node = graph_.AppendNode(
-        graph_.UniqueNodeName(absl::StrCat("xnnpack_delegate_", region.delegate_index)),
+        graph_.UniqueNodeName(absl::StrCat(region.tag, "_delegate_", region.delegate_index)),
         dialect::kDelegateCallOp, {}, names, types);
     node->SetAttr(dialect::kDelegateIndexAttr, ir::AttrValue::Int(region.delegate_index));
     for (const auto& [name, value] : region.attributes)
@@ -157,17 +157,23 @@ class Rewriter {
     return result;
   }
 
-  ir::Value* RepackedConstant(const SubgraphArgument& argument) {
+  ir::Value* RepackedConstant(const SubgraphArgument& argument, const std::string& tag) {
     ir::Value* source = argument.value;
-    if (argument.transform.IsNoop(source->sizes())) return source;
-    for (const auto& [key, value] : repacked_) {
-      if (key.first == source && key.second == argument.transform) return value;
+    ir::Value* constant;
+    if (argument.encoded.has_value()) {
+      constant = graph_.AddConstant(graph_.UniqueValueName(absl::StrCat(source->name(), "_", tag)),
+                                    argument.encoded->type, argument.encoded->data);
+    } else {
+      if (argument.transform.IsNoop(source->sizes())) return source;
+      for (const auto& [key, value] : repacked_) {
+        if (key.first == source && key.second == argument.transform) return value;
+      }
+      constant = graph_.AddConstant(
+          graph_.UniqueValueName(absl::StrCat(source->name(), "_", tag)),
+          {source->dtype(), argument.transform.Dims()},
+          ApplyTransform(source->data(), ir::DTypeSize(source->dtype()), argument.transform));
+      repacked_.push_back({{source, argument.transform}, constant});
     }
-    ir::Value* constant = graph_.AddConstant(
-        graph_.UniqueValueName(absl::StrCat(source->name(), "_xnnpack")),
-        {source->dtype(), argument.transform.Dims()},
-        ApplyTransform(source->data(), ir::DTypeSize(source->dtype()), argument.transform));
-    repacked_.push_back({{source, argument.transform}, constant});
     // One source may be repacked more than once (two readers wanting other layouts); it is
     // erased once, after the last of them.
     if (std::find(replaced_constants_.begin(), replaced_constants_.end(), source) ==
@@ -185,7 +191,7 @@ class Rewriter {
       const SubgraphArgument& argument = subgraph.arguments[i];
       ir::Value* input;
       if (argument.kind == SubgraphArgument::Kind::kConstant) {
-        input = RepackedConstant(argument);
+        input = RepackedConstant(argument, region.tag);
       } else if (IsIdentityPermutation(argument.perm)) {
         input = LogicalOf(argument.value);
       } else {
@@ -298,7 +304,7 @@ class Rewriter {
       }
     }
     if (order.size() != nodes.size()) {
-      return absl::InternalError("XNNPACK partitioning created a cycle between delegate calls");
+      return absl::InternalError("partitioning created a cycle between delegate calls");
     }
     for (size_t i = order.size(); i-- > 1;) graph_.MoveBefore(order[i - 1], order[i]);
     return absl::OkStatus();
@@ -327,4 +333,4 @@ absl::StatusOr<RewriteStats> ReplaceRegionsWithDelegateCalls(
   return Rewriter(graph, regions).Run();
 }
 
-}  // namespace torchir::xnnpack
+}  // namespace torchir::backend

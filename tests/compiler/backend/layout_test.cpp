@@ -1,10 +1,10 @@
 // Layouts inside a region: which order each rank is stored in, and which
 // reinterpretations move no element.
-#include "backends/xnnpack/partitioner/layout.h"
+#include "compiler/backend/layout.h"
 
 #include <gtest/gtest.h>
 
-namespace torchir::xnnpack {
+namespace torchir::backend {
 namespace {
 
 using Dims = std::vector<int64_t>;
@@ -65,4 +65,4 @@ TEST(LayoutTest, ReshapesThatKeepChannelsLastOrder) {
 }
 
 }  // namespace
-}  // namespace torchir::xnnpack
+}  // namespace torchir::backend

@@ -1,4 +1,4 @@
-// Compile-time repacking of constants into the order an XNNPACK region reads
+// Compile-time repacking of constants into the order a delegated region (XNNPACK's) reads
 // them: convolution filters OIHW -> OHWI, depthwise filters -> [1, kh, kw, C*m],
 // and constant operands of elementwise ops into the region's layout. The result
 // is a new graph constant; the blob never holds weights.
@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "backends/xnnpack/partitioner/layout.h"
+#include "compiler/backend/layout.h"
 #include "compiler/ir/tensor_data.h"
 
-namespace torchir::xnnpack {
+namespace torchir::backend {
 
 // A constant viewed as `shape` (same element count, row-major: a free reshape),
 // then permuted by `perm` (physical dim i takes viewed dim perm[i]).
@@ -46,4 +46,4 @@ ConstantTransform OperandTransform(const std::vector<int64_t>& sizes, size_t ran
 ir::TensorData ApplyTransform(const ir::TensorData& data, size_t element_size,
                               const ConstantTransform& transform);
 
-}  // namespace torchir::xnnpack
+}  // namespace torchir::backend

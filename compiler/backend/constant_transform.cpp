@@ -1,9 +1,9 @@
-#include "backends/xnnpack/partitioner/constant_transform.h"
+#include "compiler/backend/constant_transform.h"
 
 #include <cstring>
 #include <memory>
 
-namespace torchir::xnnpack {
+namespace torchir::backend {
 namespace {
 
 // [O, I, k] -> [O, I, 1, k]: a 1-d convolution is a 2-d one of height 1.
@@ -67,4 +67,4 @@ ir::TensorData ApplyTransform(const ir::TensorData& data, size_t element_size,
   return ir::TensorData(std::shared_ptr<const void>(bytes, raw), raw, count * element_size);
 }
 
-}  // namespace torchir::xnnpack
+}  // namespace torchir::backend

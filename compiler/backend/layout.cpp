@@ -1,9 +1,9 @@
-#include "backends/xnnpack/partitioner/layout.h"
+#include "compiler/backend/layout.h"
 
 #include <cstddef>
 #include <utility>
 
-namespace torchir::xnnpack {
+namespace torchir::backend {
 namespace {
 
 // The logical dim ids of the non-1 dims of `sizes` in the order `perm` stores them; `ids`
@@ -121,4 +121,4 @@ bool ReshapeKeepsOrder(const std::vector<int64_t>& from, const std::vector<int64
          IsChannelsLastRank(to.size()) && from[0] == to[0] && from[1] == to[1];
 }
 
-}  // namespace torchir::xnnpack
+}  // namespace torchir::backend

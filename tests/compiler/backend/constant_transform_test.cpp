@@ -1,11 +1,11 @@
 // Repacking constants into XNNPACK's order, checked element by element.
-#include "backends/xnnpack/partitioner/constant_transform.h"
+#include "compiler/backend/constant_transform.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-namespace torchir::xnnpack {
+namespace torchir::backend {
 namespace {
 
 using Dims = std::vector<int64_t>;
@@ -79,4 +79,4 @@ TEST(ConstantTransformTest, UnboundDataStaysUnbound) {
 }
 
 }  // namespace
-}  // namespace torchir::xnnpack
+}  // namespace torchir::backend

@@ -1,5 +1,5 @@
-// Memory layouts inside an XNNPACK region. XNNPACK's spatial ops read channels
-// last, so a region that holds one keeps its 3-d and 4-d activations as
+// Memory layouts inside a delegated region. Spatial ops (XNNPACK's, the native kernels')
+// read channels last, so a region that holds one keeps its 3-d and 4-d activations as
 // [N, L, C] and [N, H, W, C] ("channels last"); a region without one keeps every
 // tensor in its logical (PyTorch, row-major) order and needs no permutes at all.
 // Tensors of other ranks are always stored logically.
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace torchir::xnnpack {
+namespace torchir::backend {
 
 enum class Layout {
   kLogical,       // row-major in the logical (NC...) order
@@ -48,7 +48,7 @@ std::vector<int64_t> InversePermutation(const std::vector<int64_t>& perm);
 std::vector<int64_t> PermuteSizes(const std::vector<int64_t>& sizes,
                                   const std::vector<int64_t>& perm);
 
-// The dims XNNPACK sees for a logical `sizes` in `layout`.
+// The dims a backend sees for a logical `sizes` in `layout`.
 std::vector<int64_t> PhysicalDims(const std::vector<int64_t>& sizes, Layout layout);
 
 // True when reading a tensor of logical `sizes` stored in `perm` order gives its
@@ -67,4 +67,4 @@ bool BroadcastKeepsOrder(const std::vector<int64_t>& sizes, size_t rank, Layout 
 bool ReshapeKeepsOrder(const std::vector<int64_t>& from, const std::vector<int64_t>& to,
                        Layout layout);
 
-}  // namespace torchir::xnnpack
+}  // namespace torchir::backend

@@ -1,24 +1,61 @@
-// The graph side of preprocess: replacing each region by one delegate-call node,
-// converting layouts at the region borders with edge.permute nodes (run by the
-// portable kernels), and handing the delegate its repacked constants.
+// The graph side of preprocess, shared by every backend that delegates regions: replacing
+// each region by one delegate-call node, converting layouts at the region borders with
+// edge.permute nodes (run by the portable kernels), and handing the delegate its repacked
+// constants. Layout conversions cancel between two regions that store a tensor the same
+// way, whichever backends the regions belong to: a later backend's region reads what an
+// earlier one's permute converted from.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "backends/xnnpack/partitioner/subgraph_serializer.h"
+#include "compiler/backend/constant_transform.h"
 #include "compiler/ir/graph.h"
 
-namespace torchir::xnnpack {
+namespace torchir::backend {
+
+// One argument of the delegate call, in the blob's `argument` numbering.
+struct SubgraphArgument {
+  enum class Kind { kActivation, kConstant, kOutput };
+  Kind kind = Kind::kActivation;
+  // The graph value: an activation the region reads, a constant before repacking, or a
+  // region node's output.
+  ir::Value* value = nullptr;
+  // kConstant: how the constant is repacked (IsNoop: passed as it is).
+  ConstantTransform transform;
+  // kConstant, instead of `transform`: the backend's own encoding of the constant (the
+  // native backend's packed weights), passed as a new graph constant.
+  struct Encoded {
+    ir::TensorType type;
+    ir::TensorData data;
+  };
+  std::optional<Encoded> encoded;
+  // kActivation, kOutput: the physical order (PhysicalPermutation of the region's layout);
+  // not the identity means the program holds the tensor logically and a permute converts.
+  std::vector<int64_t> perm;
+  // The dims the backend sees; the tensor passed must have exactly these sizes.
+  std::vector<int64_t> dims;
+};
+
+// A region ready for the program: its blob and the arguments its delegate call passes.
+struct SerializedSubgraph {
+  std::vector<SubgraphArgument> arguments;  // the inputs (activations, constants), then outputs
+  size_t num_inputs = 0;
+  std::vector<uint8_t> blob;
+};
 
 // One serialised region to put in the graph.
 struct RegionRewrite {
   std::vector<ir::Node*> members;  // graph order
   SerializedSubgraph subgraph;
   int64_t delegate_index = 0;
+  // Names what the rewrite creates: "<tag>_delegate_<index>" for the call, "<value>_<tag>"
+  // for outputs stored logically and for repacked constants.
+  std::string tag;
   // Int attributes for the delegate-call node besides delegate_index
   // (read_overrun_bytes).
   std::vector<std::pair<std::string, int64_t>> attributes;
@@ -56,4 +93,4 @@ struct RewriteStats {
 absl::StatusOr<RewriteStats> ReplaceRegionsWithDelegateCalls(
     ir::Graph& graph, const std::vector<RegionRewrite>& regions);
 
-}  // namespace torchir::xnnpack
+}  // namespace torchir::backend
