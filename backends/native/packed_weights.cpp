@@ -17,6 +17,25 @@ size_t PackedFloats(const GemmConfig& config, size_t k, size_t n) {
   return k * n_padded;
 }
 
+// Calls row(packed, k_index, n0, cols) for every row of every panel in packed order:
+// `packed` is the float offset of the panel row (nr floats) holding B's row k_index,
+// columns [n0, n0 + cols); the rest of the nr floats are padding.
+template <typename RowFn>
+void ForEachPanelRow(const GemmConfig& config, size_t k, size_t n, RowFn row) {
+  const size_t nr = config.nr;
+  size_t packed = 0;
+  for (size_t k0 = 0; k0 < k; k0 += config.kc) {
+    const size_t kc = k - k0 < config.kc ? k - k0 : config.kc;
+    for (size_t n0 = 0; n0 < n; n0 += nr) {
+      const size_t cols = n - n0 < nr ? n - n0 : nr;
+      for (size_t kk = 0; kk < kc; ++kk) {
+        row(packed, k0 + kk, n0, cols);
+        packed += nr;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 size_t PackedBBytes(const GemmConfig& config, size_t k, size_t n) {
@@ -44,18 +63,11 @@ runtime::Error PackB(const GemmConfig& config, size_t k, size_t n, const float* 
 
   float* dst = reinterpret_cast<float*>(static_cast<char*>(out) + kPackedBHeaderBytes);
   const size_t nr = config.nr;
-  for (size_t k0 = 0; k0 < k; k0 += config.kc) {
-    const size_t kc = k - k0 < config.kc ? k - k0 : config.kc;
-    for (size_t n0 = 0; n0 < n; n0 += nr) {
-      const size_t cols = n - n0 < nr ? n - n0 : nr;
-      for (size_t kk = 0; kk < kc; ++kk) {
-        const float* src = b + (k0 + kk) * ldb + n0;
-        for (size_t j = 0; j < cols; ++j) dst[j] = src[j];
-        for (size_t j = cols; j < nr; ++j) dst[j] = 0.0f;
-        dst += nr;
-      }
-    }
-  }
+  ForEachPanelRow(config, k, n, [&](size_t packed, size_t row, size_t n0, size_t cols) {
+    const float* src = b + row * ldb + n0;
+    for (size_t j = 0; j < cols; ++j) dst[packed + j] = src[j];
+    for (size_t j = cols; j < nr; ++j) dst[packed + j] = 0.0f;
+  });
   return runtime::Error::kOk;
 }
 
@@ -86,6 +98,14 @@ runtime::Error ViewPackedB(const void* bytes, size_t size, PackedB* view) {
   view->n = n;
   view->data =
       reinterpret_cast<const float*>(static_cast<const char*>(bytes) + kPackedBHeaderBytes);
+  return runtime::Error::kOk;
+}
+
+runtime::Error UnpackB(const PackedB& b, float* out, size_t ldb) {
+  if (out == nullptr || ldb < b.n || b.data == nullptr) return runtime::Error::kInvalidArgument;
+  ForEachPanelRow(b.config, b.k, b.n, [&](size_t packed, size_t row, size_t n0, size_t cols) {
+    std::memcpy(out + row * ldb + n0, b.data + packed, cols * sizeof(float));
+  });
   return runtime::Error::kOk;
 }
 

@@ -60,4 +60,9 @@ struct PackedB {
 // fills `*view`. Packed weights come from program files, which are not trusted.
 runtime::Error ViewPackedB(const void* bytes, size_t size, PackedB* view);
 
+// Writes B back as row-major K x N (row stride ldb >= n) from packed weights: what a runtime
+// does, with PackB for its own blocking, when a program's weights were packed for another CPU
+// family. Runs at load, never inside an execute call.
+runtime::Error UnpackB(const PackedB& b, float* out, size_t ldb);
+
 }  // namespace torchir::native

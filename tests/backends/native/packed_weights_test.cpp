@@ -62,6 +62,31 @@ TEST(PackedWeightsTest, ElementsSitWhereTheFormatSays) {
   }
 }
 
+// What a runtime on another CPU family does with a program's weights: unpack, then pack for
+// its own blocking. Every target's layout round-trips to B exactly, with ldb padding intact.
+TEST(PackedWeightsTest, UnpackGivesBackBForEveryTarget) {
+  const size_t k = 300, n = 37, ldb = 40;
+  const std::vector<float> b = Numbered(k, n);
+  for (KernelTarget target :
+       {KernelTarget::kPortable, KernelTarget::kX86Sse4, KernelTarget::kX86Avx2,
+        KernelTarget::kX86Avx512, KernelTarget::kArmNeon}) {
+    const GemmConfig config = Config(target);
+    std::vector<char> packed(PackedBBytes(config, k, n));
+    ASSERT_EQ(PackB(config, k, n, b.data(), n, packed.data(), packed.size()), Error::kOk);
+    PackedB view;
+    ASSERT_EQ(ViewPackedB(packed.data(), packed.size(), &view), Error::kOk);
+    std::vector<float> unpacked(k * ldb, -1.0f);
+    ASSERT_EQ(UnpackB(view, unpacked.data(), ldb), Error::kOk);
+    for (size_t i = 0; i < k; ++i) {
+      for (size_t j = 0; j < ldb; ++j) {
+        ASSERT_EQ(unpacked[i * ldb + j], j < n ? b[i * n + j] : -1.0f)
+            << KernelTargetName(target) << " k " << i << " n " << j;
+      }
+    }
+    EXPECT_EQ(UnpackB(view, unpacked.data(), n - 1), Error::kInvalidArgument);
+  }
+}
+
 TEST(PackedWeightsTest, RejectsBadHeadersAndShortBuffers) {
   const GemmConfig config = Config(KernelTarget::kPortable);
   const std::vector<float> b = Numbered(5, 3);
