@@ -58,11 +58,19 @@ HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_
     return;
   }
   alignas(64) float tile[kMr * kNr];
+  TileArgs edge = args;
   if (args.accumulate) {
     for (size_t r = 0; r < rows; ++r)
       std::memcpy(tile + r * kNr, c + r * ldc, cols * sizeof(float));
+  } else if (args.residual != nullptr) {
+    // The residual's columns past N are not there to read: start from a copy in the tile.
+    for (size_t r = 0; r < rows; ++r) {
+      std::memcpy(tile + r * kNr, args.residual + r * args.residual_stride, cols * sizeof(float));
+    }
+    edge.residual = tile;
+    edge.residual_stride = kNr;
   }
-  kMicroKernels[rows - 1](args, tile, kNr);
+  kMicroKernels[rows - 1](edge, tile, kNr);
   for (size_t r = 0; r < rows; ++r) std::memcpy(c + r * ldc, tile + r * kNr, cols * sizeof(float));
 }
 
@@ -76,7 +84,10 @@ runtime::Error GemmForTarget(const GemmCall& call) {
       config.nc % kNr != 0) {
     return runtime::Error::kInternal;
   }
-  const size_t m = call.m, n = b.n, k = b.k;
+  const size_t m_end = call.m_begin + call.m, n = b.n, k = b.k;
+  // Added to the bias when the first K block starts a tile (and nowhere else, which is why C may
+  // be the residual itself).
+  const float* residual = call.epilogue.residual;
   const size_t n_padded = (n + kNr - 1) / kNr * kNr;
   const float lo = call.epilogue.activation == Activation::kNone
                        ? -std::numeric_limits<float>::infinity()
@@ -97,12 +108,18 @@ runtime::Error GemmForTarget(const GemmCall& call) {
       TileArgs args;
       args.kc = kc;
       args.accumulate = k0 != 0;
+      args.residual = nullptr;
+      args.residual_stride = call.epilogue.residual_stride;
       args.clamp = k0 + kc == k && call.epilogue.activation != Activation::kNone;
       args.lo = lo;
       args.hi = hi;
-      for (size_t m0 = 0; m0 < m; m0 += config.mc) {
-        const size_t mc = m - m0 < config.mc ? m - m0 : config.mc;
-        PackA(call.a + m0 * call.lda + k0, call.lda, mc, kc, call.scratch);
+      for (size_t m0 = call.m_begin; m0 < m_end; m0 += config.mc) {
+        const size_t mc = m_end - m0 < config.mc ? m_end - m0 : config.mc;
+        if (call.a_source == nullptr) {
+          PackA(call.a + m0 * call.lda + k0, call.lda, mc, kc, call.scratch);
+        } else {
+          call.a_source->copy(call.a_source->context, m0, mc, k0, kc, call.scratch, kKc);
+        }
         for (size_t j0 = n0; j0 < n_end; j0 += kNr) {
           const size_t cols = n - j0 < kNr ? n - j0 : kNr;
           args.b = b_block + j0 * kc;  // panel j0 / nr of this K block: (j0 / nr) * kc * nr
@@ -117,6 +134,9 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           for (size_t i0 = 0; i0 < mc; i0 += kMr) {
             args.a = call.scratch + i0 * kKc;
             const size_t rows = mc - i0 < kMr ? mc - i0 : kMr;
+            if (residual != nullptr && k0 == 0) {
+              args.residual = residual + (m0 + i0) * args.residual_stride + j0;
+            }
             Tile(args, rows, cols, call.c + (m0 + i0) * call.ldc + j0, call.ldc);
           }
         }
@@ -183,17 +203,16 @@ void RunTask(void* context, size_t task) {
   GemmCall call = p.whole;
   call.scratch = p.whole.scratch + task * p.slot_floats;
   if (p.split.along_m) {
-    const size_t m0 = task * p.split.per_task;
-    call.m = p.whole.m - m0 < p.split.per_task ? p.whole.m - m0 : p.split.per_task;
-    call.a += m0 * call.lda;
-    call.c += m0 * call.ldc;
+    call.m_begin = task * p.split.per_task;
+    call.m =
+        p.whole.m - call.m_begin < p.split.per_task ? p.whole.m - call.m_begin : p.split.per_task;
   } else {
     const size_t nr = call.b->config.nr;
     call.n_begin = task * p.split.per_task * nr;
     const size_t end = call.n_begin + p.split.per_task * nr;
     call.n_end = end < p.whole.n_end ? end : p.whole.n_end;
   }
-  // Arguments were checked by Gemm and every task's share is in range: the result is kOk.
+  // Arguments were checked by RunGemm and every task's share is in range: the result is kOk.
   (void)HWY_DYNAMIC_DISPATCH(GemmForTarget)(call);
 }
 
@@ -203,34 +222,55 @@ size_t GemmScratchBytes(const GemmConfig& config, size_t m, size_t threads) {
   return (threads == 0 ? 1 : threads) * ScratchFloatsPerSlot(config, m) * sizeof(float);
 }
 
-runtime::Error Gemm(size_t m, const float* a, size_t lda, const PackedB& b, const float* bias,
-                    float* c, size_t ldc, const Epilogue& epilogue, void* scratch,
-                    size_t scratch_bytes, pthreadpool_t threadpool) {
+runtime::Error RunGemm(const GemmCall& call, size_t scratch_bytes, pthreadpool_t threadpool) {
+  const PackedB& b = *call.b;
   GemmConfig current;
   if (!GetGemmConfig(CurrentKernelTarget(), &current)) return runtime::Error::kInternal;
   // The layout is what must match: nr and kc (a program packed for SSE4 runs on NEON).
   if (b.config.nr != current.nr || b.config.kc != current.kc) return runtime::Error::kNotSupported;
-  if (m == 0) return runtime::Error::kOk;
-  if (a == nullptr || c == nullptr || b.data == nullptr || lda < b.k || ldc < b.n ||
-      epilogue.activation > Activation::kClamp ||
-      (epilogue.activation == Activation::kClamp && !(epilogue.min <= epilogue.max))) {
+  if (call.m == 0) return runtime::Error::kOk;
+  const Epilogue& epilogue = call.epilogue;
+  if ((call.a_source == nullptr && (call.a == nullptr || call.lda < b.k)) ||
+      (call.a_source != nullptr && call.a_source->copy == nullptr) || call.c == nullptr ||
+      b.data == nullptr || call.ldc < b.n || epilogue.activation > Activation::kClamp ||
+      (epilogue.activation == Activation::kClamp && !(epilogue.min <= epilogue.max)) ||
+      (epilogue.residual != nullptr && epilogue.residual_stride < b.n)) {
     return runtime::Error::kInvalidArgument;
   }
   const size_t threads = threadpool == nullptr ? 1 : pthreadpool_get_threads_count(threadpool);
-  if (scratch == nullptr || scratch_bytes < GemmScratchBytes(current, m, threads) ||
-      reinterpret_cast<uintptr_t>(scratch) % alignof(float) != 0) {
+  if (call.scratch == nullptr || scratch_bytes < GemmScratchBytes(current, call.m, threads) ||
+      reinterpret_cast<uintptr_t>(call.scratch) % alignof(float) != 0) {
     return runtime::Error::kOutOfMemory;
   }
   // The table's mc and nc for this target, with the caller's nr/kc already checked equal.
   PackedB blocked = b;
   blocked.config = current;
-  const GemmCall call{m, a,  lda, &blocked, bias, c, ldc, epilogue, static_cast<float*>(scratch),
-                      0, b.n};
-  const Split split = PlanSplit(current, m, b.n, threads);
-  if (split.tasks == 1) return HWY_DYNAMIC_DISPATCH(GemmForTarget)(call);
-  ParallelGemm parallel{call, split, ScratchFloatsPerSlot(current, m)};
+  GemmCall whole = call;
+  whole.b = &blocked;
+  whole.m_begin = 0;
+  whole.n_begin = 0;
+  whole.n_end = b.n;
+  const Split split = PlanSplit(current, call.m, b.n, threads);
+  if (split.tasks == 1) return HWY_DYNAMIC_DISPATCH(GemmForTarget)(whole);
+  ParallelGemm parallel{whole, split, ScratchFloatsPerSlot(current, call.m)};
   pthreadpool_parallelize_1d(threadpool, &RunTask, &parallel, split.tasks, 0);
   return runtime::Error::kOk;
+}
+
+runtime::Error Gemm(size_t m, const float* a, size_t lda, const PackedB& b, const float* bias,
+                    float* c, size_t ldc, const Epilogue& epilogue, void* scratch,
+                    size_t scratch_bytes, pthreadpool_t threadpool) {
+  GemmCall call{};
+  call.m = m;
+  call.a = a;
+  call.lda = lda;
+  call.b = &b;
+  call.bias = bias;
+  call.c = c;
+  call.ldc = ldc;
+  call.epilogue = epilogue;
+  call.scratch = static_cast<float*>(scratch);
+  return RunGemm(call, scratch_bytes, threadpool);
 }
 
 }  // namespace torchir::native

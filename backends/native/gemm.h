@@ -7,9 +7,9 @@
 //  4.       for each nr-wide panel of B and each mr-row panel of A: the register-blocked
 //           micro-kernel adds the kc-long products into an mr x nr tile of C held in registers
 //           (a panel at the M edge runs a kernel instance with fewer rows).
-// The first K block starts the tile from the bias, later ones from C; the last one applies the
-// epilogue before storing. Tiles at the N edge run on a tile buffer on the stack. Dispatched at run
-// time to the CPU's best Highway target (gemm_config.h).
+// The first K block starts the tile from the bias (plus the residual), later ones from C; the last
+// one applies the epilogue before storing. Tiles at the N edge run on a tile buffer on the stack.
+// Dispatched at run time to the CPU's best Highway target (gemm_config.h).
 #pragma once
 
 #include <pthreadpool.h>
@@ -29,10 +29,17 @@ enum class Activation : uint32_t {
   kClamp = 2,  // min(max(x, min), max): relu6 and hardtanh
 };
 
+// What is added to and applied on A*B + bias: C = activation(A*B + bias + residual).
 struct Epilogue {
   Activation activation = Activation::kNone;
   float min = 0.0f;  // kClamp only
   float max = 0.0f;  // kClamp only
+  // Null, or an M x N matrix (row stride residual_stride >= N floats) added before the
+  // activation: a ResNet's skip connection. It is read for each tile before that tile of C is
+  // first written, so it may be C itself (same pointer, same stride: an in-place add); otherwise
+  // it must not overlap C.
+  const float* residual = nullptr;
+  size_t residual_stride = 0;
 };
 
 // Bytes of scratch Gemm needs for M rows of A with weights packed for `config`: one mc x kc
@@ -43,7 +50,8 @@ size_t GemmScratchBytes(const GemmConfig& config, size_t m, size_t threads = 1);
 // C (M x N, row stride ldc) = A (M x K, row-major, row stride lda) * B + bias (N floats, or
 // null), then the epilogue. K and N are B's. B must be packed with the blocking of
 // CurrentKernelTarget() (else kNotSupported: repack for this CPU); scratch holds at least
-// GemmScratchBytes(b.config, m, threads) bytes. C must not overlap A, B or the scratch.
+// GemmScratchBytes(b.config, m, threads) bytes. C must not overlap A, B or the scratch (the
+// epilogue's residual may be C itself: see Epilogue).
 // With a thread pool the rows (or, for fewer rows than threads * mr, the nr-wide column panels)
 // are shared among its threads; null runs on the calling thread.
 runtime::Error Gemm(size_t m, const float* a, size_t lda, const PackedB& b, const float* bias,

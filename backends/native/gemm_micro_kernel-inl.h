@@ -4,7 +4,8 @@
 // Per target: kThisTarget (gemm_config.h), the tile kMr x kNr and the K block kKc (which must
 // equal that target's row of gemm_config.cpp: Gemm checks it on every call), and
 // MicroKernel<kRows>, which adds a (kRows x kc, rows kKc floats apart) * b (kc x kNr panel) to an
-// accumulator tile started from the bias row or from C and stores kRows rows of it to C, clamped
+// accumulator tile started from the bias row (plus the residual's rows, if any) or from C and
+// stores kRows rows of it to C, clamped
 // on the last K block. kRows < kMr serves the M edge without computing padding rows.
 //
 // Packed A keeps A's rows (row-major, kKc floats apart) rather than BLIS's k-major interleave:
@@ -67,8 +68,13 @@ struct TileArgs {
   const float* a;     // up to kMr rows of kc floats, kKc floats apart (gemm.cpp PackA)
   const float* b;     // kc x kNr, k-major (packed_weights.h)
   const float* bias;  // kNr floats; the tile's start value when !accumulate
-  bool accumulate;    // start from C (a later K block) instead of the bias
-  bool clamp;         // the last K block of an epilogue: clamp to [lo, hi] before storing
+  // When !accumulate and non-null: kNr floats per row, rows residual_stride floats apart, added
+  // to the bias as the tile's start value (the epilogue's residual, read before C is written, so
+  // it may be C itself).
+  const float* residual;
+  size_t residual_stride;
+  bool accumulate;  // start from C (a later K block) instead of the bias
+  bool clamp;       // the last K block of an epilogue: clamp to [lo, hi] before storing
   float lo;
   float hi;
 };
@@ -103,6 +109,18 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   }
     TORCHIR_NATIVE_ROWS(TORCHIR_LOAD_C)
 #undef TORCHIR_LOAD_C
+  } else if (args.residual != nullptr) {
+    const V bias0 = hn::LoadU(d, args.bias);
+    const V bias1 = hn::LoadU(d, args.bias + kLanes);
+    const float* HWY_RESTRICT r = args.residual;
+    const size_t ldr = args.residual_stride;
+#define TORCHIR_INIT_RESIDUAL(i)                                  \
+  if constexpr (i < kRows) {                                      \
+    c##i##0 = hn::Add(bias0, hn::LoadU(d, r + i * ldr));          \
+    c##i##1 = hn::Add(bias1, hn::LoadU(d, r + i * ldr + kLanes)); \
+  }
+    TORCHIR_NATIVE_ROWS(TORCHIR_INIT_RESIDUAL)
+#undef TORCHIR_INIT_RESIDUAL
   } else {
     const V bias0 = hn::LoadU(d, args.bias);
     const V bias1 = hn::LoadU(d, args.bias + kLanes);
@@ -164,7 +182,12 @@ template <size_t kRows>
 HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t ldc) {
   float acc[kRows][kNr];
   for (size_t i = 0; i < kRows; ++i) {
-    for (size_t j = 0; j < kNr; ++j) acc[i][j] = args.accumulate ? c[i * ldc + j] : args.bias[j];
+    for (size_t j = 0; j < kNr; ++j) {
+      acc[i][j] = args.accumulate ? c[i * ldc + j]
+                  : args.residual != nullptr
+                      ? args.bias[j] + args.residual[i * args.residual_stride + j]
+                      : args.bias[j];
+    }
   }
   const float* HWY_RESTRICT a = args.a;
   const float* HWY_RESTRICT b = args.b;

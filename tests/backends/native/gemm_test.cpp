@@ -49,6 +49,8 @@ struct Problem {
   bool bias;
   Epilogue epilogue;
   size_t threads = 0;  // 0: no pool
+  // The epilogue's residual: none, a separate matrix (row stride N + 3), or C itself (in place).
+  enum Residual { kNoResidual, kSeparate, kInPlace } residual = kNoResidual;
 };
 
 std::string Describe(const Problem& p) {
@@ -56,7 +58,7 @@ std::string Describe(const Problem& p) {
          " lda=" + std::to_string(p.lda) + " ldc=" + std::to_string(p.ldc) +
          " bias=" + std::to_string(p.bias) +
          " activation=" + std::to_string(static_cast<int>(p.epilogue.activation)) +
-         " threads=" + std::to_string(p.threads);
+         " threads=" + std::to_string(p.threads) + " residual=" + std::to_string(p.residual);
 }
 
 // Runs one problem on the current target and compares every element of C with a double
@@ -64,7 +66,8 @@ std::string Describe(const Problem& p) {
 // bias add) once, at float's unit roundoff u = 2^-24, whatever the order the blocking adds them
 // in, so |C - exact| <= (K + 1) * u * (sum_k |a_ik * b_kj| + |bias_j|) to first order
 // (Higham, "Accuracy and Stability of Numerical Algorithms", 3.1). We allow twice that plus
-// one denormal-sized absolute term; clamping is exact and commutes with the bound.
+// one denormal-sized absolute term; clamping is exact and commutes with the bound. A residual is
+// one more addend: K + 2 roundings and |r| in the sum.
 // Elements of C outside the M x N result (the ldc padding) must keep their sentinel.
 void ExpectGemmMatchesReference(const Problem& p, uint32_t seed) {
   SCOPED_TRACE(Describe(p));
@@ -73,6 +76,8 @@ void ExpectGemmMatchesReference(const Problem& p, uint32_t seed) {
   const std::vector<float> a = Random(p.m * lda, &rng);
   const std::vector<float> b = Random(p.k * p.n, &rng);
   const std::vector<float> bias = Random(p.n, &rng);
+  const size_t ldr = p.residual == Problem::kInPlace ? ldc : p.n + 3;
+  const std::vector<float> residual = Random(p.m * ldr, &rng);
 
   GemmConfig config;
   ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
@@ -83,10 +88,21 @@ void ExpectGemmMatchesReference(const Problem& p, uint32_t seed) {
 
   constexpr float kSentinel = 12345.0f;
   std::vector<float> c(p.m * ldc, kSentinel);
+  Epilogue epilogue = p.epilogue;
+  if (p.residual == Problem::kSeparate) {
+    epilogue.residual = residual.data();
+    epilogue.residual_stride = ldr;
+  } else if (p.residual == Problem::kInPlace) {
+    for (size_t i = 0; i < p.m; ++i) {
+      std::copy(residual.begin() + i * ldr, residual.begin() + i * ldr + p.n, c.begin() + i * ldc);
+    }
+    epilogue.residual = c.data();
+    epilogue.residual_stride = ldc;
+  }
   pthreadpool_t pool = p.threads == 0 ? nullptr : pthreadpool_create(p.threads);
   std::vector<char> scratch(GemmScratchBytes(config, p.m, p.threads == 0 ? 1 : p.threads));
   const Error error = Gemm(p.m, a.data(), lda, view, p.bias ? bias.data() : nullptr, c.data(), ldc,
-                           p.epilogue, scratch.data(), scratch.size(), pool);
+                           epilogue, scratch.data(), scratch.size(), pool);
   if (pool != nullptr) pthreadpool_destroy(pool);
   ASSERT_EQ(error, Error::kOk);
 
@@ -101,6 +117,10 @@ void ExpectGemmMatchesReference(const Problem& p, uint32_t seed) {
       }
       double exact = p.bias ? bias[j] : 0.0;
       double magnitude = p.bias ? std::fabs(bias[j]) : 0.0;
+      if (p.residual != Problem::kNoResidual) {
+        exact += residual[i * ldr + j];
+        magnitude += std::fabs(residual[i * ldr + j]);
+      }
       for (size_t kk = 0; kk < p.k; ++kk) {
         const double product = static_cast<double>(a[i * lda + kk]) * b[kk * p.n + j];
         exact += product;
@@ -110,7 +130,7 @@ void ExpectGemmMatchesReference(const Problem& p, uint32_t seed) {
       if (p.epilogue.activation == Activation::kClamp) {
         exact = std::min(std::max(exact, double{p.epilogue.min}), double{p.epilogue.max});
       }
-      const double tolerance = 2.0 * (p.k + 1) * u * magnitude + 1e-30;
+      const double tolerance = 2.0 * (p.k + 2) * u * magnitude + 1e-30;
       if (!(std::fabs(got - exact) <= tolerance) && ++failures <= 5) {
         ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got << ", expected " << exact << " +- "
                       << tolerance;
@@ -187,6 +207,34 @@ TEST_P(GemmTest, AppliesEveryEpilogue) {
   ExpectGemmMatchesReference({31, 47, 300, 0, 0, true, {Activation::kClamp, -1.0f, 1.0f}}, 15);
 }
 
+// The residual on every tail (M, N around mr and nr; K of one block and of several, where it must
+// be added once, not per K block), separate and in place, with each activation and with threads.
+TEST_P(GemmTest, AddsTheResidual) {
+  const Epilogue epilogues[] = {
+      {Activation::kNone, 0, 0}, {Activation::kRelu, 0, 0}, {Activation::kClamp, -0.5f, 0.75f}};
+  uint32_t seed = 100;
+  for (Problem::Residual residual : {Problem::kSeparate, Problem::kInPlace}) {
+    for (size_t m : {1, 5, 6, 13, 14, 15, 29}) {
+      for (size_t n : {1, 8, 9, 17, 32, 33}) {
+        for (size_t k : {3, 257, 600}) {
+          Problem p{m, n, k, 0, k % 2 == 0 ? 0 : n + 5, seed % 2 == 0, epilogues[seed % 3]};
+          p.residual = residual;
+          ExpectGemmMatchesReference(p, seed++);
+          if (HasFailure()) return;
+        }
+      }
+    }
+    for (size_t threads : {2, 3}) {
+      Problem along_m{250, 70, 300, 0, 0, true, epilogues[1], threads};
+      along_m.residual = residual;
+      ExpectGemmMatchesReference(along_m, seed++);
+      Problem along_n{3, 100, 300, 0, 0, true, epilogues[2], threads};
+      along_n.residual = residual;
+      ExpectGemmMatchesReference(along_n, seed++);
+    }
+  }
+}
+
 TEST_P(GemmTest, ExactOnSmallIntegers) {
   // Integer-valued inputs: every partial sum is exact in float, so the result must be too.
   GemmConfig config;
@@ -241,6 +289,12 @@ TEST_P(GemmTest, RejectsWeightsPackedForAnotherLayoutAndShortScratch) {
       Error::kInvalidArgument);
   EXPECT_EQ(Gemm(m, a.data(), k, view, nullptr, c.data(), n, {Activation::kClamp, 1.0f, 0.0f},
                  scratch.data(), scratch.size()),
+            Error::kInvalidArgument);
+  Epilogue short_residual_stride;
+  short_residual_stride.residual = a.data();
+  short_residual_stride.residual_stride = n - 1;
+  EXPECT_EQ(Gemm(m, a.data(), k, view, nullptr, c.data(), n, short_residual_stride, scratch.data(),
+                 scratch.size()),
             Error::kInvalidArgument);
   EXPECT_EQ(std::count(c.begin(), c.end(), 0.0f), static_cast<long>(c.size()));
   EXPECT_EQ(Gemm(m, a.data(), k, view, nullptr, c.data(), n, {}, scratch.data(), scratch.size()),

@@ -1,0 +1,69 @@
+// 2-d convolution over NHWC tensors (groups == 1) as an implicit GEMM on the native GEMM
+// (gemm.h): M = batch * output_height * output_width output pixels, N = output_channels,
+// K = kernel_height * kernel_width * input_channels. B is the filter, packed ahead of time as a
+// PackedB with row (ky * kernel_width + kx) * input_channels + ci. No im2col buffer exists:
+//  1. the GEMM's step 3 asks for an mc x kc block of A;
+//  2. for each of its rows (an output pixel) the block's columns are runs of input_channels
+//     consecutive floats, one run per kernel tap (ky, kx): copied from the input pixel the tap
+//     reads, or zeros where the tap falls in the padding;
+//  3. the rest is the GEMM (micro-kernels, threads, epilogue).
+// A 1x1, stride-1, unpadded convolution is the GEMM on the input itself (lda = input_channels).
+#pragma once
+
+#include <pthreadpool.h>
+
+#include <cstddef>
+
+#include "backends/native/gemm.h"
+#include "backends/native/gemm_config.h"
+#include "backends/native/packed_weights.h"
+#include "runtime/core/error.h"
+
+namespace torchir::native {
+
+// A 2-d convolution over NHWC tensors, groups == 1.
+struct Convolution2dShape {
+  size_t batch, input_height, input_width, input_channels;
+  size_t output_channels;
+  size_t kernel_height, kernel_width;
+  size_t stride_height, stride_width;
+  size_t dilation_height, dilation_width;
+  size_t padding_top, padding_left, padding_bottom, padding_right;
+  // (H + pt + pb - dh*(kh-1) - 1) / sh + 1; 0 when the dilated kernel does not fit (or the shape
+  // fails CheckConvolution2dShape).
+  size_t output_height() const;
+  size_t output_width() const;
+};
+
+// kOk, or kInvalidArgument for zero sizes/strides/dilations, an empty output, or sizes whose
+// products overflow (input, output and filter element counts, and their bytes, fit size_t).
+runtime::Error CheckConvolution2dShape(const Convolution2dShape& shape);
+
+// The GEMM's B for a convolution is K = kernel_height*kernel_width*input_channels rows by
+// N = output_channels, row (ky*kernel_width + kx)*input_channels + ci. Host side (compile time):
+// bytes PackConvolutionWeights writes (a PackedB of K x N with the header; 0 for a shape that fails
+// CheckConvolution2dShape).
+size_t ConvolutionPackedWeightsBytes(const GemmConfig& config, const Convolution2dShape& shape);
+
+// Packs PyTorch's OIHW filter (output_channels x input_channels x kernel_height x kernel_width)
+// into `out` (ConvolutionPackedWeightsBytes bytes) in the PackedB format, readable with
+// ViewPackedB. kInvalidArgument for a bad shape or null pointers, kOutOfMemory for a short `out`.
+runtime::Error PackConvolutionWeights(const GemmConfig& config, const Convolution2dShape& shape,
+                                      const float* oihw_weights, void* out, size_t out_bytes);
+
+// Bytes of scratch Convolution2d needs with `threads` threads (the GEMM's, for M output pixels).
+size_t ConvolutionScratchBytes(const GemmConfig& config, const Convolution2dShape& shape,
+                               size_t threads);
+
+// output (N, OH, OW, Cout) NHWC = epilogue(conv(input NHWC) + bias); weights from ViewPackedB of
+// what PackConvolutionWeights wrote (its k must equal kh*kw*Cin, n = Cout, else
+// kInvalidArgument); bias Cout floats or null; epilogue.residual, when set, is NHWC of the
+// output's shape with residual_stride = Cout (it may be the output itself: an in-place add).
+// Weights packed for another layout than this CPU's: kNotSupported; short scratch:
+// kOutOfMemory. The output must not overlap the input or the scratch.
+runtime::Error Convolution2d(const Convolution2dShape& shape, const float* input,
+                             const PackedB& weights, const float* bias, float* output,
+                             const Epilogue& epilogue, void* scratch, size_t scratch_bytes,
+                             pthreadpool_t threadpool = nullptr);
+
+}  // namespace torchir::native

@@ -1,0 +1,374 @@
+#include "backends/native/convolution.h"
+
+#include <gtest/gtest.h>
+#include <pthreadpool.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hwy/targets.h"
+
+namespace torchir::native {
+namespace {
+
+using runtime::Error;
+
+std::vector<float> Random(size_t count, std::mt19937* rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> values(count);
+  for (float& v : values) v = dist(*rng);
+  return values;
+}
+
+// kernel, stride, dilation, padding (top, left, bottom, right), channels, batch.
+Convolution2dShape Shape(size_t batch, size_t height, size_t width, size_t cin, size_t cout,
+                         size_t kh, size_t kw, size_t stride, size_t dilation, size_t pt, size_t pl,
+                         size_t pb, size_t pr) {
+  return {batch,  height,   width,    cin, cout, kh, kw, stride,
+          stride, dilation, dilation, pt,  pl,   pb, pr};
+}
+
+std::string Describe(const Convolution2dShape& s) {
+  auto str = [](size_t v) { return std::to_string(v); };
+  return "N=" + str(s.batch) + " HxW=" + str(s.input_height) + "x" + str(s.input_width) +
+         " Cin=" + str(s.input_channels) + " Cout=" + str(s.output_channels) +
+         " k=" + str(s.kernel_height) + "x" + str(s.kernel_width) +
+         " stride=" + str(s.stride_height) + "x" + str(s.stride_width) +
+         " dilation=" + str(s.dilation_height) + "x" + str(s.dilation_width) +
+         " pad(t,l,b,r)=" + str(s.padding_top) + "," + str(s.padding_left) + "," +
+         str(s.padding_bottom) + "," + str(s.padding_right);
+}
+
+struct Options {
+  bool bias = true;
+  Epilogue epilogue{};  // its residual pointer is set here from `residual`
+  enum Residual { kNone, kSeparate, kInPlace } residual = kNone;
+  size_t threads = 0;  // 0: no pool
+};
+
+// Runs one convolution on the current target and compares every output element with a
+// double-precision direct convolution. The bound is gemm_test.cpp's: the K = kh*kw*Cin products
+// and the bias and residual additions are each rounded once at u = 2^-24, in whatever order the
+// blocking adds them, so |y - exact| <= (K + 2) u (sum |x*w| + |bias| + |r|) to first order; we
+// allow twice that (padding taps contribute exact zeros). Clamping is exact.
+void ExpectConvolutionMatchesReference(const Convolution2dShape& s, const Options& o,
+                                       uint32_t seed) {
+  SCOPED_TRACE(Describe(s) + " bias=" + std::to_string(o.bias) +
+               " activation=" + std::to_string(static_cast<int>(o.epilogue.activation)) +
+               " residual=" + std::to_string(o.residual) + " threads=" + std::to_string(o.threads));
+  ASSERT_EQ(CheckConvolution2dShape(s), Error::kOk);
+  std::mt19937 rng(seed);
+  const size_t oh = s.output_height(), ow = s.output_width();
+  const size_t cin = s.input_channels, cout = s.output_channels;
+  const size_t kh = s.kernel_height, kw = s.kernel_width;
+  const std::vector<float> input = Random(s.batch * s.input_height * s.input_width * cin, &rng);
+  const std::vector<float> weights = Random(cout * cin * kh * kw, &rng);  // OIHW
+  const std::vector<float> bias = Random(cout, &rng);
+  const std::vector<float> residual = Random(s.batch * oh * ow * cout, &rng);
+
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+  std::vector<char> packed(ConvolutionPackedWeightsBytes(config, s));
+  ASSERT_EQ(PackConvolutionWeights(config, s, weights.data(), packed.data(), packed.size()),
+            Error::kOk);
+  PackedB view;
+  ASSERT_EQ(ViewPackedB(packed.data(), packed.size(), &view), Error::kOk);
+
+  std::vector<float> output(s.batch * oh * ow * cout, 12345.0f);
+  Epilogue epilogue = o.epilogue;
+  if (o.residual == Options::kSeparate) {
+    epilogue.residual = residual.data();
+    epilogue.residual_stride = cout;
+  } else if (o.residual == Options::kInPlace) {
+    output = residual;
+    epilogue.residual = output.data();
+    epilogue.residual_stride = cout;
+  }
+  const size_t threads = o.threads == 0 ? 1 : o.threads;
+  std::vector<char> scratch(ConvolutionScratchBytes(config, s, threads));
+  pthreadpool_t pool = o.threads == 0 ? nullptr : pthreadpool_create(o.threads);
+  const Error error = Convolution2d(s, input.data(), view, o.bias ? bias.data() : nullptr,
+                                    output.data(), epilogue, scratch.data(), scratch.size(), pool);
+  if (pool != nullptr) pthreadpool_destroy(pool);
+  ASSERT_EQ(error, Error::kOk);
+
+  const double u = std::ldexp(1.0, -24);
+  const size_t k = kh * kw * cin;
+  size_t failures = 0;
+  for (size_t b = 0; b < s.batch; ++b) {
+    for (size_t oy = 0; oy < oh; ++oy) {
+      for (size_t ox = 0; ox < ow; ++ox) {
+        for (size_t co = 0; co < cout; ++co) {
+          const size_t index = ((b * oh + oy) * ow + ox) * cout + co;
+          double exact = o.bias ? bias[co] : 0.0;
+          double magnitude = std::fabs(exact);
+          if (o.residual != Options::kNone) {
+            exact += residual[index];
+            magnitude += std::fabs(residual[index]);
+          }
+          for (size_t ky = 0; ky < kh; ++ky) {
+            const long iy = static_cast<long>(oy * s.stride_height + ky * s.dilation_height) -
+                            static_cast<long>(s.padding_top);
+            if (iy < 0 || iy >= static_cast<long>(s.input_height)) continue;
+            for (size_t kx = 0; kx < kw; ++kx) {
+              const long ix = static_cast<long>(ox * s.stride_width + kx * s.dilation_width) -
+                              static_cast<long>(s.padding_left);
+              if (ix < 0 || ix >= static_cast<long>(s.input_width)) continue;
+              for (size_t ci = 0; ci < cin; ++ci) {
+                const double product =
+                    static_cast<double>(
+                        input[((b * s.input_height + iy) * s.input_width + ix) * cin + ci]) *
+                    weights[((co * cin + ci) * kh + ky) * kw + kx];
+                exact += product;
+                magnitude += std::fabs(product);
+              }
+            }
+          }
+          if (o.epilogue.activation == Activation::kRelu) exact = std::max(exact, 0.0);
+          if (o.epilogue.activation == Activation::kClamp) {
+            exact = std::min(std::max(exact, double{o.epilogue.min}), double{o.epilogue.max});
+          }
+          const double tolerance = 2.0 * (k + 2) * u * magnitude + 1e-30;
+          const float got = output[index];
+          if (!(std::fabs(got - exact) <= tolerance) && ++failures <= 5) {
+            ADD_FAILURE() << "y[" << b << "][" << oy << "][" << ox << "][" << co << "] = " << got
+                          << ", expected " << exact << " +- " << tolerance;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0u);
+}
+
+// Runs each test once per Highway target compiled in and supported by this CPU.
+class ConvolutionTest : public ::testing::TestWithParam<int64_t> {
+ protected:
+  void SetUp() override { hwy::SetSupportedTargetsForTest(GetParam()); }
+  void TearDown() override { hwy::SetSupportedTargetsForTest(0); }
+};
+
+// Every kernel size with every stride and dilation, padded asymmetrically (more at the bottom
+// and right, none at the top for some), so taps fall off every edge.
+TEST_P(ConvolutionTest, MatchesReferenceForEveryKernelStrideAndDilation) {
+  struct Kernel {
+    size_t kh, kw;
+  };
+  uint32_t seed = 1;
+  for (Kernel kernel :
+       {Kernel{1, 1}, Kernel{3, 3}, Kernel{5, 5}, Kernel{7, 7}, Kernel{1, 3}, Kernel{3, 1}}) {
+    for (size_t stride : {1, 2, 3}) {
+      for (size_t dilation : {1, 2}) {
+        const size_t pad = kernel.kh / 2 * dilation;
+        ExpectConvolutionMatchesReference(
+            Shape(1, 13, 11, 5, 9, kernel.kh, kernel.kw, stride, dilation, seed % 2 ? pad : 0,
+                  kernel.kw / 2 * dilation, pad + 1, 2),
+            {}, seed);
+        ++seed;
+        if (HasFailure()) return;
+      }
+    }
+  }
+}
+
+// Channel counts around every target's mr, nr and kc (a tap's run of Cin floats crossing the
+// K block at 256), batch 1 and 2, bias or not.
+TEST_P(ConvolutionTest, MatchesReferenceForOddChannelCounts) {
+  uint32_t seed = 100;
+  for (size_t cin : {1, 3, 17, 64, 257}) {
+    for (size_t cout : {1, 7, 16, 33, 65}) {
+      Options options;
+      options.bias = seed % 2 == 0;
+      ExpectConvolutionMatchesReference(
+          Shape(1 + seed % 2, 5, 6, cin, cout, 3, 3, 1, 1, 1, 1, 1, 1), options, seed);
+      ++seed;
+      if (HasFailure()) return;
+    }
+  }
+}
+
+// More output pixels than mc (112 on AVX-512) and than one row of the image, several K blocks.
+TEST_P(ConvolutionTest, MatchesReferenceAcrossCacheBlocks) {
+  ExpectConvolutionMatchesReference(Shape(2, 17, 19, 40, 70, 3, 3, 1, 1, 1, 1, 1, 1), {}, 200);
+  ExpectConvolutionMatchesReference(Shape(1, 23, 20, 3, 64, 7, 7, 2, 1, 3, 3, 3, 3), {}, 201);
+}
+
+// The 1x1 stride-1 unpadded case runs the GEMM on the input itself; 1x1 with a stride or padding
+// goes through the im2col.
+TEST_P(ConvolutionTest, MatchesReferenceForPointwise) {
+  ExpectConvolutionMatchesReference(Shape(2, 9, 7, 33, 17, 1, 1, 1, 1, 0, 0, 0, 0), {}, 300);
+  ExpectConvolutionMatchesReference(Shape(1, 9, 7, 300, 40, 1, 1, 1, 1, 0, 0, 0, 0), {}, 301);
+  ExpectConvolutionMatchesReference(Shape(1, 9, 7, 33, 17, 1, 1, 2, 1, 0, 0, 0, 0), {}, 302);
+  ExpectConvolutionMatchesReference(Shape(1, 9, 7, 33, 17, 1, 1, 1, 1, 1, 0, 0, 1), {}, 303);
+}
+
+TEST_P(ConvolutionTest, AppliesEveryEpilogue) {
+  const Convolution2dShape s = Shape(2, 8, 9, 19, 37, 3, 3, 1, 1, 1, 1, 1, 1);
+  uint32_t seed = 400;
+  for (Options::Residual residual : {Options::kNone, Options::kSeparate, Options::kInPlace}) {
+    for (Epilogue epilogue :
+         {Epilogue{Activation::kNone, 0, 0}, Epilogue{Activation::kRelu, 0, 0},
+          Epilogue{Activation::kClamp, 0.0f, 6.0f}, Epilogue{Activation::kClamp, -0.5f, 0.5f}}) {
+      for (bool bias : {false, true}) {
+        Options options;
+        options.bias = bias;
+        options.epilogue = epilogue;
+        options.residual = residual;
+        ExpectConvolutionMatchesReference(s, options, seed++);
+      }
+    }
+  }
+}
+
+// Rows shared between 2 threads (and 3, more than the cores), with a residual and padding: each
+// thread's rows start mid-image, so its im2col starts at another pixel.
+TEST_P(ConvolutionTest, MatchesReferenceWithThreads) {
+  for (size_t threads : {2, 3}) {
+    Options options;
+    options.threads = threads;
+    options.epilogue.activation = Activation::kRelu;
+    options.residual = Options::kSeparate;
+    ExpectConvolutionMatchesReference(Shape(2, 13, 15, 24, 40, 3, 3, 2, 1, 1, 1, 1, 1), options,
+                                      500 + threads);
+    options.residual = Options::kInPlace;
+    ExpectConvolutionMatchesReference(Shape(1, 20, 20, 16, 33, 5, 5, 1, 2, 4, 4, 4, 4), options,
+                                      510 + threads);
+    ExpectConvolutionMatchesReference(Shape(1, 3, 3, 8, 100, 3, 3, 1, 1, 1, 1, 1, 1), options,
+                                      520 + threads);  // 9 pixels: shared along N
+  }
+}
+
+TEST_P(ConvolutionTest, PacksTheFilterAsTheGemmsB) {
+  // PackConvolutionWeights must write what PackB writes for the im2col matrix B, with row
+  // (ky * kw + kx) * Cin + ci and column co.
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+  const Convolution2dShape s = Shape(1, 5, 5, 37, 35, 3, 2, 1, 1, 0, 0, 0, 0);
+  std::mt19937 rng(7);
+  const std::vector<float> weights = Random(35 * 37 * 3 * 2, &rng);
+  const size_t k = 3 * 2 * 37, n = 35;
+  std::vector<float> b(k * n);
+  for (size_t co = 0; co < n; ++co) {
+    for (size_t ci = 0; ci < 37; ++ci) {
+      for (size_t ky = 0; ky < 3; ++ky) {
+        for (size_t kx = 0; kx < 2; ++kx) {
+          b[((ky * 2 + kx) * 37 + ci) * n + co] = weights[((co * 37 + ci) * 3 + ky) * 2 + kx];
+        }
+      }
+    }
+  }
+  std::vector<char> expected(PackedBBytes(config, k, n));
+  ASSERT_EQ(PackB(config, k, n, b.data(), n, expected.data(), expected.size()), Error::kOk);
+  ASSERT_EQ(ConvolutionPackedWeightsBytes(config, s), expected.size());
+  std::vector<char> packed(expected.size());
+  ASSERT_EQ(PackConvolutionWeights(config, s, weights.data(), packed.data(), packed.size()),
+            Error::kOk);
+  EXPECT_EQ(packed, expected);
+  EXPECT_EQ(PackConvolutionWeights(config, s, weights.data(), packed.data(), packed.size() - 1),
+            Error::kOutOfMemory);
+}
+
+TEST_P(ConvolutionTest, ComputesTheOutputSize) {
+  EXPECT_EQ(Shape(1, 224, 224, 3, 64, 7, 7, 2, 1, 3, 3, 3, 3).output_height(), 112u);
+  EXPECT_EQ(Shape(1, 56, 56, 64, 128, 3, 3, 2, 1, 1, 1, 1, 1).output_width(), 28u);
+  EXPECT_EQ(Shape(1, 10, 11, 1, 1, 3, 3, 1, 2, 0, 0, 0, 0).output_height(), 6u);
+  EXPECT_EQ(Shape(1, 10, 11, 1, 1, 3, 3, 3, 1, 0, 0, 0, 0).output_width(), 3u);
+  EXPECT_EQ(Shape(1, 10, 11, 1, 1, 3, 3, 3, 1, 0, 2, 0, 0).output_width(), 4u);
+}
+
+TEST_P(ConvolutionTest, RefusesBadShapesAndArguments) {
+  const Convolution2dShape good = Shape(1, 6, 6, 4, 5, 3, 3, 1, 1, 1, 1, 1, 1);
+  EXPECT_EQ(CheckConvolution2dShape(good), Error::kOk);
+  for (size_t field = 0; field < 11; ++field) {
+    Convolution2dShape bad = good;
+    size_t* sizes[] = {&bad.batch,           &bad.input_height,    &bad.input_width,
+                       &bad.input_channels,  &bad.output_channels, &bad.kernel_height,
+                       &bad.kernel_width,    &bad.stride_height,   &bad.stride_width,
+                       &bad.dilation_height, &bad.dilation_width};
+    *sizes[field] = 0;
+    EXPECT_EQ(CheckConvolution2dShape(bad), Error::kInvalidArgument) << field;
+  }
+  const size_t huge = std::numeric_limits<size_t>::max();
+  Convolution2dShape bad = good;
+  bad.kernel_height = 9;  // 9 > 6 + 1 + 1: no output row
+  EXPECT_EQ(CheckConvolution2dShape(bad), Error::kInvalidArgument);
+  bad = good;
+  bad.dilation_width = 4;  // extent 9 > 8
+  EXPECT_EQ(CheckConvolution2dShape(bad), Error::kInvalidArgument);
+  bad = good;
+  bad.dilation_height = huge / 2 + 1;  // the extent overflows
+  EXPECT_EQ(CheckConvolution2dShape(bad), Error::kInvalidArgument);
+  bad = good;
+  bad.padding_bottom = huge - 3;  // the padded height overflows
+  EXPECT_EQ(CheckConvolution2dShape(bad), Error::kInvalidArgument);
+  bad = good;
+  bad.input_channels = huge / 8;  // the input's bytes overflow
+  EXPECT_EQ(CheckConvolution2dShape(bad), Error::kInvalidArgument);
+  bad = good;
+  bad.batch = huge / 16;
+  bad.output_channels = huge / 16;
+  EXPECT_EQ(CheckConvolution2dShape(bad), Error::kInvalidArgument);
+
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+  EXPECT_EQ(ConvolutionPackedWeightsBytes(config, bad), 0u);
+  std::vector<float> weights(5 * 4 * 9, 1.0f), input(6 * 6 * 4, 1.0f), output(6 * 6 * 5, 0.0f);
+  std::vector<char> packed(ConvolutionPackedWeightsBytes(config, good));
+  EXPECT_EQ(PackConvolutionWeights(config, bad, weights.data(), packed.data(), packed.size()),
+            Error::kInvalidArgument);
+  ASSERT_EQ(PackConvolutionWeights(config, good, weights.data(), packed.data(), packed.size()),
+            Error::kOk);
+  PackedB view;
+  ASSERT_EQ(ViewPackedB(packed.data(), packed.size(), &view), Error::kOk);
+  std::vector<char> scratch(ConvolutionScratchBytes(config, good, 1));
+  auto run = [&](const Convolution2dShape& s, const float* in, float* out, size_t scratch_bytes,
+                 const Epilogue& epilogue = {}) {
+    return Convolution2d(s, in, view, nullptr, out, epilogue, scratch.data(), scratch_bytes);
+  };
+  Convolution2dShape other_cin = good;
+  other_cin.input_channels = 3;
+  EXPECT_EQ(run(other_cin, input.data(), output.data(), scratch.size()), Error::kInvalidArgument);
+  Convolution2dShape other_cout = good;
+  other_cout.output_channels = 6;
+  EXPECT_EQ(run(other_cout, input.data(), output.data(), scratch.size()), Error::kInvalidArgument);
+  EXPECT_EQ(run(bad, input.data(), output.data(), scratch.size()), Error::kInvalidArgument);
+  EXPECT_EQ(run(good, nullptr, output.data(), scratch.size()), Error::kInvalidArgument);
+  EXPECT_EQ(run(good, input.data(), nullptr, scratch.size()), Error::kInvalidArgument);
+  EXPECT_EQ(run(good, input.data(), output.data(), scratch.size() - 1), Error::kOutOfMemory);
+  Epilogue short_stride;
+  short_stride.residual = input.data();
+  short_stride.residual_stride = 4;
+  EXPECT_EQ(run(good, input.data(), output.data(), scratch.size(), short_stride),
+            Error::kInvalidArgument);
+  EXPECT_EQ(std::count(output.begin(), output.end(), 0.0f), static_cast<long>(output.size()));
+  // All ones, 1-pixel zero padding: 4 channels x (taps inside the image).
+  ASSERT_EQ(run(good, input.data(), output.data(), scratch.size()), Error::kOk);
+  EXPECT_EQ(output[0], 4.0f * 4);                // a corner sees 2 x 2 taps
+  EXPECT_EQ(output[(1 * 6 + 1) * 5], 4.0f * 9);  // an inner pixel sees all 9
+
+  // Weights packed for another layout than this CPU's.
+  GemmConfig other;
+  ASSERT_TRUE(GetGemmConfig(
+      config.target == KernelTarget::kX86Avx2 ? KernelTarget::kX86Avx512 : KernelTarget::kX86Avx2,
+      &other));
+  std::vector<char> other_packed(ConvolutionPackedWeightsBytes(other, good));
+  ASSERT_EQ(
+      PackConvolutionWeights(other, good, weights.data(), other_packed.data(), other_packed.size()),
+      Error::kOk);
+  ASSERT_EQ(ViewPackedB(other_packed.data(), other_packed.size(), &view), Error::kOk);
+  EXPECT_EQ(run(good, input.data(), output.data(), scratch.size()), Error::kNotSupported);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTargets, ConvolutionTest,
+                         ::testing::ValuesIn(hwy::SupportedAndGeneratedTargets()),
+                         [](const ::testing::TestParamInfo<int64_t>& info) {
+                           return std::string(hwy::TargetName(info.param));
+                         });
+
+}  // namespace
+}  // namespace torchir::native
