@@ -30,9 +30,11 @@ set(_torchir_pc_files runtime portable-kernels)
 if(TARGET torchir_xnnpack_backend)
   install(FILES ${_torchir_root}/backends/xnnpack/runtime/xnnpack_backend.h
     DESTINATION include/torchir/backends/xnnpack/runtime)
-  # torchir_xnnpack_blob is header-only and private, but a static library's
-  # private link items travel with it, so the export must name it.
-  install(TARGETS torchir_xnnpack_backend torchir_xnnpack_blob EXPORT torchir-xnnpack-targets
+  # torchir_xnnpack_blob (header-only) and torchir_backend_common (the shared thread pool) are
+  # private, but a static library's private link items travel with it, so the export must
+  # name them.
+  install(TARGETS torchir_xnnpack_backend torchir_xnnpack_blob torchir_backend_common
+    EXPORT torchir-xnnpack-targets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(EXPORT torchir-xnnpack-targets NAMESPACE torchir:: DESTINATION ${_torchir_cmakedir})
   install(FILES ${_torchir_root}/cmake/FindXNNPACK.cmake DESTINATION ${_torchir_cmakedir})

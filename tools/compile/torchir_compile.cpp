@@ -17,6 +17,7 @@
 #include "passes/pass_statistics.h"
 #include "tools/cli/command_line.h"
 #include "tools/cli/report_error.h"
+#include "tools/pipeline/builtin_backends.h"
 #include "tools/pipeline/compile_program.h"
 #include "tools/pipeline/graph_memory_plan.h"
 #include "tools/pipeline/load_model.h"
@@ -110,6 +111,12 @@ int main(int argc, char** argv) {
           torchir::pipeline::DescribeAvailableBackends() +
           "); NAME: " + absl::StrJoin(torchir::pipeline::AvailableBackends(), ", "),
       torchir::pipeline::CompileOptions().backend);
+  cli.AddOption("target", "CPU",
+                "the CPU family the program is for: the native backend packs its weights for "
+                "that family's kernels (a runtime on another family repacks them once at load, "
+                "and logs it); CPU: " +
+                    torchir::pipeline::TargetNames() + " (host: this machine's best)",
+                torchir::pipeline::CompileOptions().target);
   cli.AddSwitch("explain",
                 "print what each --backend took (its delegates, their MACs and blob sizes), "
                 "which backend and delegate took each Edge node and why the backends before it "
@@ -154,6 +161,9 @@ int main(int argc, char** argv) {
       !backends.ok()) {
     cli.UsageError("--backend: " + std::string(backends.message()));
   }
+  const absl::StatusOr<torchir::native::KernelTarget> target =
+      torchir::pipeline::ParseTarget(cli.Get("target"));
+  if (!target.ok()) cli.UsageError("--target: " + std::string(target.status().message()));
   const std::optional<uint64_t> max_memory =
       torchir::pipeline::ParseByteSize(cli.Get("max-memory"));
   if (!max_memory) {
@@ -203,6 +213,7 @@ int main(int argc, char** argv) {
   if (write_program) {
     torchir::pipeline::CompileOptions compile;
     compile.backend = cli.Get("backend");
+    compile.target = cli.Get("target");
     compile.optimize = optimize;
     compile.max_memory_bytes = *max_memory;
     absl::StatusOr<torchir::pipeline::CompiledProgram> program =
@@ -226,7 +237,8 @@ int main(int argc, char** argv) {
     partitioning = compiled->partitioning;
   } else if (report_program_graph) {
     absl::StatusOr<torchir::backend::Partitioning> partitioned =
-        torchir::pipeline::PartitionForBackend(*lowered, cli.Get("backend"));
+        torchir::pipeline::PartitionForBackend(*lowered, cli.Get("backend"),
+                                               &torchir::pipeline::BuiltinBackends(*target));
     if (!partitioned.ok()) return report_error(partitioned.status());
     partitioning = std::move(*partitioned);
   }

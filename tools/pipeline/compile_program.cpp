@@ -46,8 +46,10 @@ absl::StatusOr<backend::Partitioning> PartitionForBackend(
 
 absl::StatusOr<CompiledProgram> CompileProgram(const LoadedModel& model,
                                                const CompileOptions& options) {
+  absl::StatusOr<native::KernelTarget> target = ParseTarget(options.target);
+  if (!target.ok()) return target.status();
   const backend::BackendRegistry& registry =
-      options.backends != nullptr ? *options.backends : BuiltinBackends();
+      options.backends != nullptr ? *options.backends : BuiltinBackends(*target);
   absl::StatusOr<std::vector<const backend::Backend*>> backends =
       ResolveBackendList(options.backend, registry);
   if (!backends.ok()) return backends.status();

@@ -27,8 +27,11 @@ struct CompileOptions {
   // backend that takes it, the rest to the portable kernels; "portable" alone runs
   // every node on the portable kernels.
   std::string backend = "xnnpack";
-  // Where the names are looked up; nullptr: BuiltinBackends() (builtin_backends.h).
+  // Where the names are looked up; nullptr: BuiltinBackends(target) (builtin_backends.h).
   const backend::BackendRegistry* backends = nullptr;
+  // The CPU family the native backend packs weights for: "host" (this machine's), "avx512",
+  // "avx2", "sse4", "neon", "portable" (builtin_backends.h's ParseTarget).
+  std::string target = "host";
   OptimizeOptions optimize;
   // The most memory the program may need: planned arenas plus constants plus
   // delegate blobs (memory_limit.h); torchir-compile --max-memory.

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/native/runtime/native_backend.h"
 #include "backends/xnnpack/runtime/xnnpack_backend.h"
 #include "runtime/kernels/portable/portable_kernels.h"
 #include "runtime/platform/platform.h"
@@ -94,7 +95,9 @@ absl::Status HostProgram::Load(const runtime::DataLoader& loader, const std::str
   }
   // Before Method::Load, which initialises the delegates with this thread count.
   absl::Status registered = Captured(name_, [&] {
-    return runtime::xnnpack::RegisterXnnpackBackend({options_.num_threads});
+    const runtime::Error error = runtime::xnnpack::RegisterXnnpackBackend({options_.num_threads});
+    if (error != runtime::Error::kOk) return error;
+    return runtime::native::RegisterNativeBackend({options_.num_threads});
   });
   if (!registered.ok()) return registered;
   auto start = std::chrono::steady_clock::now();
@@ -108,7 +111,8 @@ absl::Status HostProgram::Load(const runtime::DataLoader& loader, const std::str
   load_seconds_ = SecondsSince(start);
   start = std::chrono::steady_clock::now();
   absl::Status initialised = Captured(name_, [&] {
-    runtime::Result<runtime::Method> m = runtime::Method::Load(*program_, method.c_str(), allocator_);
+    runtime::Result<runtime::Method> m =
+        runtime::Method::Load(*program_, method.c_str(), allocator_);
     if (!m.ok()) return m.error();
     method_ = std::make_unique<runtime::Method>(std::move(m.get()));
     return runtime::Error::kOk;
@@ -153,15 +157,13 @@ absl::Status HostProgram::SetInputs(const std::vector<reference::HostTensor>& in
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].type != types[i] || !inputs[i].HasConsistentSize()) {
       problems.push_back(absl::StrCat(name_, ": input '", method_->input_name(i), "' is ",
-                                      types[i].ToString(), ", given ",
-                                      inputs[i].type.ToString()));
+                                      types[i].ToString(), ", given ", inputs[i].type.ToString()));
     }
   }
   if (!problems.empty()) return absl::InvalidArgumentError(absl::StrJoin(problems, "\n"));
   for (size_t i = 0; i < inputs.size(); ++i) {
-    absl::Status status = Captured(name_, [&] {
-      return method_->SetInput(i, inputs[i].data.data(), inputs[i].data.size());
-    });
+    absl::Status status = Captured(
+        name_, [&] { return method_->SetInput(i, inputs[i].data.data(), inputs[i].data.size()); });
     if (!status.ok()) return status;
   }
   return absl::OkStatus();
@@ -175,8 +177,8 @@ std::vector<reference::HostTensor> HostProgram::Outputs() const {
   std::vector<reference::HostTensor> outputs;
   for (size_t i = 0; i < method_->num_outputs(); ++i) {
     const runtime::Tensor& tensor = method_->output(i);
-    outputs.push_back(reference::HostTensor{
-        TypeOf(tensor), ir::TensorData::Copy(tensor.data(), tensor.nbytes())});
+    outputs.push_back(reference::HostTensor{TypeOf(tensor),
+                                            ir::TensorData::Copy(tensor.data(), tensor.nbytes())});
   }
   return outputs;
 }

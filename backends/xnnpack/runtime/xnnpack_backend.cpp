@@ -12,6 +12,7 @@
 #include <mutex>
 #include <new>
 
+#include "backends/common/shared_thread_pool.h"
 #include "backends/xnnpack/runtime/node_definitions.h"
 #include "backends/xnnpack/serialization/xnnpack_blob_generated.h"
 #include "runtime/backend/backend.h"
@@ -49,38 +50,10 @@ Span<const T> AsSpan(const flatbuffers::Vector<T>* vector) {
                                                  : Span<const T>();
 }
 
-// A pthreadpool shared by the delegates initialised while it was the
-// backend's current pool: each holds a reference, and so does the backend
-// while the pool is current. The last reference destroys it (joining its
-// threads).
-class SharedPool {
- public:
-  static SharedPool* Create(uint32_t num_threads) {
-    pthreadpool_t pool = pthreadpool_create(num_threads);
-    if (pool == nullptr) return nullptr;
-    SharedPool* shared = new (std::nothrow) SharedPool(pool);
-    if (shared == nullptr) pthreadpool_destroy(pool);
-    return shared;
-  }
-  pthreadpool_t get() const { return pool_; }
-  void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
-  void Unref() {
-    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      pthreadpool_destroy(pool_);
-      delete this;
-    }
-  }
-
- private:
-  explicit SharedPool(pthreadpool_t pool) : pool_(pool) {}
-  pthreadpool_t pool_;
-  std::atomic<size_t> refs_{1};
-};
-
 // What Init returns as the handle (allocated from the Method's allocator).
 struct Delegate {
   xnn_runtime_t runtime = nullptr;
-  SharedPool* pool = nullptr;  // nullptr when single-threaded
+  SharedThreadPool* pool = nullptr;  // nullptr when single-threaded
 };
 
 // One blob value bound to the delegate call.
@@ -457,24 +430,18 @@ Error BuildRuntime(const fb::Graph& graph, BoundValue* values, size_t num_values
 
 class XnnpackBackend final : public Backend {
  public:
-  // Thread count for delegates initialised from now on. Drops the backend's
-  // reference to the current pool; delegates using it keep it alive.
   // The XNNPACK memory budget of delegates initialised from now on.
   void SetMemoryBudget(uint64_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
     memory_budget_ = bytes;
   }
 
+  // Thread count for delegates initialised from now on; delegates already initialised keep
+  // their pool.
   void SetNumThreads(uint32_t num_threads) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (num_threads == num_threads_) return;
     num_threads_ = num_threads;
-    if (pool_ != nullptr) pool_->Unref();
-    pool_ = nullptr;
   }
-
-  // At exit: releases the current pool; later inits run single-threaded.
-  void Shutdown() { SetNumThreads(1); }
 
   Result<void*> Init(Span<const uint8_t> blob, Span<const CompileSpecView> /*specs*/,
                      KernelArgs args, MemoryAllocator& allocator) override {
@@ -499,8 +466,15 @@ class XnnpackBackend final : public Backend {
     Delegate* delegate = allocator.AllocateArray<Delegate>(1);
     TORCHIR_CHECK_OR_RETURN(delegate != nullptr, Error::kOutOfMemory,
                             "XnnpackBackend: out of memory for the delegate");
-    SharedPool* pool = nullptr;
-    TORCHIR_RETURN_IF_ERROR(AcquirePool(&pool));
+    uint32_t num_threads;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      num_threads = num_threads_;
+    }
+    SharedThreadPool* pool = nullptr;
+    const Error pool_error = AcquireSharedThreadPool(num_threads, &pool);
+    TORCHIR_CHECK_OR_RETURN(pool_error == Error::kOk, pool_error,
+                            "XnnpackBackend: cannot create a pool of %u threads", num_threads);
     Error error =
         BuildRuntime(*graph, values.get(), num_values, num_external, memory_budget, memory_used,
                      pool != nullptr ? pool->get() : nullptr, &delegate->runtime);
@@ -530,37 +504,15 @@ class XnnpackBackend final : public Backend {
   }
 
  private:
-  // The current pool with one reference for the caller, created on first use;
-  // nullptr when single-threaded.
-  Error AcquirePool(SharedPool** pool) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (num_threads_ > 1 && pool_ == nullptr) {
-      pool_ = SharedPool::Create(num_threads_);
-      TORCHIR_CHECK_OR_RETURN(pool_ != nullptr, Error::kOutOfMemory,
-                              "XnnpackBackend: cannot create a pool of %u threads", num_threads_);
-    }
-    if (pool_ != nullptr) pool_->Ref();
-    *pool = pool_;
-    return Error::kOk;
-  }
-
   std::mutex mutex_;
   uint32_t num_threads_ = 1;
   uint64_t memory_budget_ = XnnpackOptions().max_memory_bytes;
-  SharedPool* pool_ = nullptr;  // one reference held here
 };
 
 // The backend is never destroyed: the registry points at it, and a Method
-// that outlives static destruction (a global) still calls Destroy. Only its
-// pool is released at exit, by ReleasePoolAtExit.
+// that outlives static destruction (a global) still calls Destroy.
 alignas(XnnpackBackend) unsigned char g_backend_storage[sizeof(XnnpackBackend)];
 XnnpackBackend* g_backend = nullptr;
-
-struct ReleasePoolAtExit {
-  ~ReleasePoolAtExit() {
-    if (g_backend != nullptr) g_backend->Shutdown();
-  }
-};
 
 }  // namespace
 
@@ -581,7 +533,6 @@ Error RegisterXnnpackBackend(const XnnpackOptions& options) {
       backend->~XnnpackBackend();
       return error;
     }
-    static ReleasePoolAtExit release_pool_at_exit;
     g_backend = backend;
   }
   g_backend->SetNumThreads(options.num_threads);

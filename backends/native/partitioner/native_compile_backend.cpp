@@ -1,0 +1,449 @@
+#include "backends/native/partitioner/native_compile_backend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "backends/native/convolution.h"
+#include "backends/native/packed_weights.h"
+#include "backends/native/serialization/native_blob_generated.h"
+#include "compiler/backend/delegate_rewriter.h"
+#include "compiler/backend/layout.h"
+#include "compiler/dialect/delegate_call.h"
+#include "compiler/dialect/edge_ops.h"
+#include "compiler/dialect/node_macs.h"
+
+namespace torchir::native {
+namespace {
+
+constexpr uint32_t kBlobVersion = 1;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct TargetName {
+  const char* name;
+  KernelTarget target;
+};
+constexpr TargetName kTargetNames[] = {
+    {"avx512", KernelTarget::kX86Avx512},  {"avx2", KernelTarget::kX86Avx2},
+    {"sse4", KernelTarget::kX86Sse4},      {"neon", KernelTarget::kArmNeon},
+    {"portable", KernelTarget::kPortable},
+};
+
+int64_t IntAttr(const ir::Node& node, const char* name) { return node.FindAttr(name)->as_int(); }
+double DoubleAttr(const ir::Node& node, const char* name) {
+  return node.FindAttr(name)->as_double();
+}
+const std::vector<int64_t>& IntsAttr(const ir::Node& node, const char* name) {
+  return node.FindAttr(name)->as_int_list();
+}
+
+// Why `value` cannot be packed at compile time, or "".
+std::string NotPackableReason(const ir::Value* value, const char* role) {
+  if (!value->is_constant_like()) {
+    return absl::StrCat("its ", role, " '", value->name(),
+                        "' is computed at run time: the native backend packs weights when the "
+                        "program is compiled");
+  }
+  if (value->data().empty()) {
+    return absl::StrCat("its ", role, " '", value->name(),
+                        "' has no bytes (compiled without --weights): the native backend packs "
+                        "weights when the program is compiled");
+  }
+  return "";
+}
+
+bool IsFloat32(const ir::Value* value) { return value->dtype() == ir::DType::kFloat32; }
+
+// The node as the kernels see it: a convolution over NHWC, a linear layer as its 1x1 case
+// (rows as the batch).
+Convolution2dShape ShapeOf(const ir::Node& node) {
+  const std::vector<int64_t>& input = node.input(0)->sizes();
+  const std::vector<int64_t>& weight = node.input(1)->sizes();
+  auto u = [](int64_t v) { return static_cast<size_t>(v); };
+  Convolution2dShape shape{};
+  shape.kernel_height = shape.kernel_width = 1;
+  shape.stride_height = shape.stride_width = 1;
+  shape.dilation_height = shape.dilation_width = 1;
+  shape.input_height = shape.input_width = 1;
+  shape.output_channels = u(weight[0]);
+  if (node.op() == "edge.convolution") {
+    const std::vector<int64_t>& stride = IntsAttr(node, "stride");
+    const std::vector<int64_t>& padding = IntsAttr(node, "padding");
+    const std::vector<int64_t>& dilation = IntsAttr(node, "dilation");
+    shape.batch = u(input[0]);
+    shape.input_channels = u(input[1]);
+    shape.input_height = u(input[2]);
+    shape.input_width = u(input[3]);
+    shape.kernel_height = u(weight[2]);
+    shape.kernel_width = u(weight[3]);
+    shape.stride_height = u(stride[0]);
+    shape.stride_width = u(stride[1]);
+    shape.dilation_height = u(dilation[0]);
+    shape.dilation_width = u(dilation[1]);
+    shape.padding_top = shape.padding_bottom = u(padding[0]);
+    shape.padding_left = shape.padding_right = u(padding[1]);
+  } else {
+    shape.input_channels = u(input.back());
+    shape.batch = u(node.input(0)->type().numel()) / shape.input_channels;
+  }
+  return shape;
+}
+
+std::string ConvolutionProblem(const ir::Node& node) {
+  const std::vector<int64_t>& input = node.input(0)->sizes();
+  if (input.size() != 4) {
+    return absl::StrCat(input.size() - 2, "-d convolution: the native kernels run 2-d ones");
+  }
+  if (IntAttr(node, "groups") != 1) {
+    return absl::StrCat("groups = ", IntAttr(node, "groups"),
+                        ": the native kernels run ungrouped convolutions so far");
+  }
+  return "";
+}
+
+// The generic checks, then the op's own; "" when the native kernels run the node.
+std::string Refusal(const ir::Node& node) {
+  const std::string& op = node.op();
+  if (op != "edge.convolution" && op != "edge.linear") {
+    return "the native backend runs convolutions and linear layers (with a residual add and a "
+           "clamp fused after them)";
+  }
+  for (const ir::Value* value : node.inputs()) {
+    if (!IsFloat32(value)) {
+      return absl::StrCat("'", value->name(), "' is ", std::string(ir::DTypeName(value->dtype())),
+                          ": the native kernels are float32");
+    }
+  }
+  for (const ir::Value* value : node.inputs()) {
+    for (int64_t size : value->sizes()) {
+      if (size == 0) return absl::StrCat("'", value->name(), "' is empty");
+    }
+  }
+  if (std::string reason = NotPackableReason(node.input(1), "weight"); !reason.empty()) {
+    return reason;
+  }
+  if (node.num_inputs() > 2) {
+    if (std::string reason = NotPackableReason(node.input(2), "bias"); !reason.empty()) {
+      return reason;
+    }
+  }
+  if (DoubleAttr(node, "output_min") > DoubleAttr(node, "output_max")) {
+    return "its fused clamp is empty (output_min > output_max)";
+  }
+  if (op == "edge.convolution") {
+    if (std::string problem = ConvolutionProblem(node); !problem.empty()) return problem;
+  } else if (node.input(0)->sizes().empty()) {
+    return "a 0-d input has no feature dim";
+  }
+  if (CheckConvolution2dShape(ShapeOf(node)) != runtime::Error::kOk) {
+    return "its sizes overflow what the native kernels index";
+  }
+  return "";
+}
+
+// The single reader of `value` when it has exactly one and is not a graph output.
+ir::Node* OnlyReader(const ir::Value* value) {
+  if (value->is_graph_output() || value->uses().size() != 1) return nullptr;
+  return value->uses()[0].user;
+}
+
+// One delegate: a convolution or linear layer and what is fused after it.
+struct Region {
+  ir::Node* compute = nullptr;
+  ir::Node* residual_add = nullptr;  // edge.add(compute output, residual)
+  ir::Value* residual = nullptr;
+  ir::Node* clamp = nullptr;  // edge.clamp of the last node's output
+  std::vector<ir::Node*> Members() const {
+    std::vector<ir::Node*> members = {compute};
+    if (residual_add != nullptr) members.push_back(residual_add);
+    if (clamp != nullptr) members.push_back(clamp);
+    return members;
+  }
+  ir::Value* Output() const { return Members().back()->output(0); }
+};
+
+bool IsUnclamped(const ir::Node& node) {
+  return DoubleAttr(node, "output_min") == -kInf && DoubleAttr(node, "output_max") == kInf;
+}
+
+// Grows a region from its compute node: a residual add of a same-shaped float32 tensor
+// (when the compute node has no clamp of its own, which would come before the add), then a
+// clamp. Each fused node must be the only reader of what comes before it and in no other
+// region (an add of two convolutions' outputs joins the first one's).
+Region GrowRegion(ir::Node* compute, const std::unordered_map<const ir::Node*, size_t>& taken) {
+  Region region;
+  region.compute = compute;
+  ir::Value* last = compute->output(0);
+  if (IsUnclamped(*compute)) {
+    ir::Node* add = OnlyReader(last);
+    if (add != nullptr && add->op() == "edge.add" && taken.count(add) == 0 &&
+        IsFloat32(add->output(0))) {
+      ir::Value* other = add->input(0) == last ? add->input(1) : add->input(0);
+      if (add->input(0) != add->input(1) && other->sizes() == last->sizes() &&
+          add->output(0)->sizes() == last->sizes()) {
+        region.residual_add = add;
+        region.residual = other;
+        last = add->output(0);
+      }
+    }
+    ir::Node* clamp = OnlyReader(last);
+    if (clamp != nullptr && clamp->op() == "edge.clamp" && taken.count(clamp) == 0 &&
+        DoubleAttr(*clamp, "min") <= DoubleAttr(*clamp, "max") && IsFloat32(clamp->output(0))) {
+      region.clamp = clamp;
+    }
+  }
+  return region;
+}
+
+// The fused activation of a region: the compute node's own clamp, or the fused edge.clamp.
+void ActivationOf(const Region& region, fb::Activation* activation, float* min, float* max) {
+  double lo = DoubleAttr(*region.compute, "output_min");
+  double hi = DoubleAttr(*region.compute, "output_max");
+  if (region.clamp != nullptr) {
+    lo = DoubleAttr(*region.clamp, "min");
+    hi = DoubleAttr(*region.clamp, "max");
+  }
+  *min = static_cast<float>(lo);
+  *max = static_cast<float>(hi);
+  if (lo == -kInf && hi == kInf) {
+    *activation = fb::Activation::None;
+  } else if (lo == 0.0 && hi == kInf) {
+    *activation = fb::Activation::Relu;
+  } else {
+    *activation = fb::Activation::Clamp;
+  }
+}
+
+// The filter (OIHW; a linear layer's [N, K] weight is its 1x1 case) packed for `config`.
+absl::StatusOr<ir::TensorData> PackedWeights(const ir::Value* weight,
+                                             const Convolution2dShape& shape,
+                                             const GemmConfig& config) {
+  std::vector<float> filter(static_cast<size_t>(weight->type().numel()));
+  std::memcpy(filter.data(), weight->data().data(), filter.size() * sizeof(float));
+  std::vector<uint8_t> packed(ConvolutionPackedWeightsBytes(config, shape));
+  if (packed.empty() || PackConvolutionWeights(config, shape, filter.data(), packed.data(),
+                                               packed.size()) != runtime::Error::kOk) {
+    return absl::InternalError(absl::StrCat("packing '", weight->name(), "' failed"));
+  }
+  return ir::TensorData::Copy(packed.data(), packed.size());
+}
+
+class NativeCompileBackend : public backend::Backend {
+ public:
+  explicit NativeCompileBackend(KernelTarget target) : target_(target) {
+    GetGemmConfig(target, &config_);
+  }
+
+  std::string name() const override { return kNativeBackendName; }
+
+  std::string description() const override {
+    return absl::StrCat(
+        "torchir's own kernels (Highway) run float32 convolutions and linear layers with a "
+        "residual add and clamp fused, weights packed at compile time for --target (",
+        KernelTargetName(target_), " here)");
+  }
+
+  backend::Capability CheckNode(const ir::Node& node) const override {
+    std::string reason = Refusal(node);
+    if (reason.empty()) return backend::Capability::Yes();
+    return backend::Capability::No(std::move(reason));
+  }
+
+  absl::StatusOr<backend::PartitionResult> Partition(ir::Graph& graph,
+                                                     int64_t first_delegate_index) const override {
+    backend::PartitionResult result;
+    std::vector<Region> regions;
+    std::unordered_map<const ir::Node*, size_t> region_of;
+    std::unordered_map<const ir::Node*, std::string> reasons;
+    for (ir::Node* node : graph.NodeSnapshot()) {
+      if (!dialect::IsEdgeOpName(node->op()) || region_of.count(node) != 0) continue;
+      std::string reason = Refusal(*node);
+      if (!reason.empty()) {
+        reasons[node] = std::move(reason);
+        continue;
+      }
+      regions.push_back(GrowRegion(node, region_of));
+      for (ir::Node* member : regions.back().Members()) region_of[member] = regions.size() - 1;
+    }
+
+    std::vector<backend::RegionRewrite> rewrites;
+    for (size_t r = 0; r < regions.size(); ++r) {
+      const int64_t delegate_index = first_delegate_index + static_cast<int64_t>(r);
+      absl::StatusOr<backend::RegionRewrite> rewrite = Serialize(regions[r], delegate_index);
+      if (!rewrite.ok()) return rewrite.status();
+      backend::DelegateSummary summary;
+      summary.delegate_index = delegate_index;
+      for (ir::Node* member : rewrite->members) {
+        summary.nodes.push_back(member->name());
+        summary.ops.push_back(member->op());
+        summary.macs += dialect::NodeMacs(*member);
+      }
+      summary.blob_bytes = rewrite->subgraph.blob.size();
+      summary.detail = std::string(backend::LayoutName(LayoutOf(regions[r])));
+      emit::DelegatePayload payload;
+      payload.backend_id = kNativeBackendId;
+      payload.blob = rewrite->subgraph.blob;
+      payload.read_overrun_bytes = 0;
+      result.payloads.push_back(std::move(payload));
+      rewrite->attributes.push_back(
+          {dialect::kDelegateMacsAttr,
+           static_cast<int64_t>(std::min<uint64_t>(summary.macs, INT64_MAX))});
+      result.delegates.push_back(std::move(summary));
+      rewrites.push_back(std::move(*rewrite));
+    }
+
+    for (ir::Node* node : graph.NodeSnapshot()) {
+      if (!dialect::IsEdgeOpName(node->op())) continue;
+      backend::NodeDecision decision;
+      decision.node = node->name();
+      decision.op = node->op();
+      decision.macs = dialect::NodeMacs(*node);
+      if (auto it = region_of.find(node); it != region_of.end()) {
+        decision.taken = true;
+        decision.delegate_index = first_delegate_index + static_cast<int64_t>(it->second);
+      } else {
+        auto reason = reasons.find(node);
+        decision.reason = reason != reasons.end() ? reason->second : "not taken";
+        if (node->op() == "edge.add" || node->op() == "edge.clamp") {
+          decision.reason =
+              "the native backend fuses an add or clamp only right after a convolution or "
+              "linear layer whose only reader it is";
+        }
+      }
+      result.decisions.push_back(std::move(decision));
+    }
+
+    absl::StatusOr<backend::RewriteStats> stats =
+        backend::ReplaceRegionsWithDelegateCalls(graph, rewrites);
+    if (!stats.ok()) return stats.status();
+    for (size_t r = 0; r < result.delegates.size(); ++r) {
+      result.delegates[r].call_node = stats->delegate_nodes[r];
+    }
+    result.notes.push_back(
+        absl::StrCat("weights packed for ", KernelTargetName(target_), " (", config_.mr, "x",
+                     config_.nr, " tiles, kc ", config_.kc, "); ", stats->permutes_inserted,
+                     " layout permutes inserted, ", stats->permutes_cancelled, " avoided"));
+    return result;
+  }
+
+ private:
+  static backend::Layout LayoutOf(const Region& region) {
+    return region.compute->op() == "edge.convolution" ? backend::Layout::kChannelsLast
+                                                      : backend::Layout::kLogical;
+  }
+
+  absl::StatusOr<backend::RegionRewrite> Serialize(const Region& region,
+                                                   int64_t delegate_index) const {
+    const ir::Node& compute = *region.compute;
+    const backend::Layout layout = LayoutOf(region);
+    ir::Value* input = compute.input(0);
+    ir::Value* weight = compute.input(1);
+    ir::Value* output = region.Output();
+    const Convolution2dShape shape = ShapeOf(compute);
+    absl::StatusOr<ir::TensorData> packed = PackedWeights(weight, shape, config_);
+    if (!packed.ok()) return packed.status();
+
+    auto activation_argument = [&](ir::Value* value, backend::SubgraphArgument::Kind kind) {
+      backend::SubgraphArgument argument;
+      argument.kind = kind;
+      argument.value = value;
+      argument.perm = backend::PhysicalPermutation(layout, value->sizes().size());
+      argument.dims = backend::PhysicalDims(value->sizes(), layout);
+      return argument;
+    };
+    backend::RegionRewrite rewrite;
+    rewrite.members = region.Members();
+    rewrite.delegate_index = delegate_index;
+    rewrite.tag = kNativeBackendName;
+    std::vector<backend::SubgraphArgument>& arguments = rewrite.subgraph.arguments;
+    arguments.push_back(activation_argument(input, backend::SubgraphArgument::Kind::kActivation));
+    int32_t residual_index = -1;
+    if (region.residual != nullptr) {
+      residual_index = static_cast<int32_t>(arguments.size());
+      arguments.push_back(
+          activation_argument(region.residual, backend::SubgraphArgument::Kind::kActivation));
+    }
+    const int32_t weights_index = static_cast<int32_t>(arguments.size());
+    backend::SubgraphArgument weights;
+    weights.kind = backend::SubgraphArgument::Kind::kConstant;
+    weights.value = weight;
+    weights.encoded = backend::SubgraphArgument::Encoded{
+        {ir::DType::kUInt8, {static_cast<int64_t>(packed->size())}}, *packed};
+    weights.dims = {static_cast<int64_t>(packed->size())};
+    arguments.push_back(std::move(weights));
+    int32_t bias_index = -1;
+    if (compute.num_inputs() > 2) {
+      ir::Value* bias = compute.input(2);
+      bias_index = static_cast<int32_t>(arguments.size());
+      backend::SubgraphArgument argument;
+      argument.kind = backend::SubgraphArgument::Kind::kConstant;
+      argument.value = bias;
+      argument.transform = {bias->sizes(), {0}};
+      argument.dims = bias->sizes();
+      arguments.push_back(std::move(argument));
+    }
+    rewrite.subgraph.num_inputs = arguments.size();
+    const int32_t output_index = static_cast<int32_t>(arguments.size());
+    arguments.push_back(activation_argument(output, backend::SubgraphArgument::Kind::kOutput));
+
+    fb::Activation activation;
+    float output_min, output_max;
+    ActivationOf(region, &activation, &output_min, &output_max);
+
+    flatbuffers::FlatBufferBuilder builder;
+    builder.ForceDefaults(true);
+    const auto node = fb::CreateConvolution(
+        builder, shape.batch, shape.input_height, shape.input_width, shape.input_channels,
+        shape.output_channels, shape.kernel_height, shape.kernel_width, shape.stride_height,
+        shape.stride_width, shape.dilation_height, shape.dilation_width, shape.padding_top,
+        shape.padding_left, shape.padding_bottom, shape.padding_right,
+        /*input=*/0, weights_index, bias_index, residual_index, output_index, activation,
+        output_min, output_max);
+    std::vector<flatbuffers::Offset<flatbuffers::String>> ops;
+    uint64_t macs = 0;
+    for (const ir::Node* member : rewrite.members) {
+      ops.push_back(builder.CreateString(member->op()));
+      macs += dialect::NodeMacs(*member);
+    }
+    const auto blob =
+        fb::CreateBlob(builder, kBlobVersion, static_cast<uint32_t>(arguments.size()),
+                       builder.CreateVector(&node, 1), builder.CreateVector(ops), macs);
+    builder.Finish(blob, fb::BlobIdentifier());
+    rewrite.subgraph.blob.assign(builder.GetBufferPointer(),
+                                 builder.GetBufferPointer() + builder.GetSize());
+    return rewrite;
+  }
+
+  KernelTarget target_;
+  GemmConfig config_{};
+};
+
+}  // namespace
+
+absl::StatusOr<KernelTarget> ParseKernelTarget(const std::string& name) {
+  if (name == "host") return CurrentKernelTarget();
+  for (const TargetName& entry : kTargetNames) {
+    if (name == entry.name) return entry.target;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown target '", name, "' (available: ", KernelTargetNames(), ")"));
+}
+
+std::string KernelTargetNames() {
+  std::vector<std::string> names = {"host"};
+  for (const TargetName& entry : kTargetNames) names.push_back(entry.name);
+  return absl::StrJoin(names, ", ");
+}
+
+std::unique_ptr<backend::Backend> MakeNativeCompileBackend(KernelTarget target) {
+  return std::make_unique<NativeCompileBackend>(target);
+}
+
+}  // namespace torchir::native

@@ -1,0 +1,328 @@
+#include "backends/native/runtime/native_backend.h"
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+
+#include "backends/common/shared_thread_pool.h"
+#include "backends/native/convolution.h"
+#include "backends/native/gemm.h"
+#include "backends/native/packed_weights.h"
+#include "backends/native/serialization/native_blob_generated.h"
+#include "runtime/backend/backend.h"
+#include "runtime/core/evalue.h"
+#include "runtime/core/result.h"
+#include "runtime/core/tensor.h"
+#include "runtime/platform/platform.h"
+
+namespace torchir::runtime::native {
+namespace {
+
+namespace fb = ::torchir::native::fb;
+using ::torchir::native::Activation;
+using ::torchir::native::Convolution2dShape;
+using ::torchir::native::Epilogue;
+using ::torchir::native::GemmConfig;
+using ::torchir::native::PackedB;
+
+constexpr uint32_t kBlobVersion = 1;
+// The program's own bound on a tensor; keeps every size product below far from overflowing.
+constexpr uint64_t kMaxElements = uint64_t{1} << 40;
+constexpr size_t kMaxNodes = 1 << 16;
+
+#define BLOB_CHECK(cond, ...) \
+  TORCHIR_CHECK_OR_RETURN(cond, Error::kInvalidProgram, "NativeBackend: " __VA_ARGS__)
+
+// One convolution, bound to its arguments' memory.
+struct BoundConvolution {
+  Convolution2dShape shape;
+  const float* input;
+  PackedB weights;
+  const float* bias;
+  float* output;
+  Epilogue epilogue;
+};
+
+// What Init returns as the handle (from the Method's allocator).
+struct Delegate {
+  BoundConvolution* nodes = nullptr;
+  size_t num_nodes = 0;
+  void* scratch = nullptr;
+  size_t scratch_bytes = 0;
+  SharedThreadPool* pool = nullptr;  // nullptr when single-threaded
+};
+
+Error VerifyBlob(Span<const uint8_t> blob, size_t num_args, const fb::Blob** out) {
+  BLOB_CHECK(blob.data() != nullptr && blob.size() >= 8 &&
+                 flatbuffers::BufferHasIdentifier(blob.data(), fb::BlobIdentifier()),
+             "the blob is not a native delegate blob (identifier 'TNV1' missing)");
+  BLOB_CHECK(reinterpret_cast<uintptr_t>(blob.data()) % 8 == 0, "the blob is not 8-byte aligned");
+  flatbuffers::Verifier verifier(blob.data(), blob.size(), /*max_depth=*/16,
+                                 /*max_tables=*/1000000);
+  BLOB_CHECK(fb::VerifyBlobBuffer(verifier), "the blob fails FlatBuffers verification");
+  const fb::Blob* parsed = fb::GetBlob(blob.data());
+  BLOB_CHECK(parsed->version() == kBlobVersion, "blob version %u, this runtime reads %u",
+             parsed->version(), kBlobVersion);
+  BLOB_CHECK(parsed->num_arguments() == num_args,
+             "the blob expects %u arguments, the delegate call passes %zu", parsed->num_arguments(),
+             num_args);
+  BLOB_CHECK(parsed->convolutions() != nullptr && parsed->convolutions()->size() > 0 &&
+                 parsed->convolutions()->size() <= kMaxNodes,
+             "the blob has no nodes, or too many");
+  *out = parsed;
+  return Error::kOk;
+}
+
+// a * b into *out, false on overflow past kMaxElements.
+bool Multiply(uint64_t a, uint64_t b, uint64_t* out) {
+  return !__builtin_mul_overflow(a, b, out) && *out <= kMaxElements;
+}
+
+// The tensor at argument `index`: float32 (or uint8 for weights), contiguous, `elements` long.
+Error ArgumentTensor(KernelArgs args, int32_t index, ScalarType type, const char* role, size_t node,
+                     const Tensor** out) {
+  BLOB_CHECK(index >= 0 && static_cast<size_t>(index) < args.size(),
+             "node %zu: %s argument %d is out of range", node, role, index);
+  const EValue* arg = args[static_cast<size_t>(index)];
+  BLOB_CHECK(arg != nullptr && arg->is_tensor(), "node %zu: %s argument %d is not a tensor", node,
+             role, index);
+  const Tensor& tensor = arg->to_tensor();
+  BLOB_CHECK(tensor.scalar_type() == type, "node %zu: %s argument %d is %s, not %s", node, role,
+             index, ScalarTypeName(tensor.scalar_type()), ScalarTypeName(type));
+  Span<const uint8_t> order = tensor.dim_order();
+  for (size_t d = 0; d < order.size(); ++d) {
+    BLOB_CHECK(order[d] == d, "node %zu: %s argument %d is not contiguous", node, role, index);
+  }
+  *out = &tensor;
+  return Error::kOk;
+}
+
+// A float32 activation of exactly `elements` elements whose last dim is `channels`.
+Error ActivationTensor(KernelArgs args, int32_t index, const char* role, size_t node,
+                       uint64_t elements, uint64_t channels, const Tensor** out) {
+  TORCHIR_RETURN_IF_ERROR(ArgumentTensor(args, index, ScalarType::kFloat32, role, node, out));
+  const Tensor& tensor = **out;
+  BLOB_CHECK(static_cast<uint64_t>(tensor.numel()) == elements && tensor.dim() >= 1 &&
+                 static_cast<uint64_t>(tensor.size(tensor.dim() - 1)) == channels,
+             "node %zu: %s argument %d has %lld elements, the node needs %llu with %llu channels "
+             "last",
+             node, role, index, static_cast<long long>(tensor.numel()),
+             static_cast<unsigned long long>(elements), static_cast<unsigned long long>(channels));
+  return Error::kOk;
+}
+
+class NativeBackend final : public Backend {
+ public:
+  void SetNumThreads(uint32_t num_threads) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    num_threads_ = num_threads;
+  }
+
+  Result<void*> Init(Span<const uint8_t> blob, Span<const CompileSpecView> /*specs*/,
+                     KernelArgs args, MemoryAllocator& allocator) override {
+    const fb::Blob* parsed = nullptr;
+    TORCHIR_RETURN_IF_ERROR(VerifyBlob(blob, args.size(), &parsed));
+    uint32_t num_threads;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      num_threads = num_threads_;
+    }
+    Delegate* delegate = allocator.AllocateArray<Delegate>(1);
+    TORCHIR_CHECK_OR_RETURN(delegate != nullptr, Error::kOutOfMemory,
+                            "NativeBackend: out of memory for the delegate");
+    *delegate = Delegate();
+    delegate->num_nodes = parsed->convolutions()->size();
+    delegate->nodes = allocator.AllocateArray<BoundConvolution>(delegate->num_nodes);
+    TORCHIR_CHECK_OR_RETURN(delegate->nodes != nullptr, Error::kOutOfMemory,
+                            "NativeBackend: out of memory for %zu nodes", delegate->num_nodes);
+    size_t scratch_bytes = 0;
+    for (size_t i = 0; i < delegate->num_nodes; ++i) {
+      const fb::Convolution& node =
+          *parsed->convolutions()->Get(static_cast<flatbuffers::uoffset_t>(i));
+      BoundConvolution& bound = delegate->nodes[i];
+      TORCHIR_RETURN_IF_ERROR(Bind(node, i, args, allocator, &bound));
+      const size_t bytes = ::torchir::native::ConvolutionScratchBytes(bound.weights.config,
+                                                                      bound.shape, num_threads);
+      if (bytes > scratch_bytes) scratch_bytes = bytes;
+    }
+    delegate->scratch = allocator.Allocate(scratch_bytes, 64);
+    TORCHIR_CHECK_OR_RETURN(delegate->scratch != nullptr, Error::kOutOfMemory,
+                            "NativeBackend: out of memory for %zu bytes of scratch", scratch_bytes);
+    delegate->scratch_bytes = scratch_bytes;
+    const Error pool_error = AcquireSharedThreadPool(num_threads, &delegate->pool);
+    TORCHIR_CHECK_OR_RETURN(pool_error == Error::kOk, pool_error,
+                            "NativeBackend: cannot create a pool of %u threads", num_threads);
+    return static_cast<void*>(delegate);
+  }
+
+  Error Execute(void* handle, KernelArgs /*args*/) override {
+    // The arguments' memory was bound at init and never moves.
+    const Delegate& delegate = *static_cast<const Delegate*>(handle);
+    pthreadpool_t pool = delegate.pool != nullptr ? delegate.pool->get() : nullptr;
+    for (size_t i = 0; i < delegate.num_nodes; ++i) {
+      const BoundConvolution& node = delegate.nodes[i];
+      const Error error = ::torchir::native::Convolution2d(
+          node.shape, node.input, node.weights, node.bias, node.output, node.epilogue,
+          delegate.scratch, delegate.scratch_bytes, pool);
+      if (error != Error::kOk) return error;
+    }
+    return Error::kOk;
+  }
+
+  void Destroy(void* handle) override {
+    Delegate* delegate = static_cast<Delegate*>(handle);
+    if (delegate == nullptr) return;
+    if (delegate->pool != nullptr) delegate->pool->Unref();
+    *delegate = Delegate();  // its memory belongs to the Method's allocator
+  }
+
+ private:
+  // Step 2 and 3 for one node.
+  static Error Bind(const fb::Convolution& node, size_t index, KernelArgs args,
+                    MemoryAllocator& allocator, BoundConvolution* bound) {
+    Convolution2dShape& shape = bound->shape;
+    shape.batch = node.batch();
+    shape.input_height = node.input_height();
+    shape.input_width = node.input_width();
+    shape.input_channels = node.input_channels();
+    shape.output_channels = node.output_channels();
+    shape.kernel_height = node.kernel_height();
+    shape.kernel_width = node.kernel_width();
+    shape.stride_height = node.stride_height();
+    shape.stride_width = node.stride_width();
+    shape.dilation_height = node.dilation_height();
+    shape.dilation_width = node.dilation_width();
+    shape.padding_top = node.padding_top();
+    shape.padding_left = node.padding_left();
+    shape.padding_bottom = node.padding_bottom();
+    shape.padding_right = node.padding_right();
+    BLOB_CHECK(::torchir::native::CheckConvolution2dShape(shape) == Error::kOk,
+               "node %zu: invalid convolution geometry", index);
+    const uint64_t in_channels = shape.input_channels, out_channels = shape.output_channels;
+    uint64_t input_elements, output_elements, kernel_rows;
+    BLOB_CHECK(Multiply(shape.batch, shape.input_height, &input_elements) &&
+                   Multiply(input_elements, shape.input_width, &input_elements) &&
+                   Multiply(input_elements, in_channels, &input_elements) &&
+                   Multiply(shape.batch, shape.output_height(), &output_elements) &&
+                   Multiply(output_elements, shape.output_width(), &output_elements) &&
+                   Multiply(output_elements, out_channels, &output_elements) &&
+                   Multiply(shape.kernel_height, shape.kernel_width, &kernel_rows) &&
+                   Multiply(kernel_rows, in_channels, &kernel_rows),
+               "node %zu: sizes overflow", index);
+
+    const Tensor* input = nullptr;
+    const Tensor* output = nullptr;
+    TORCHIR_RETURN_IF_ERROR(
+        ActivationTensor(args, node.input(), "input", index, input_elements, in_channels, &input));
+    TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.output(), "output", index, output_elements,
+                                             out_channels, &output));
+    BLOB_CHECK(!output->is_constant(), "node %zu: output argument %d is a constant", index,
+               node.output());
+    const Tensor* weights = nullptr;
+    TORCHIR_RETURN_IF_ERROR(
+        ArgumentTensor(args, node.weights(), ScalarType::kUInt8, "weights", index, &weights));
+    const Error view = ::torchir::native::ViewPackedB(weights->data_ptr<uint8_t>(),
+                                                      weights->nbytes(), &bound->weights);
+    BLOB_CHECK(view == Error::kOk, "node %zu: the packed weights are invalid (%s)", index,
+               ErrorName(view));
+    BLOB_CHECK(bound->weights.k == kernel_rows && bound->weights.n == out_channels,
+               "node %zu: weights are %zu x %zu, the node needs %llu x %llu", index,
+               bound->weights.k, bound->weights.n, static_cast<unsigned long long>(kernel_rows),
+               static_cast<unsigned long long>(out_channels));
+    TORCHIR_RETURN_IF_ERROR(RepackIfNeeded(index, allocator, &bound->weights));
+
+    bound->bias = nullptr;
+    if (node.bias() != -1) {
+      const Tensor* bias = nullptr;
+      TORCHIR_RETURN_IF_ERROR(
+          ActivationTensor(args, node.bias(), "bias", index, out_channels, out_channels, &bias));
+      bound->bias = bias->data_ptr<float>();
+    }
+    Epilogue epilogue;
+    switch (node.activation()) {
+      case fb::Activation::None:
+        epilogue.activation = Activation::kNone;
+        break;
+      case fb::Activation::Relu:
+        epilogue.activation = Activation::kRelu;
+        break;
+      case fb::Activation::Clamp:
+        BLOB_CHECK(node.output_min() <= node.output_max(), "node %zu: empty clamp range", index);
+        epilogue.activation = Activation::kClamp;
+        epilogue.min = node.output_min();
+        epilogue.max = node.output_max();
+        break;
+      default:
+        BLOB_CHECK(false, "node %zu: unknown activation %u", index,
+                   static_cast<unsigned>(node.activation()));
+    }
+    if (node.residual() != -1) {
+      const Tensor* residual = nullptr;
+      TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.residual(), "residual", index,
+                                               output_elements, out_channels, &residual));
+      epilogue.residual = residual->data_ptr<float>();
+      epilogue.residual_stride = out_channels;
+    }
+    bound->epilogue = epilogue;
+    bound->input = input->data_ptr<float>();
+    bound->output = output->mutable_data_ptr<float>();
+    return Error::kOk;
+  }
+
+  // Step 3: weights packed for another blocking than this CPU's are unpacked and packed
+  // again, once, into the Method's memory.
+  static Error RepackIfNeeded(size_t index, MemoryAllocator& allocator, PackedB* weights) {
+    GemmConfig here;
+    const ::torchir::native::KernelTarget target = ::torchir::native::CurrentKernelTarget();
+    if (!::torchir::native::GetGemmConfig(target, &here)) return Error::kNotSupported;
+    if (here.nr == weights->config.nr && here.kc == weights->config.kc) return Error::kOk;
+    Log(LogLevel::kInfo,
+        "NativeBackend: node %zu: weights packed for %s, this CPU runs %s kernels: repacking "
+        "them at init (compile with --target %s to avoid it)",
+        index, ::torchir::native::KernelTargetName(weights->config.target),
+        ::torchir::native::KernelTargetName(target), ::torchir::native::KernelTargetName(target));
+    std::unique_ptr<float[]> plain(new (std::nothrow) float[weights->k * weights->n]);
+    TORCHIR_CHECK_OR_RETURN(plain != nullptr, Error::kOutOfMemory,
+                            "NativeBackend: out of memory repacking node %zu", index);
+    TORCHIR_RETURN_IF_ERROR(::torchir::native::UnpackB(*weights, plain.get(), weights->n));
+    const size_t bytes = ::torchir::native::PackedBBytes(here, weights->k, weights->n);
+    void* packed = allocator.Allocate(bytes, ::torchir::native::kPackedBAlignment);
+    TORCHIR_CHECK_OR_RETURN(packed != nullptr, Error::kOutOfMemory,
+                            "NativeBackend: out of memory repacking node %zu", index);
+    TORCHIR_RETURN_IF_ERROR(::torchir::native::PackB(here, weights->k, weights->n, plain.get(),
+                                                     weights->n, packed, bytes));
+    return ::torchir::native::ViewPackedB(packed, bytes, weights);
+  }
+
+  std::mutex mutex_;
+  uint32_t num_threads_ = 1;
+};
+
+// The backend is never destroyed: the registry points at it, and a Method that outlives
+// static destruction (a global) still calls Destroy.
+alignas(NativeBackend) unsigned char g_backend_storage[sizeof(NativeBackend)];
+NativeBackend* g_backend = nullptr;
+
+}  // namespace
+
+Error RegisterNativeBackend(const NativeOptions& options) {
+  TORCHIR_CHECK_OR_RETURN(options.num_threads >= 1, Error::kInvalidArgument,
+                          "NativeBackend: num_threads must be at least 1");
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (g_backend == nullptr) {
+    NativeBackend* backend = new (g_backend_storage) NativeBackend();
+    const Error error = RegisterBackend(kNativeBackendId, backend);
+    if (error != Error::kOk) {
+      backend->~NativeBackend();
+      return error;
+    }
+    g_backend = backend;
+  }
+  g_backend->SetNumThreads(options.num_threads);
+  return Error::kOk;
+}
+
+}  // namespace torchir::runtime::native

@@ -1,0 +1,40 @@
+// The native delegate: runs the convolutions and linear layers the compiler's native
+// backend wrote as blobs (backends/native/serialization/native_blob.fbs) on torchir's own
+// kernels (backends/native/).
+//
+// Init, for one delegate call:
+//   1. verifies the blob (FlatBuffers verifier, identifier "TNV1", version 1), as untrusted
+//      as the program it comes from;
+//   2. checks each node's geometry (no zero sizes, no overflow) and its arguments: float32
+//      contiguous tensors whose element counts and channel dims match the geometry, an output
+//      that is not a constant, packed weights (a constant uint8 tensor) whose header passes
+//      ViewPackedB and whose K x N is the node's;
+//   3. when the weights were packed for another CPU family than the one the kernels dispatch
+//      to here (--target of torchir-compile), unpacks and repacks them once, into memory from
+//      the Method's allocator, and logs that it did (compile for this CPU to avoid it);
+//   4. takes the GEMM scratch the nodes need from the Method's allocator, and the process's
+//      shared thread pool (backends/common/).
+// Execute then runs the kernels on the arguments' memory: no allocation, no copies of
+// weights (they are read in place from the program's constant segment).
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/core/error.h"
+
+namespace torchir::runtime::native {
+
+// The id the compiler writes into BackendDelegate.backend_id.
+inline constexpr char kNativeBackendId[] = "NativeBackend";
+
+struct NativeOptions {
+  // Threads each delegate runs on (1: the calling thread only, no pool). Delegates of every
+  // backend initialised with the same count share one pool.
+  uint32_t num_threads = 1;
+};
+
+// Registers the backend under kNativeBackendId. Idempotent: a later call only changes the
+// thread count for delegates initialised after it. kInvalidArgument for 0 threads.
+Error RegisterNativeBackend(const NativeOptions& options = {});
+
+}  // namespace torchir::runtime::native
