@@ -152,6 +152,28 @@ struct torchir_program {
   rt::Program program;
 };
 
+namespace {
+
+void ReleaseProgram(torchir_program* program) {
+  if (program->references.fetch_sub(1, std::memory_order_acq_rel) == 1) delete program;
+}
+
+// A reference on a program, held for as long as this object lives.
+class ProgramReference {
+ public:
+  explicit ProgramReference(torchir_program* program) : program_(program) {
+    program_->references.fetch_add(1, std::memory_order_relaxed);
+  }
+  ~ProgramReference() { ReleaseProgram(program_); }
+  ProgramReference(const ProgramReference&) = delete;
+  ProgramReference& operator=(const ProgramReference&) = delete;
+
+ private:
+  torchir_program* program_;
+};
+
+}  // namespace
+
 struct torchir_method {
   torchir_method(torchir_program* owner, const char* name, const rt::MethodOptions& options)
       : program(owner), method(rt::Method::Load(owner->program, name, allocator, options)) {
@@ -160,10 +182,12 @@ struct torchir_method {
   torchir_method(const torchir_method&) = delete;
   torchir_method& operator=(const torchir_method&) = delete;
 
-  torchir_program* program;       // holds a reference
-  const char* name = "";          // the program's copy of the method name
-  rt::MallocAllocator allocator;  // declared before `method`, which uses it until destroyed
+  // Members are destroyed in reverse order: the Method (and its delegates)
+  // first, then the memory it used, then the program it reads.
+  ProgramReference program;
+  rt::MallocAllocator allocator;
   rt::Result<rt::Method> method;
+  const char* name = "";      // the program's copy of the method name
   bool* input_set = nullptr;  // per input: set since the last execute (from `allocator`)
   bool outputs_valid = false;
   // Written by const entry points too: a method is used by one thread at a time.
@@ -171,10 +195,6 @@ struct torchir_method {
 };
 
 namespace {
-
-void ReleaseProgram(torchir_program* program) {
-  if (program->references.fetch_sub(1, std::memory_order_acq_rel) == 1) delete program;
-}
 
 // Records a failure of `function` as the thread's (and `method`'s) last error
 // and returns `status`. `detail` is what the runtime logged meanwhile, if anything.
@@ -523,16 +543,12 @@ torchir_status torchir_method_load(torchir_program* program, const char* name,
     return Fail(nullptr, TORCHIR_STATUS_OUT_OF_MEMORY, __func__, nullptr,
                 "out of memory for method '%s'", name);
   }
-  program->references.fetch_add(1, std::memory_order_relaxed);
   *method = handle;
   return TORCHIR_STATUS_OK;
 }
 
 void torchir_method_free(torchir_method* method) {
-  if (method == nullptr) return;
-  torchir_program* program = method->program;
-  delete method;  // the Method (and its delegates) before the program it reads
-  ReleaseProgram(program);
+  delete method;  // the Method and its delegates, then its reference on the program
 }
 
 const char* torchir_method_last_error(const torchir_method* method) {

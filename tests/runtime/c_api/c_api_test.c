@@ -11,11 +11,16 @@
  *    NULL handles and pointers, indices out of range, wrong dtypes and sizes,
  *    calls out of order; each must return its status and a message, and
  *    never abort;
- * 3. frees a program before its method, which must still run.
+ * 3. frees a program before its method, which must still run;
+ * 4. runs one program on two threads at once, a method each (loaded
+ *    concurrently), several times, and wants the reference bytes every time.
  * Exit status 0 when every check passed, 1 otherwise (each failure printed). */
+#define _POSIX_C_SOURCE 200809L /* pthreads in strict C99 */
+
 #include "torchir/c_api.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,6 +289,72 @@ static unsigned char* RunOnce(torchir_program* program, const Blob* inputs, uint
   return outputs;
 }
 
+/* One thread of part 4: loads its own method of the shared program and runs
+ * it `runs` times. Counts its failures itself (the CHECK macros are not
+ * thread-safe). */
+typedef struct {
+  torchir_program* program;
+  const Blob* inputs;
+  const unsigned char* reference;
+  uint64_t reference_size;
+  int runs;
+  int failures;
+} ThreadJob;
+
+static void* RunInThread(void* argument) {
+  ThreadJob* job = (ThreadJob*)argument;
+  torchir_method* method = NULL;
+  torchir_method_options options;
+  uint32_t num_inputs = 0, num_outputs = 0, i;
+  unsigned char* outputs = (unsigned char*)malloc((size_t)job->reference_size + 1);
+  int run;
+  memset(&options, 0, sizeof(options));
+  options.num_threads = 1;
+  if (outputs == NULL || torchir_method_load(job->program, "forward", &options, &method) != 0 ||
+      torchir_method_input_count(method, &num_inputs) != 0 ||
+      torchir_method_output_count(method, &num_outputs) != 0) {
+    fprintf(stderr, "FAILED: thread setup: %s\n", torchir_last_error());
+    ++job->failures;
+    free(outputs);
+    torchir_method_free(method);
+    return NULL;
+  }
+  for (run = 0; run < job->runs; ++run) {
+    uint64_t used = 0;
+    for (i = 0; i < num_inputs; ++i) {
+      torchir_tensor_info info;
+      StoredTensor stored;
+      if (torchir_method_input_info(method, i, &info) != 0 ||
+          !FindTensor(job->inputs, info.name, &stored) ||
+          torchir_method_set_input(method, i, info.dtype, stored.data, stored.nbytes) != 0) {
+        ++job->failures;
+      }
+    }
+    if (torchir_method_execute(method) != 0) {
+      fprintf(stderr, "FAILED: thread run %d: %s\n", run, torchir_method_last_error(method));
+      ++job->failures;
+      continue;
+    }
+    for (i = 0; i < num_outputs; ++i) {
+      torchir_tensor_info info;
+      if (torchir_method_output_info(method, i, &info) != 0 ||
+          used + info.nbytes > job->reference_size ||
+          torchir_method_copy_output(method, i, info.dtype, outputs + used, info.nbytes) != 0) {
+        ++job->failures;
+        break;
+      }
+      used += info.nbytes;
+    }
+    if (used != job->reference_size || memcmp(outputs, job->reference, (size_t)used) != 0) {
+      fprintf(stderr, "FAILED: thread run %d gave other outputs\n", run);
+      ++job->failures;
+    }
+  }
+  free(outputs);
+  torchir_method_free(method);
+  return NULL;
+}
+
 static int g_error_logs = 0;
 static void CountErrors(torchir_log_level level, const char* message, void* user_data) {
   (void)message;
@@ -418,7 +489,6 @@ int main(int argc, char** argv) {
                 TORCHIR_STATUS_INVALID_ARGUMENT, NULL);
     free(raw);
   }
-  free(reference);
   torchir_method_free(method);
   torchir_program_free(program);
 
@@ -545,6 +615,29 @@ int main(int argc, char** argv) {
   SetInputs(method, &inputs, 0);
   CHECK_OK(torchir_method_execute(method));
   torchir_method_free(method);
+
+  /* 4. One program, two threads, a method each. */
+  CHECK_OK(torchir_program_open_file(path, &program));
+  if (program != NULL && reference != NULL) {
+    ThreadJob jobs[2];
+    pthread_t threads[2];
+    int t;
+    for (t = 0; t < 2; ++t) {
+      jobs[t].program = program;
+      jobs[t].inputs = &inputs;
+      jobs[t].reference = reference;
+      jobs[t].reference_size = reference_size;
+      jobs[t].runs = 20;
+      jobs[t].failures = 0;
+      CHECK(pthread_create(&threads[t], NULL, RunInThread, &jobs[t]) == 0);
+    }
+    for (t = 0; t < 2; ++t) {
+      CHECK(pthread_join(threads[t], NULL) == 0);
+      CHECK(jobs[t].failures == 0);
+    }
+  }
+  torchir_program_free(program);
+  free(reference);
 
   /* Status and dtype strings. */
   CHECK(strcmp(torchir_status_string(TORCHIR_STATUS_OK), "ok") == 0);
