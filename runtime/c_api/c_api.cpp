@@ -4,12 +4,13 @@
 // Built like the runtime: no exceptions, no RTTI, no allocation in execute.
 #include "torchir/c_api.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <new>
 #include <utility>
 
@@ -123,11 +124,17 @@ class LogCapture {
 
 // Loading registers kernels and backends in process-wide tables that are not
 // thread-safe; it is serialised here, together with the backend options that
-// apply to the delegates the load initialises.
-std::mutex& LoadMutex() {
-  static std::mutex mutex;
-  return mutex;
-}
+// apply to the delegates the load initialises. (A POSIX mutex, like the
+// runtime's mmap: std::mutex would reference the exception machinery.)
+pthread_mutex_t g_load_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+class LoadLock {
+ public:
+  LoadLock() { pthread_mutex_lock(&g_load_mutex); }
+  ~LoadLock() { pthread_mutex_unlock(&g_load_mutex); }
+  LoadLock(const LoadLock&) = delete;
+  LoadLock& operator=(const LoadLock&) = delete;
+};
 
 torchir_status ToStatus(rt::Error error) { return static_cast<torchir_status>(error); }
 
@@ -495,7 +502,7 @@ torchir_status torchir_method_load(torchir_program* program, const char* name,
   LogCapture capture;
   torchir_method* handle = nullptr;
   {
-    std::lock_guard<std::mutex> lock(LoadMutex());
+    LoadLock lock;
     rt::Error error = rt::portable::RegisterPortableKernels();
 #ifdef TORCHIR_C_API_WITH_XNNPACK
     if (error == rt::Error::kOk) {
