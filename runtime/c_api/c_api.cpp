@@ -14,6 +14,7 @@
 #include <new>
 #include <utility>
 
+#include "runtime/c_api/builtin_backends.h"
 #include "runtime/core/error.h"
 #include "runtime/core/result.h"
 #include "runtime/core/scalar_type.h"
@@ -22,11 +23,7 @@
 #include "runtime/executor/memory_allocator.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
-#include "runtime/kernels/portable/portable_kernels.h"
 #include "runtime/platform/platform.h"
-#ifdef TORCHIR_C_API_WITH_XNNPACK
-#include "backends/xnnpack/runtime/xnnpack_backend.h"
-#endif
 
 namespace rt = torchir::runtime;
 
@@ -355,13 +352,7 @@ uint64_t torchir_dtype_size(torchir_dtype dtype) {
   return IsDtype(dtype) ? rt::ElementSize(static_cast<rt::ScalarType>(dtype)) : 0;
 }
 
-uint32_t torchir_backends(void) {
-#ifdef TORCHIR_C_API_WITH_XNNPACK
-  return TORCHIR_BACKEND_XNNPACK;
-#else
-  return 0;
-#endif
-}
+uint32_t torchir_backends(void) { return torchir::c_api::BuiltinBackendBits(); }
 
 void torchir_set_log_callback(torchir_log_callback callback, void* user_data) {
   g_log_user_data.store(user_data, std::memory_order_release);
@@ -503,17 +494,10 @@ torchir_status torchir_method_load(torchir_program* program, const char* name,
   torchir_method* handle = nullptr;
   {
     LoadLock lock;
-    rt::Error error = rt::portable::RegisterPortableKernels();
-#ifdef TORCHIR_C_API_WITH_XNNPACK
-    if (error == rt::Error::kOk) {
-      rt::xnnpack::XnnpackOptions xnnpack;
-      if (chosen.num_threads > 0) xnnpack.num_threads = chosen.num_threads;
-      if (chosen.xnnpack_max_memory_bytes > 0) {
-        xnnpack.max_memory_bytes = chosen.xnnpack_max_memory_bytes;
-      }
-      error = rt::xnnpack::RegisterXnnpackBackend(xnnpack);
-    }
-#endif
+    torchir::c_api::BuiltinBackendOptions backends;
+    if (chosen.num_threads > 0) backends.num_threads = chosen.num_threads;
+    backends.xnnpack_max_memory_bytes = chosen.xnnpack_max_memory_bytes;
+    const rt::Error error = torchir::c_api::RegisterBuiltinBackends(backends);
     if (error != rt::Error::kOk) {
       return Fail(nullptr, ToStatus(error), __func__, capture.text(),
                   "registering the kernels and backends failed: %s", rt::ErrorName(error));
