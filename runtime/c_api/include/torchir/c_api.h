@@ -278,9 +278,8 @@ TORCHIR_C_API_EXPORT TORCHIR_C_API_NODISCARD torchir_status torchir_method_set_i
     torchir_method* method, uint32_t index, torchir_dtype dtype, const void* data, uint64_t nbytes);
 
 /* The zero-copy alternative to set_input: *data points at input `index`'s own
- * planned memory (*nbytes bytes, 64-byte aligned when the input has any), for
- * the caller to write the input in place, e.g. a camera frame converted
- * straight into it. Counts as setting the input: call it again before each
+ * planned memory (*nbytes bytes, aligned for its dtype), for the caller to
+ * write the input in place, e.g. a camera frame converted straight into it. Counts as setting the input: call it again before each
  * execute and write after the call. The pointer stays valid until the method
  * is freed, but only what is written between this call and the next execute
  * is read. */
