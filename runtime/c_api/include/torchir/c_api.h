@@ -279,10 +279,10 @@ TORCHIR_C_API_EXPORT TORCHIR_C_API_NODISCARD torchir_status torchir_method_set_i
 
 /* The zero-copy alternative to set_input: *data points at input `index`'s own
  * planned memory (*nbytes bytes, aligned for its dtype), for the caller to
- * write the input in place, e.g. a camera frame converted straight into it. Counts as setting the input: call it again before each
- * execute and write after the call. The pointer stays valid until the method
- * is freed, but only what is written between this call and the next execute
- * is read. */
+ * write the input in place, e.g. a camera frame converted straight into it.
+ * Counts as setting the input: call it again before each execute and write
+ * after the call. The pointer stays valid until the method is freed, but
+ * only what is written between this call and the next execute is read. */
 TORCHIR_C_API_EXPORT TORCHIR_C_API_NODISCARD torchir_status
 torchir_method_input_buffer(torchir_method* method, uint32_t index, void** data, uint64_t* nbytes);
 
