@@ -1,7 +1,7 @@
 # Install rules of the runtime SDK (docs/embedding.md): static libraries,
 # headers under include/torchir/ in the repository's layout (so
 # #include "runtime/executor/program.h" works from the prefix), the CMake
-# package torchir (components runtime, portable_kernels, xnnpack) and
+# package torchir (components runtime, portable_kernels, xnnpack, c_api) and
 # pkg-config files. Included once every SDK target exists: at the end of
 # runtime/CMakeLists.txt in the runtime-only build, by the top-level
 # CMakeLists.txt in the full build.
@@ -12,7 +12,7 @@ set(_torchir_cmakedir ${CMAKE_INSTALL_LIBDIR}/cmake/torchir)
 
 # Every runtime header (the portable kernels' too); not the examples.
 install(DIRECTORY ${_torchir_root}/runtime/ DESTINATION include/torchir/runtime
-  FILES_MATCHING PATTERN "*.h" PATTERN "examples" EXCLUDE)
+  FILES_MATCHING PATTERN "*.h" PATTERN "examples" EXCLUDE PATTERN "c_api" EXCLUDE)
 # The .pte format: no installed header includes the generated one, but an app
 # reading programs itself needs it (and then the FlatBuffers headers).
 install(FILES ${_torchir_root}/schema/file_header.h
@@ -39,6 +39,22 @@ if(TARGET torchir_xnnpack_backend)
   install(EXPORT torchir-xnnpack-targets NAMESPACE torchir:: DESTINATION ${_torchir_cmakedir})
   install(FILES ${_torchir_root}/cmake/FindXNNPACK.cmake DESTINATION ${_torchir_cmakedir})
   list(APPEND _torchir_pc_files xnnpack)
+endif()
+
+# The C API: its one header as <prefix>/include/torchir/c_api.h (include
+# directory <prefix>/include), its library with the kernels and backends it
+# registers.
+if(TARGET torchir_c_api)
+  install(FILES ${_torchir_root}/runtime/c_api/include/torchir/c_api.h
+    DESTINATION include/torchir)
+  install(TARGETS torchir_c_api EXPORT torchir-c_api-targets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT torchir-c_api-targets NAMESPACE torchir:: DESTINATION ${_torchir_cmakedir})
+  set(TORCHIR_PC_C_API_REQUIRES "torchir-portable-kernels = ${PROJECT_VERSION}")
+  if(TARGET torchir_xnnpack_backend)
+    string(APPEND TORCHIR_PC_C_API_REQUIRES ", torchir-xnnpack = ${PROJECT_VERSION}")
+  endif()
+  list(APPEND _torchir_pc_files c-api)
 endif()
 
 configure_package_config_file(${_torchir_root}/cmake/torchirConfig.cmake.in
