@@ -8,6 +8,7 @@
 // scripts/bench.sh exports the networks, sets the BLAS and OpenMP environment
 // and runs this. Per model, in this order:
 //   <model>/torchir_xnnpack/threads:N     CompileProgram(backend "xnnpack"), Method::Execute
+//   <model>/torchir_native/threads:N      backend "native,xnnpack": torchir's own kernels first
 //   <model>/torchir_portable/threads:1    the portable kernels (single-threaded)
 //   <model>/pytorch_mobile/threads:N      mobile.pt on the lite interpreter (XNNPACK)
 //   <model>/torchscript_onednn/threads:N  traced_frozen.pt + optimize_for_inference (oneDNN)
@@ -141,14 +142,16 @@ SummaryLayout RegisterBenchmarks(const std::vector<std::string>& models) {
   SummaryLayout layout;
   layout.models = models;
   layout.thread_counts.assign(std::begin(kThreadCounts), std::end(kThreadCounts));
-  // XNNPACK first: the backend torchir users deploy.
+  // XNNPACK first: the backend torchir users deploy; then torchir's own kernels with XNNPACK
+  // taking what they leave.
   std::vector<std::string> backends;
   for (const std::string& backend : pipeline::AvailableBackends()) {
     if (backend == "xnnpack") backends.insert(backends.begin(), backend);
+    if (backend == "native") backends.push_back("native,xnnpack");
     if (backend == "portable") backends.push_back(backend);
   }
   for (const std::string& backend : backends) {
-    layout.torchir_variants.push_back("torchir_" + backend);
+    layout.torchir_variants.push_back(TorchirVariant(backend));
   }
   for (TorchPath path : kTorchPaths) layout.torch_variants.emplace_back(TorchPathName(path));
 
@@ -159,7 +162,7 @@ SummaryLayout RegisterBenchmarks(const std::vector<std::string>& models) {
       for (int threads : kThreadCounts) {
         if (threads > 1 && !threaded) continue;
         benchmark::RegisterBenchmark(
-            LatencyBenchmarkName(model, "torchir_" + backend, threads).c_str(), TorchirLatency,
+            LatencyBenchmarkName(model, TorchirVariant(backend), threads).c_str(), TorchirLatency,
             model, backend, threads)
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime();
@@ -175,7 +178,7 @@ SummaryLayout RegisterBenchmarks(const std::vector<std::string>& models) {
       }
     }
     for (const std::string& backend : backends) {
-      benchmark::RegisterBenchmark(LoadBenchmarkName(model, "torchir_" + backend).c_str(),
+      benchmark::RegisterBenchmark(LoadBenchmarkName(model, TorchirVariant(backend)).c_str(),
                                    TorchirLoad, model, backend)
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();

@@ -49,6 +49,10 @@ absl::StatusOr<std::unique_ptr<HostProgram>> OpenProgramFile(const std::string& 
   return HostProgram::Open(path, "forward", options);
 }
 
+std::string TorchirVariant(const std::string& backend_list) {
+  return "torchir_" + backend_list.substr(0, backend_list.find(','));
+}
+
 ModelSetup::ModelSetup(std::string name, std::string directory)
     : name_(std::move(name)), directory_(std::move(directory)) {}
 
@@ -152,7 +156,7 @@ absl::StatusOr<std::string> ModelSetup::ProgramFile(const std::string& backend) 
     absl::StatusOr<std::string> file = [&]() -> absl::StatusOr<std::string> {
       absl::StatusOr<const std::vector<uint8_t>*> bytes = Compiled(backend);
       if (!bytes.ok()) return bytes.status();
-      std::string path = absl::StrCat(directory_, "/torchir_", backend, ".pte");
+      std::string path = absl::StrCat(directory_, "/", TorchirVariant(backend), ".pte");
       if (absl::Status status = WriteFileAtomically(path, **bytes); !status.ok()) return status;
       return path;
     }();

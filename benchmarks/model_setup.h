@@ -36,6 +36,10 @@ absl::StatusOr<std::unique_ptr<pipeline::HostProgram>> OpenProgram(
 absl::StatusOr<std::unique_ptr<pipeline::HostProgram>> OpenProgramFile(const std::string& path,
                                                                        int threads);
 
+// The variant name of a torchir backend list in tables and file names: "torchir_" and the
+// list's first backend ("native,xnnpack" is torchir_native).
+std::string TorchirVariant(const std::string& backend_list);
+
 class ModelSetup {
  public:
   // `directory` holds what `tools/export_ir.py NAME --torchscript` writes.
@@ -48,7 +52,7 @@ class ModelSetup {
   // The model compiled for `backend`, loaded for `threads` threads, inputs
   // set, warmed up and checked.
   absl::StatusOr<pipeline::HostProgram*> Torchir(const std::string& backend, int threads);
-  // The program for `backend` written to <directory>/torchir_<backend>.pte.
+  // The program for `backend` written to <directory>/<TorchirVariant(backend)>.pte.
   absl::StatusOr<std::string> ProgramFile(const std::string& backend);
 
   // The model on `path`, warmed up and checked at `threads` threads (the

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <iostream>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
@@ -15,12 +16,14 @@ namespace torchir::pipeline {
 namespace {
 
 // The runtime logs why it failed; while a HostProgram calls into it, those
-// lines are captured here and become the absl::Status message.
+// lines are captured here and become the absl::Status message. What it notes
+// (e.g. a delegate repacking weights compiled for another CPU) goes to stderr.
 std::mutex g_capture_mutex;
 std::vector<std::string>* g_captured = nullptr;
 
 void CaptureLog(runtime::LogLevel level, const char* message) {
   if (level == runtime::LogLevel::kError && g_captured != nullptr) g_captured->push_back(message);
+  if (level == runtime::LogLevel::kInfo) std::cerr << "note: " << message << "\n";
 }
 
 // Runs `call` with the runtime's log captured; on error returns a status
@@ -30,6 +33,7 @@ absl::Status Captured(const std::string& name, Call call) {
   std::lock_guard<std::mutex> lock(g_capture_mutex);
   std::vector<std::string> lines;
   g_captured = &lines;
+  runtime::SetMinLogLevel(runtime::LogLevel::kInfo);
   runtime::SetLogHook(CaptureLog);
   runtime::Error error = call();
   runtime::SetLogHook(nullptr);

@@ -437,7 +437,8 @@ absl::StatusOr<KernelTarget> ParseKernelTarget(const std::string& name) {
 }
 
 std::string KernelTargetNames() {
-  std::vector<std::string> names = {"host"};
+  std::vector<std::string> names = {
+      absl::StrCat("host (here: ", KernelTargetName(CurrentKernelTarget()), ")")};
   for (const TargetName& entry : kTargetNames) names.push_back(entry.name);
   return absl::StrJoin(names, ", ");
 }

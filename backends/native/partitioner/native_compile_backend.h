@@ -29,7 +29,8 @@ inline constexpr char kNativeBackendId[] = "NativeBackend";
 // accepted names otherwise.
 absl::StatusOr<KernelTarget> ParseKernelTarget(const std::string& name);
 
-// The names ParseKernelTarget accepts, for --help: "host, avx512, avx2, sse4, neon, portable".
+// The names ParseKernelTarget accepts, for --help: "host (here: avx512), avx512, avx2, sse4,
+// neon, portable".
 std::string KernelTargetNames();
 
 // The native backend, packing weights for `target`.

@@ -1,5 +1,6 @@
 #include "backends/native/runtime/native_backend.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -278,11 +279,15 @@ class NativeBackend final : public Backend {
     const ::torchir::native::KernelTarget target = ::torchir::native::CurrentKernelTarget();
     if (!::torchir::native::GetGemmConfig(target, &here)) return Error::kNotSupported;
     if (here.nr == weights->config.nr && here.kc == weights->config.kc) return Error::kOk;
-    Log(LogLevel::kInfo,
-        "NativeBackend: node %zu: weights packed for %s, this CPU runs %s kernels: repacking "
-        "them at init (compile with --target %s to avoid it)",
-        index, ::torchir::native::KernelTargetName(weights->config.target),
-        ::torchir::native::KernelTargetName(target), ::torchir::native::KernelTargetName(target));
+    // Said once per process: every delegate of such a program repacks.
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true)) {
+      Log(LogLevel::kInfo,
+          "NativeBackend: weights packed for %s, this CPU runs %s kernels: repacking them at "
+          "init (compile with --target %s to avoid it)",
+          ::torchir::native::KernelTargetName(weights->config.target),
+          ::torchir::native::KernelTargetName(target), ::torchir::native::KernelTargetName(target));
+    }
     std::unique_ptr<float[]> plain(new (std::nothrow) float[weights->k * weights->n]);
     TORCHIR_CHECK_OR_RETURN(plain != nullptr, Error::kOutOfMemory,
                             "NativeBackend: out of memory repacking node %zu", index);
