@@ -108,12 +108,24 @@ std::string ConvolutionProblem(const ir::Node& node) {
   return "";
 }
 
+// A matrix product of run-time operands: batch dims equal, or one B for every batch.
+std::string MatmulProblem(const ir::Node& node) {
+  const std::vector<int64_t>& a = node.input(0)->sizes();
+  const std::vector<int64_t>& b = node.input(1)->sizes();
+  if (b.size() == 2) return "";
+  if (a.size() != b.size() || !std::equal(a.begin(), a.end() - 2, b.begin())) {
+    return absl::StrCat("batch dims broadcast (", a.size(), "-d @ ", b.size(),
+                        "-d): the native kernels take equal batch dims or a 2-d right operand");
+  }
+  return "";
+}
+
 // The generic checks, then the op's own; "" when the native kernels run the node.
 std::string Refusal(const ir::Node& node) {
   const std::string& op = node.op();
-  if (op != "edge.convolution" && op != "edge.linear") {
-    return "the native backend runs convolutions and linear layers (with a residual add and a "
-           "clamp fused after them)";
+  if (op != "edge.convolution" && op != "edge.linear" && op != "edge.matmul") {
+    return "the native backend runs convolutions, linear layers (with a residual add and a "
+           "clamp fused after them) and matrix products";
   }
   for (const ir::Value* value : node.inputs()) {
     if (!IsFloat32(value)) {
@@ -126,6 +138,7 @@ std::string Refusal(const ir::Node& node) {
       if (size == 0) return absl::StrCat("'", value->name(), "' is empty");
     }
   }
+  if (op == "edge.matmul") return MatmulProblem(node);
   if (std::string reason = NotPackableReason(node.input(1), "weight"); !reason.empty()) {
     return reason;
   }
@@ -181,7 +194,7 @@ Region GrowRegion(ir::Node* compute, const std::unordered_map<const ir::Node*, s
   Region region;
   region.compute = compute;
   ir::Value* last = compute->output(0);
-  if (IsUnclamped(*compute)) {
+  if (compute->op() != "edge.matmul" && IsUnclamped(*compute)) {
     ir::Node* add = OnlyReader(last);
     if (add != nullptr && add->op() == "edge.add" && taken.count(add) == 0 &&
         IsFloat32(add->output(0))) {
@@ -246,7 +259,8 @@ class NativeCompileBackend : public backend::Backend {
   std::string description() const override {
     return absl::StrCat(
         "torchir's own kernels (Highway) run float32 convolutions and linear layers with a "
-        "residual add and clamp fused, weights packed at compile time for --target (",
+        "residual add and clamp fused, and matrix products; weights packed at compile time for "
+        "--target (",
         KernelTargetName(target_), " here)");
   }
 
@@ -341,6 +355,7 @@ class NativeCompileBackend : public backend::Backend {
 
   absl::StatusOr<backend::RegionRewrite> Serialize(const Region& region,
                                                    int64_t delegate_index) const {
+    if (region.compute->op() == "edge.matmul") return SerializeMatmul(region, delegate_index);
     const ir::Node& compute = *region.compute;
     const backend::Layout layout = LayoutOf(region);
     ir::Value* input = compute.input(0);
@@ -406,19 +421,61 @@ class NativeCompileBackend : public backend::Backend {
         shape.padding_left, shape.padding_bottom, shape.padding_right,
         /*input=*/0, weights_index, bias_index, residual_index, output_index, activation,
         output_min, output_max);
+    FinishBlob(builder, rewrite, builder.CreateVector(&node, 1), {});
+    return rewrite;
+  }
+
+  // A matrix product: A and B are run-time operands, B packed into scratch on every call.
+  absl::StatusOr<backend::RegionRewrite> SerializeMatmul(const Region& region,
+                                                         int64_t delegate_index) const {
+    const ir::Node& matmul = *region.compute;
+    const std::vector<int64_t>& a = matmul.input(0)->sizes();
+    const std::vector<int64_t>& b = matmul.input(1)->sizes();
+    const bool shared = b.size() == 2;
+    uint64_t batch = 1;
+    for (size_t d = 0; d + 2 < a.size(); ++d) batch *= static_cast<uint64_t>(a[d]);
+    backend::RegionRewrite rewrite;
+    rewrite.members = region.Members();
+    rewrite.delegate_index = delegate_index;
+    rewrite.tag = kNativeBackendName;
+    for (ir::Value* value : {matmul.input(0), matmul.input(1), matmul.output(0)}) {
+      backend::SubgraphArgument argument;
+      argument.kind = value == matmul.output(0) ? backend::SubgraphArgument::Kind::kOutput
+                                                : backend::SubgraphArgument::Kind::kActivation;
+      argument.value = value;
+      argument.perm =
+          backend::PhysicalPermutation(backend::Layout::kLogical, value->sizes().size());
+      argument.dims = value->sizes();
+      rewrite.subgraph.arguments.push_back(std::move(argument));
+    }
+    rewrite.subgraph.num_inputs = 2;
+    flatbuffers::FlatBufferBuilder builder;
+    builder.ForceDefaults(true);
+    const auto node = fb::CreateMatrixMultiply(
+        builder, batch, static_cast<uint64_t>(a[a.size() - 2]), static_cast<uint64_t>(a.back()),
+        static_cast<uint64_t>(b.back()), /*a=*/0, /*b=*/1, /*output=*/2, shared);
+    FinishBlob(builder, rewrite, {}, builder.CreateVector(&node, 1));
+    return rewrite;
+  }
+
+  // The blob of `rewrite` with these nodes, into rewrite.subgraph.blob.
+  static void FinishBlob(
+      flatbuffers::FlatBufferBuilder& builder, backend::RegionRewrite& rewrite,
+      flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Convolution>>> convolutions,
+      flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::MatrixMultiply>>>
+          matrix_multiplies) {
     std::vector<flatbuffers::Offset<flatbuffers::String>> ops;
     uint64_t macs = 0;
     for (const ir::Node* member : rewrite.members) {
       ops.push_back(builder.CreateString(member->op()));
       macs += dialect::NodeMacs(*member);
     }
-    const auto blob =
-        fb::CreateBlob(builder, kBlobVersion, static_cast<uint32_t>(arguments.size()),
-                       builder.CreateVector(&node, 1), builder.CreateVector(ops), macs);
+    const auto blob = fb::CreateBlob(
+        builder, kBlobVersion, static_cast<uint32_t>(rewrite.subgraph.arguments.size()),
+        convolutions, builder.CreateVector(ops), macs, matrix_multiplies);
     builder.Finish(blob, fb::BlobIdentifier());
     rewrite.subgraph.blob.assign(builder.GetBufferPointer(),
                                  builder.GetBufferPointer() + builder.GetSize());
-    return rewrite;
   }
 
   KernelTarget target_;

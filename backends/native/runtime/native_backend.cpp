@@ -46,12 +46,26 @@ struct BoundConvolution {
   Epilogue epilogue;
 };
 
+// One matrix product of run-time operands, bound to its arguments' memory.
+struct BoundMatmul {
+  size_t batch, m, k, n;
+  bool b_shared;  // one B (k x n) for every batch
+  const float* a;
+  const float* b;
+  float* output;
+};
+
 // What Init returns as the handle (from the Method's allocator).
 struct Delegate {
   BoundConvolution* nodes = nullptr;
   size_t num_nodes = 0;
+  BoundMatmul* matmuls = nullptr;
+  size_t num_matmuls = 0;
+  GemmConfig config{};  // this CPU's blocking, for B packed at run time
   void* scratch = nullptr;
   size_t scratch_bytes = 0;
+  void* packed_b = nullptr;  // matrix products: B packed on every call
+  size_t packed_b_bytes = 0;
   SharedThreadPool* pool = nullptr;  // nullptr when single-threaded
 };
 
@@ -69,8 +83,11 @@ Error VerifyBlob(Span<const uint8_t> blob, size_t num_args, const fb::Blob** out
   BLOB_CHECK(parsed->num_arguments() == num_args,
              "the blob expects %u arguments, the delegate call passes %zu", parsed->num_arguments(),
              num_args);
-  BLOB_CHECK(parsed->convolutions() != nullptr && parsed->convolutions()->size() > 0 &&
-                 parsed->convolutions()->size() <= kMaxNodes,
+  const size_t convolutions =
+      parsed->convolutions() != nullptr ? parsed->convolutions()->size() : 0;
+  const size_t matmuls =
+      parsed->matrix_multiplies() != nullptr ? parsed->matrix_multiplies()->size() : 0;
+  BLOB_CHECK(convolutions + matmuls > 0 && convolutions + matmuls <= kMaxNodes,
              "the blob has no nodes, or too many");
   *out = parsed;
   return Error::kOk;
@@ -134,10 +151,17 @@ class NativeBackend final : public Backend {
     TORCHIR_CHECK_OR_RETURN(delegate != nullptr, Error::kOutOfMemory,
                             "NativeBackend: out of memory for the delegate");
     *delegate = Delegate();
-    delegate->num_nodes = parsed->convolutions()->size();
-    delegate->nodes = allocator.AllocateArray<BoundConvolution>(delegate->num_nodes);
-    TORCHIR_CHECK_OR_RETURN(delegate->nodes != nullptr, Error::kOutOfMemory,
-                            "NativeBackend: out of memory for %zu nodes", delegate->num_nodes);
+    TORCHIR_CHECK_OR_RETURN(::torchir::native::GetGemmConfig(
+                                ::torchir::native::CurrentKernelTarget(), &delegate->config),
+                            Error::kNotSupported, "NativeBackend: no GEMM blocking for this CPU");
+    delegate->num_nodes = parsed->convolutions() != nullptr ? parsed->convolutions()->size() : 0;
+    delegate->nodes = allocator.AllocateArray<BoundConvolution>(delegate->num_nodes + 1);
+    delegate->num_matmuls =
+        parsed->matrix_multiplies() != nullptr ? parsed->matrix_multiplies()->size() : 0;
+    delegate->matmuls = allocator.AllocateArray<BoundMatmul>(delegate->num_matmuls + 1);
+    TORCHIR_CHECK_OR_RETURN(delegate->nodes != nullptr && delegate->matmuls != nullptr,
+                            Error::kOutOfMemory, "NativeBackend: out of memory for %zu nodes",
+                            delegate->num_nodes + delegate->num_matmuls);
     size_t scratch_bytes = 0;
     for (size_t i = 0; i < delegate->num_nodes; ++i) {
       const fb::Convolution& node =
@@ -147,6 +171,24 @@ class NativeBackend final : public Backend {
       const size_t bytes = ::torchir::native::ConvolutionScratchBytes(bound.weights.config,
                                                                       bound.shape, num_threads);
       if (bytes > scratch_bytes) scratch_bytes = bytes;
+    }
+    for (size_t i = 0; i < delegate->num_matmuls; ++i) {
+      const fb::MatrixMultiply& node =
+          *parsed->matrix_multiplies()->Get(static_cast<flatbuffers::uoffset_t>(i));
+      BoundMatmul& bound = delegate->matmuls[i];
+      TORCHIR_RETURN_IF_ERROR(BindMatmul(node, delegate->num_nodes + i, args, &bound));
+      const size_t rows = bound.b_shared ? bound.batch * bound.m : bound.m;
+      const size_t bytes = ::torchir::native::GemmScratchBytes(delegate->config, rows, num_threads);
+      if (bytes > scratch_bytes) scratch_bytes = bytes;
+      const size_t packed = ::torchir::native::PackedBBytes(delegate->config, bound.k, bound.n);
+      if (packed > delegate->packed_b_bytes) delegate->packed_b_bytes = packed;
+    }
+    if (delegate->packed_b_bytes > 0) {
+      delegate->packed_b =
+          allocator.Allocate(delegate->packed_b_bytes, ::torchir::native::kPackedBAlignment);
+      TORCHIR_CHECK_OR_RETURN(delegate->packed_b != nullptr, Error::kOutOfMemory,
+                              "NativeBackend: out of memory for %zu bytes of packed B",
+                              delegate->packed_b_bytes);
     }
     delegate->scratch = allocator.Allocate(scratch_bytes, 64);
     TORCHIR_CHECK_OR_RETURN(delegate->scratch != nullptr, Error::kOutOfMemory,
@@ -169,6 +211,9 @@ class NativeBackend final : public Backend {
           delegate.scratch, delegate.scratch_bytes, pool);
       if (error != Error::kOk) return error;
     }
+    for (size_t i = 0; i < delegate.num_matmuls; ++i) {
+      TORCHIR_RETURN_IF_ERROR(RunMatmul(delegate, delegate.matmuls[i], pool));
+    }
     return Error::kOk;
   }
 
@@ -180,6 +225,56 @@ class NativeBackend final : public Backend {
   }
 
  private:
+  // B packed into the delegate's scratch for each batch (once when shared), then the GEMM.
+  static Error RunMatmul(const Delegate& delegate, const BoundMatmul& node, pthreadpool_t pool) {
+    const size_t batches = node.b_shared ? 1 : node.batch;
+    const size_t rows = node.b_shared ? node.batch * node.m : node.m;
+    for (size_t b = 0; b < batches; ++b) {
+      TORCHIR_RETURN_IF_ERROR(::torchir::native::PackB(delegate.config, node.k, node.n,
+                                                       node.b + b * node.k * node.n, node.n,
+                                                       delegate.packed_b, delegate.packed_b_bytes));
+      PackedB packed;
+      TORCHIR_RETURN_IF_ERROR(
+          ::torchir::native::ViewPackedB(delegate.packed_b, delegate.packed_b_bytes, &packed));
+      TORCHIR_RETURN_IF_ERROR(
+          ::torchir::native::Gemm(rows, node.a + b * node.m * node.k, node.k, packed, nullptr,
+                                  node.output + b * node.m * node.n, node.n, Epilogue(),
+                                  delegate.scratch, delegate.scratch_bytes, pool));
+    }
+    return Error::kOk;
+  }
+
+  static Error BindMatmul(const fb::MatrixMultiply& node, size_t index, KernelArgs args,
+                          BoundMatmul* bound) {
+    bound->batch = node.batch();
+    bound->m = node.m();
+    bound->k = node.k();
+    bound->n = node.n();
+    bound->b_shared = node.b_shared();
+    BLOB_CHECK(bound->batch >= 1 && bound->m >= 1 && bound->k >= 1 && bound->n >= 1,
+               "node %zu: a size is zero", index);
+    uint64_t a_elements, b_elements, out_elements;
+    BLOB_CHECK(Multiply(bound->batch, bound->m, &a_elements) &&
+                   Multiply(a_elements, bound->n, &out_elements) &&
+                   Multiply(a_elements, bound->k, &a_elements) &&
+                   Multiply(bound->b_shared ? 1 : bound->batch, bound->k, &b_elements) &&
+                   Multiply(b_elements, bound->n, &b_elements),
+               "node %zu: sizes overflow", index);
+    const Tensor* a = nullptr;
+    const Tensor* b = nullptr;
+    const Tensor* output = nullptr;
+    TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.a(), "a", index, a_elements, bound->k, &a));
+    TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.b(), "b", index, b_elements, bound->n, &b));
+    TORCHIR_RETURN_IF_ERROR(
+        ActivationTensor(args, node.output(), "output", index, out_elements, bound->n, &output));
+    BLOB_CHECK(!output->is_constant(), "node %zu: output argument %d is a constant", index,
+               node.output());
+    bound->a = a->data_ptr<float>();
+    bound->b = b->data_ptr<float>();
+    bound->output = output->mutable_data_ptr<float>();
+    return Error::kOk;
+  }
+
   // Step 2 and 3 for one node.
   static Error Bind(const fb::Convolution& node, size_t index, KernelArgs args,
                     MemoryAllocator& allocator, BoundConvolution* bound) {
