@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # torchir against its peers (docs/benchmarks.md, "torchir against ExecuTorch and ONNX
 # Runtime"): exports each zoo network with the real pytorch-ir and for ExecuTorch (XNNPACK),
-# ONNX Runtime and TorchScript, compiles it with torchir-compile, then runs torchir (XNNPACK),
+# ONNX Runtime and TorchScript, compiles it with torchir-compile (--backend native,xnnpack and
+# --backend xnnpack), then runs both torchir programs,
 # ExecuTorch, ONNX Runtime, TorchScript + oneDNN and PyTorch eager side by side on the same
 # inputs, outputs checked, in interleaved rounds at 1 and 2 threads, and prints the tables.
 # Everything Python runs in the pinned venv (torch 2.14, executorch 1.5.1, onnxruntime 1.32).
@@ -71,17 +72,20 @@ for model in "${MODELS[@]}"; do
   else
     "$PYTHON" tools/export_ir.py "$model" -o "$out" --flavour pytorch_ir
   fi
-  if newer_than "$out/torchir_xnnpack.pte" -- "$out/model.json" "$out/weights.safetensors" \
-    "$COMPILE"; then
-    echo "   $model: torchir_xnnpack.pte up to date"
-  else
-    # A model torchir cannot compile is not fatal: the driver shows it as refused.
-    "$COMPILE" "$out/model.json" --weights "$out/weights.safetensors" --backend xnnpack \
-      -o "$out/torchir_xnnpack.pte" | sed 's/^/   /' || {
-      echo "bench_peers: torchir-compile failed on $model" >&2
-      rm -f "$out/torchir_xnnpack.pte"
-    }
-  fi
+  for variant in native:native,xnnpack xnnpack:xnnpack; do
+    name=${variant%%:*} backends=${variant#*:}
+    pte="$out/torchir_$name.pte"
+    if newer_than "$pte" -- "$out/model.json" "$out/weights.safetensors" "$COMPILE"; then
+      echo "   $model: torchir_$name.pte up to date"
+    else
+      # A model torchir cannot compile is not fatal: the driver shows it as refused.
+      "$COMPILE" "$out/model.json" --weights "$out/weights.safetensors" --backend "$backends" \
+        -o "$pte" | sed 's/^/   /' || {
+        echo "bench_peers: torchir-compile --backend $backends failed on $model" >&2
+        rm -f "$pte"
+      }
+    fi
+  done
   "$PYTHON" benchmarks/peers/export.py "$out" "$model" 2>&1 |
     grep -E '^   |^export:' || true
 done

@@ -21,15 +21,18 @@ ATOL = 1e-4
 RTOL = 1e-4
 
 # File names inside a model directory.
-TORCHIR_PTE = "torchir_xnnpack.pte"
+# torchir's variants and their programs: its own kernels first (with XNNPACK taking what they
+# leave), then XNNPACK alone.
+TORCHIR_PTES = {"torchir_native": "torchir_native.pte", "torchir_xnnpack": "torchir_xnnpack.pte"}
 EXECUTORCH_PTE = "executorch_xnnpack.pte"
 ONNX_FILE = "model.onnx"
 TORCHSCRIPT_FILE = "torchscript_frozen.pt"
 EXPORT_INFO = "peers_export.json"
 
-# Runtimes in the order of the tables; the first is the subject, the rest its peers.
-RUNTIMES = ("torchir_xnnpack", "executorch_xnnpack", "onnxruntime", "torchscript_onednn",
-            "pytorch_eager")
+# Runtimes in the order of the tables; torchir's variants are the subjects, the rest its peers.
+TORCHIR_RUNTIMES = tuple(TORCHIR_PTES)
+PEER_RUNTIMES = ("executorch_xnnpack", "onnxruntime", "torchscript_onednn", "pytorch_eager")
+RUNTIMES = TORCHIR_RUNTIMES + PEER_RUNTIMES
 
 
 def graph_names(model_dir: str) -> Tuple[List[str], List[str]]:

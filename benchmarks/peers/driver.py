@@ -10,7 +10,7 @@ on one. A round is W untimed calls then K timed ones, K chosen per runtime so th
 about --round-seconds (at least --min-iterations, at most --max-iterations), W = max(2, K / 10).
 A runtime's latency is the median of its round medians; the spread is their min and max.
 
-- torchir_xnnpack runs as `torchir-run PTE --inputs --expected --threads N --warmup W
+- torchir_native and torchir_xnnpack run as `torchir-run PTE --inputs --expected --threads N --warmup W
   --iterations K --json FILE`, a new process per round, timed by torchir-run itself around
   Method::Execute (the input copy before each call is outside its timed region); every round
   checks the outputs again. Its load and init are the ones torchir-run reports (median over
@@ -62,11 +62,11 @@ def _own_cpu_seconds() -> float:
 
 
 class TorchirRunner:
-    """torchir_xnnpack through torchir-run, one process per round."""
+    """A torchir program through torchir-run, one process per round."""
 
-    def __init__(self, binary: str, model_dir: str, threads: int, scratch: str):
+    def __init__(self, binary: str, model_dir: str, pte: str, threads: int, scratch: str):
         self.binary = binary
-        self.pte = os.path.join(model_dir, common.TORCHIR_PTE)
+        self.pte = os.path.join(model_dir, pte)
         self.inputs = os.path.join(model_dir, "inputs.safetensors")
         self.expected = os.path.join(model_dir, "expected.safetensors")
         self.summary = scratch
@@ -102,7 +102,7 @@ class TorchirRunner:
 
     def start(self) -> Dict:
         if not os.path.exists(self.pte):
-            self.refused = f"{common.TORCHIR_PTE} missing (torchir-compile failed?)"
+            self.refused = f"{os.path.basename(self.pte)} missing (torchir-compile failed?)"
         else:
             latencies = self._timed(0, 3)
             self.estimate_ms = min(latencies) if latencies else 0.0
@@ -179,9 +179,10 @@ def bench_model(model: str, model_dir: str, threads: int, args) -> Dict[str, Dic
     """Starts every runtime, times them in interleaved rounds, returns their results."""
     runners = {}
     for runtime in args.runtimes:
-        if runtime == "torchir_xnnpack":
-            runners[runtime] = TorchirRunner(args.torchir_run, model_dir, threads,
-                                             args.out + ".torchir-run.json")
+        if runtime in common.TORCHIR_PTES:
+            runners[runtime] = TorchirRunner(args.torchir_run, model_dir,
+                                             common.TORCHIR_PTES[runtime], threads,
+                                             f"{args.out}.{runtime}.json")
         else:
             runners[runtime] = WorkerRunner(runtime, model_dir, model, threads, sys.executable)
         # Started one at a time, so no load competes with another.

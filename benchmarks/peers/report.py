@@ -11,9 +11,8 @@ import json
 import sys
 from typing import Dict, List, Optional
 
-from common import RUNTIMES
-
-PEERS = RUNTIMES[1:]
+from common import PEER_RUNTIMES as PEERS
+from common import RUNTIMES, TORCHIR_RUNTIMES
 
 
 def number(value: Optional[float]) -> str:
@@ -56,16 +55,17 @@ def latency_table(results: Dict, threads: List[str]) -> List[str]:
     return lines
 
 
-def ratio_table(results: Dict, threads: List[str]) -> List[str]:
+def ratio_table(results: Dict, threads: List[str], subject_name: str) -> List[str]:
     lines = ["| model | threads | " + " | ".join(f"vs {p}" for p in PEERS) +
              " | fastest of all | vs fastest |",
              "|---|---:|" + "---:|" * len(PEERS) + "---|---:|"]
     for model, by_threads in results.items():
         for t in threads:
             per_runtime = by_threads.get(t, {})
-            subject = per_runtime.get("torchir_xnnpack", {})
+            subject = per_runtime.get(subject_name, {})
             if not _timed(subject):
-                lines.append(f"| {model} | {t} | torchir refused |" + " |" * (len(PEERS) + 1))
+                lines.append(f"| {model} | {t} | {subject_name} refused |" +
+                             " |" * (len(PEERS) + 1))
                 continue
             mine = subject["median_ms"]
             cells = [f"{mine / per_runtime[p]['median_ms']:.2f}x"
@@ -158,8 +158,9 @@ def main(argv=None) -> int:
     out += ["### Latency: ms per call (median of the round medians); in brackets, the ratio to "
             "the fastest runtime at the same thread count; spread: min-max of the round medians",
             ""] + latency_table(results, threads)
-    out += ["", "### torchir_xnnpack / each runtime (below 1: torchir is faster)", ""]
-    out += ratio_table(results, threads)
+    for subject in TORCHIR_RUNTIMES:
+        out += ["", f"### {subject} / each peer (below 1: torchir is faster)", ""]
+        out += ratio_table(results, threads, subject)
     out += ["", f"### Load + init: ms from the file to ready to run ({threads[0]} "
             f"thread{'s' if threads[0] != '1' else ''}; "
             "load + init in brackets where the runtime separates them; then the first call, which "

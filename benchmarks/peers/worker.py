@@ -235,7 +235,7 @@ def serve(runtime: str, model_dir: str, model_name: str, threads: int, send) -> 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("runtime", choices=common.RUNTIMES[1:])
+    parser.add_argument("runtime", choices=common.PEER_RUNTIMES)
     parser.add_argument("model_dir")
     parser.add_argument("model")
     parser.add_argument("--threads", type=int, required=True)
