@@ -63,40 +63,97 @@ TapRange Inside(ptrdiff_t origin, size_t kernel, size_t dilation, size_t size) {
   return range;
 }
 
-// kVectors vectors of channels [c, c + kVectors * lanes) of one output pixel. `in` points at the
-// input pixel of tap (ky_range.begin, kx_range.begin), channel c.
-template <size_t kVectors, class D>
-HWY_INLINE void ChannelBlock(D d, const DepthwiseCall& call, const float* HWY_RESTRICT in,
-                             TapRange ky_range, TapRange kx_range, const float* HWY_RESTRICT w,
-                             size_t c, const float* HWY_RESTRICT residual,
-                             float* HWY_RESTRICT out) {
+// Where the pixels of one block read and write. `in` points at the input of pixel 0's first
+// tap inside (ky_range.begin, kx_range.begin), channel 0; pixel p's is in + p * in_step.
+struct Pixels {
+  const float* in;
+  size_t in_step;
+  TapRange ky_range, kx_range;
+  const float* residual;  // pixel 0's, or null; pixel p's at + p * residual_step
+  size_t residual_step;
+  float* out;  // pixel 0's; pixel p's at + p * channels
+};
+
+// Channels [c, c + kVectors * lanes) of kPixels output pixels: kPixels * kVectors accumulators,
+// so the chains of FMAs are independent and each weight vector serves kPixels pixels.
+template <size_t kPixels, size_t kVectors, class D>
+HWY_INLINE void Block(D d, const DepthwiseCall& call, const Pixels& px, size_t c) {
   using V = decltype(hn::Zero(d));
   const size_t lanes = hn::Lanes(d);
   const Convolution2dShape& s = *call.shape;
-  const size_t row_step = s.dilation_height * s.input_width * s.input_channels;
-  const size_t column_step = s.dilation_width * s.input_channels;
+  const size_t channels = s.input_channels;
+  const size_t row_step = s.dilation_height * s.input_width * channels;
+  const size_t column_step = s.dilation_width * channels;
   const size_t tap_stride = call.weights->padded_channels;
-  V acc[kVectors];
+  V acc[kPixels][kVectors];
   for (size_t v = 0; v < kVectors; ++v) {
-    acc[v] = call.bias == nullptr ? hn::Zero(d) : hn::LoadU(d, call.bias + c + v * lanes);
+    const V start = call.bias == nullptr ? hn::Zero(d) : hn::LoadU(d, call.bias + c + v * lanes);
+    for (size_t p = 0; p < kPixels; ++p) acc[p][v] = start;
   }
-  for (size_t ky = ky_range.begin; ky < ky_range.end; ++ky) {
-    const float* HWY_RESTRICT in_tap = in;
-    const float* HWY_RESTRICT w_tap = w + (ky * s.kernel_width + kx_range.begin) * tap_stride + c;
-    for (size_t kx = kx_range.begin; kx < kx_range.end; ++kx) {
+  const float* HWY_RESTRICT in_row = px.in + c;
+  for (size_t ky = px.ky_range.begin; ky < px.ky_range.end; ++ky) {
+    const float* HWY_RESTRICT in_tap = in_row;
+    const float* HWY_RESTRICT w_tap =
+        call.weights->data + (ky * s.kernel_width + px.kx_range.begin) * tap_stride + c;
+    for (size_t kx = px.kx_range.begin; kx < px.kx_range.end; ++kx) {
       for (size_t v = 0; v < kVectors; ++v) {
-        acc[v] =
-            hn::MulAdd(hn::LoadU(d, in_tap + v * lanes), hn::LoadU(d, w_tap + v * lanes), acc[v]);
+        const V w = hn::LoadU(d, w_tap + v * lanes);
+        for (size_t p = 0; p < kPixels; ++p) {
+          acc[p][v] = hn::MulAdd(hn::LoadU(d, in_tap + p * px.in_step + v * lanes), w, acc[p][v]);
+        }
       }
       in_tap += column_step;
       w_tap += tap_stride;
     }
-    in += row_step;
+    in_row += row_step;
   }
   const V lo = hn::Set(d, call.lo), hi = hn::Set(d, call.hi);
-  for (size_t v = 0; v < kVectors; ++v) {
-    if (residual != nullptr) acc[v] = hn::Add(acc[v], hn::LoadU(d, residual + c + v * lanes));
-    hn::StoreU(hn::Min(hn::Max(acc[v], lo), hi), d, out + c + v * lanes);
+  for (size_t p = 0; p < kPixels; ++p) {
+    for (size_t v = 0; v < kVectors; ++v) {
+      V value = acc[p][v];
+      if (px.residual != nullptr) {
+        value = hn::Add(value, hn::LoadU(d, px.residual + p * px.residual_step + c + v * lanes));
+      }
+      hn::StoreU(hn::Min(hn::Max(value, lo), hi), d, px.out + p * channels + c + v * lanes);
+    }
+  }
+}
+
+// Channels [c_begin, channels) of pixel p of `px`, one at a time (fewer than a vector's lanes),
+// adding in the same order as Block.
+void ScalarChannels(const DepthwiseCall& call, const Pixels& px, size_t p, size_t c_begin) {
+  const Convolution2dShape& s = *call.shape;
+  const size_t channels = s.input_channels;
+  const size_t tap_stride = call.weights->padded_channels;
+  const float* residual = px.residual == nullptr ? nullptr : px.residual + p * px.residual_step;
+  float* out = px.out + p * channels;
+  for (size_t c = c_begin; c < channels; ++c) {
+    float acc = call.bias != nullptr ? call.bias[c] : 0.0f;
+    const float* in_row = px.in + p * px.in_step + c;
+    for (size_t ky = px.ky_range.begin; ky < px.ky_range.end; ++ky) {
+      const float* in_tap = in_row;
+      for (size_t kx = px.kx_range.begin; kx < px.kx_range.end; ++kx) {
+        acc += *in_tap * call.weights->data[(ky * s.kernel_width + kx) * tap_stride + c];
+        in_tap += s.dilation_width * channels;
+      }
+      in_row += s.dilation_height * s.input_width * channels;
+    }
+    if (residual != nullptr) acc += residual[c];
+    acc = acc < call.lo ? call.lo : acc;
+    out[c] = acc > call.hi ? call.hi : acc;
+  }
+}
+
+// Every channel of kPixels pixels that share their tap ranges: blocks of kWide, then 1 vectors,
+// then the last channels one at a time.
+template <size_t kPixels, size_t kWide, class D>
+HWY_INLINE void AllChannels(D d, const DepthwiseCall& call, const Pixels& px) {
+  const size_t lanes = hn::Lanes(d), channels = call.shape->input_channels;
+  size_t c = 0;
+  for (; c + kWide * lanes <= channels; c += kWide * lanes) Block<kPixels, kWide>(d, call, px, c);
+  for (; c + lanes <= channels; c += lanes) Block<kPixels, 1>(d, call, px, c);
+  if (c < channels) {
+    for (size_t p = 0; p < kPixels; ++p) ScalarChannels(call, px, p, c);
   }
 }
 
@@ -105,63 +162,59 @@ HWY_INLINE void ChannelBlock(D d, const DepthwiseCall& call, const float* HWY_RE
 void DepthwiseRowsForTarget(const DepthwiseCall& call) {
   const Convolution2dShape& s = *call.shape;
   const hn::ScalableTag<float> d;
-  const size_t lanes = hn::Lanes(d);
   const size_t channels = s.input_channels;
-  const float* HWY_RESTRICT w = call.weights->data;
-  const size_t tap_stride = call.weights->padded_channels;
+  const size_t ow = call.output_width;
+  // Output columns whose taps all fall inside the input along x, [ox_begin, ox_end): there the
+  // pixels go 4 at a time. ox * sw >= pl and ox * sw - pl + (kw - 1) * dw <= W - 1.
+  const size_t extent = (s.kernel_width - 1) * s.dilation_width;
+  size_t ox_end = s.input_width + s.padding_left > extent
+                      ? (s.input_width - 1 + s.padding_left - extent) / s.stride_width + 1
+                      : 0;
+  ox_end = ox_end < ow ? ox_end : ow;
+  size_t ox_begin = (s.padding_left + s.stride_width - 1) / s.stride_width;
+  ox_begin = ox_begin < ox_end ? ox_begin : ox_end;
+  constexpr size_t kBlockPixels = 4;
+
   for (size_t row = call.row_begin; row < call.row_end; ++row) {
     const size_t image = row / call.output_height, oy = row % call.output_height;
     const ptrdiff_t iy0 =
         static_cast<ptrdiff_t>(oy * s.stride_height) - static_cast<ptrdiff_t>(s.padding_top);
     const TapRange ky_range = Inside(iy0, s.kernel_height, s.dilation_height, s.input_height);
     const float* image_input = call.input + image * s.input_height * s.input_width * channels;
-    for (size_t ox = 0; ox < call.output_width; ++ox) {
+    const size_t iy_first =
+        static_cast<size_t>(iy0 + static_cast<ptrdiff_t>(ky_range.begin * s.dilation_height));
+    // The pixels [ox, ox + count) with the tap range of pixel ox along x.
+    auto pixels_at = [&](size_t ox) {
       const ptrdiff_t ix0 =
           static_cast<ptrdiff_t>(ox * s.stride_width) - static_cast<ptrdiff_t>(s.padding_left);
-      const TapRange kx_range = Inside(ix0, s.kernel_width, s.dilation_width, s.input_width);
-      const size_t pixel = row * call.output_width + ox;
-      float* HWY_RESTRICT out = call.output + pixel * channels;
-      const float* residual =
+      Pixels px;
+      px.ky_range = ky_range;
+      px.kx_range = Inside(ix0, s.kernel_width, s.dilation_width, s.input_width);
+      const size_t ix_first =
+          static_cast<size_t>(ix0 + static_cast<ptrdiff_t>(px.kx_range.begin * s.dilation_width));
+      px.in = image_input + (iy_first * s.input_width + ix_first) * channels;
+      px.in_step = s.stride_width * channels;
+      const size_t pixel = row * ow + ox;
+      px.residual =
           call.residual == nullptr ? nullptr : call.residual + pixel * call.residual_stride;
-      if (ky_range.begin == ky_range.end || kx_range.begin == kx_range.end) {
-        // Every tap in the padding: bias, residual and clamp only.
-        for (size_t c = 0; c < channels; ++c) {
-          float value = (call.bias != nullptr ? call.bias[c] : 0.0f) +
-                        (residual != nullptr ? residual[c] : 0.0f);
-          value = value < call.lo ? call.lo : value;
-          out[c] = value > call.hi ? call.hi : value;
-        }
-        continue;
-      }
-      // The input pixel of the first tap inside, channel 0.
-      const float* in =
-          image_input +
-          ((static_cast<size_t>(iy0 + static_cast<ptrdiff_t>(ky_range.begin * s.dilation_height)) *
-                s.input_width +
-            static_cast<size_t>(ix0 + static_cast<ptrdiff_t>(kx_range.begin * s.dilation_width))) *
-           channels);
-      size_t c = 0;
-      for (; c + 4 * lanes <= channels; c += 4 * lanes) {
-        ChannelBlock<4>(d, call, in + c, ky_range, kx_range, w, c, residual, out);
-      }
-      for (; c + lanes <= channels; c += lanes) {
-        ChannelBlock<1>(d, call, in + c, ky_range, kx_range, w, c, residual, out);
-      }
-      // The last channels, fewer than a vector: scalar, in the same order of additions.
-      for (; c < channels; ++c) {
-        float acc = call.bias != nullptr ? call.bias[c] : 0.0f;
-        const float* in_row = in + c;
-        for (size_t ky = ky_range.begin; ky < ky_range.end; ++ky) {
-          const float* in_tap = in_row;
-          for (size_t kx = kx_range.begin; kx < kx_range.end; ++kx) {
-            acc += *in_tap * w[(ky * s.kernel_width + kx) * tap_stride + c];
-            in_tap += s.dilation_width * channels;
-          }
-          in_row += s.dilation_height * s.input_width * channels;
-        }
-        if (residual != nullptr) acc += residual[c];
-        acc = acc < call.lo ? call.lo : acc;
-        out[c] = acc > call.hi ? call.hi : acc;
+      px.residual_step = call.residual_stride;
+      px.out = call.output + pixel * channels;
+      return px;
+    };
+    for (size_t ox = 0; ox < ow;) {
+      const Pixels px = pixels_at(ox);
+      if (px.ky_range.begin == px.ky_range.end || px.kx_range.begin == px.kx_range.end) {
+        // Every tap in the padding: bias, residual and clamp only (no input pixel to point at).
+        Pixels none = px;
+        none.in = nullptr;
+        ScalarChannels(call, none, 0, 0);
+        ++ox;
+      } else if (ox >= ox_begin && ox + kBlockPixels <= ox_end) {
+        AllChannels<kBlockPixels, 2>(d, call, px);
+        ox += kBlockPixels;
+      } else {
+        AllChannels<1, 4>(d, call, px);
+        ++ox;
       }
     }
   }
