@@ -68,18 +68,31 @@ void CopyIm2colBlock(const void* context, size_t m0, size_t rows, size_t k0, siz
         static_cast<ptrdiff_t>(ox * s.stride_width) - static_cast<ptrdiff_t>(s.padding_left);
     size_t ky = tap0 / kw, kx = tap0 % kw, channel = channel0;
     for (size_t done = 0; done < kc;) {
-      const size_t count = cin - channel < kc - done ? cin - channel : kc - done;
       const ptrdiff_t iy = iy0 + static_cast<ptrdiff_t>(ky * s.dilation_height);
       const ptrdiff_t ix = ix0 + static_cast<ptrdiff_t>(kx * s.dilation_width);
-      if (iy >= 0 && iy < height && ix >= 0 && ix < width) {
+      // Floats of this row of taps that lie next to each other in the input (or all in the
+      // padding): one tap's channels, or, without dilation along x, every tap up to the image's
+      // edge or the kernel's (a 7x7 stem with 3 channels copies runs of 21 floats, not 3).
+      size_t run = cin - channel;
+      const bool inside = iy >= 0 && iy < height && ix >= 0 && ix < width;
+      if (inside && s.dilation_width == 1) {
+        const size_t columns_left = static_cast<size_t>(width - ix);
+        const size_t taps_left = kw - kx < columns_left ? kw - kx : columns_left;
+        run += (taps_left - 1) * cin;
+      }
+      const size_t count = run < kc - done ? run : kc - done;
+      if (inside) {
         CopyRun(dst + done, pixels + (static_cast<size_t>(iy) * s.input_width + ix) * cin + channel,
                 count);
       } else {
         std::memset(dst + done, 0, count * sizeof(float));
       }
       done += count;
-      channel = 0;
-      if (++kx == kw) {
+      // Step to the tap and channel after the run.
+      const size_t position = kx * cin + channel + count;
+      kx = position / cin;
+      channel = position % cin;
+      if (kx == kw) {
         kx = 0;
         ++ky;
       }

@@ -1,0 +1,381 @@
+// Compiled once per Highway target (foreach_target.h re-includes this file); the part after
+// HWY_ONCE is compiled once and dispatches.
+#include "backends/native/depthwise.h"
+
+#include <pthreadpool.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+// foreach_target.h includes this file again per target: define the call's struct once.
+#ifndef TORCHIR_BACKENDS_NATIVE_DEPTHWISE_CALL_
+#define TORCHIR_BACKENDS_NATIVE_DEPTHWISE_CALL_
+namespace torchir::native {
+namespace {
+
+// The arguments of one share of a depthwise convolution, as they cross Highway's dispatch table.
+struct DepthwiseCall {
+  const Convolution2dShape* shape;
+  size_t output_height, output_width;
+  const float* input;
+  const PackedDepthwise* weights;
+  const float* bias;  // C floats, or null
+  float* output;
+  const float* residual;  // null, or residual_stride floats per output pixel
+  size_t residual_stride;
+  float lo, hi;               // the clamp; -inf, +inf without an activation
+  size_t row_begin, row_end;  // output rows (batch * output_height of them)
+};
+
+}  // namespace
+}  // namespace torchir::native
+#endif  // TORCHIR_BACKENDS_NATIVE_DEPTHWISE_CALL_
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/native/depthwise.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must follow foreach_target.h (clang-format: keep the order).
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace torchir::native {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+namespace {
+
+// The taps of one output pixel that fall inside the input along one axis: [begin, end).
+struct TapRange {
+  size_t begin, end;
+};
+
+// Taps k in [0, kernel) read input coordinate origin + k * dilation; keep those in [0, size).
+TapRange Inside(ptrdiff_t origin, size_t kernel, size_t dilation, size_t size) {
+  const ptrdiff_t d = static_cast<ptrdiff_t>(dilation);
+  const ptrdiff_t n = static_cast<ptrdiff_t>(size);
+  TapRange range{0, kernel};
+  if (origin < 0) range.begin = static_cast<size_t>((-origin + d - 1) / d);
+  // The first tap at or past `size`: ceil((size - origin) / dilation).
+  const ptrdiff_t last = n - origin <= 0 ? 0 : (n - origin + d - 1) / d;
+  if (static_cast<size_t>(last) < range.end) range.end = static_cast<size_t>(last);
+  if (range.begin > range.end) range.begin = range.end;
+  return range;
+}
+
+// Where the pixels of one block read and write. `in` points at the input of pixel 0's first
+// tap inside (ky_range.begin, kx_range.begin), channel 0; pixel p's is in + p * in_step.
+struct Pixels {
+  const float* in;
+  size_t in_step;
+  TapRange ky_range, kx_range;
+  const float* residual;  // pixel 0's, or null; pixel p's at + p * residual_step
+  size_t residual_step;
+  float* out;  // pixel 0's; pixel p's at + p * channels
+};
+
+// Channels [c, c + kVectors * lanes) of kPixels output pixels: kPixels * kVectors accumulators,
+// so the chains of FMAs are independent and each weight vector serves kPixels pixels.
+template <size_t kPixels, size_t kVectors, class D>
+HWY_INLINE void Block(D d, const DepthwiseCall& call, const Pixels& px, size_t c) {
+  using V = decltype(hn::Zero(d));
+  const size_t lanes = hn::Lanes(d);
+  const Convolution2dShape& s = *call.shape;
+  const size_t channels = s.input_channels;
+  const size_t row_step = s.dilation_height * s.input_width * channels;
+  const size_t column_step = s.dilation_width * channels;
+  const size_t tap_stride = call.weights->padded_channels;
+  V acc[kPixels][kVectors];
+  for (size_t v = 0; v < kVectors; ++v) {
+    const V start = call.bias == nullptr ? hn::Zero(d) : hn::LoadU(d, call.bias + c + v * lanes);
+    for (size_t p = 0; p < kPixels; ++p) acc[p][v] = start;
+  }
+  const float* HWY_RESTRICT in_row = px.in + c;
+  for (size_t ky = px.ky_range.begin; ky < px.ky_range.end; ++ky) {
+    const float* HWY_RESTRICT in_tap = in_row;
+    const float* HWY_RESTRICT w_tap =
+        call.weights->data + (ky * s.kernel_width + px.kx_range.begin) * tap_stride + c;
+    for (size_t kx = px.kx_range.begin; kx < px.kx_range.end; ++kx) {
+      for (size_t v = 0; v < kVectors; ++v) {
+        const V w = hn::LoadU(d, w_tap + v * lanes);
+        for (size_t p = 0; p < kPixels; ++p) {
+          acc[p][v] = hn::MulAdd(hn::LoadU(d, in_tap + p * px.in_step + v * lanes), w, acc[p][v]);
+        }
+      }
+      in_tap += column_step;
+      w_tap += tap_stride;
+    }
+    in_row += row_step;
+  }
+  const V lo = hn::Set(d, call.lo), hi = hn::Set(d, call.hi);
+  for (size_t p = 0; p < kPixels; ++p) {
+    for (size_t v = 0; v < kVectors; ++v) {
+      V value = acc[p][v];
+      if (px.residual != nullptr) {
+        value = hn::Add(value, hn::LoadU(d, px.residual + p * px.residual_step + c + v * lanes));
+      }
+      hn::StoreU(hn::Min(hn::Max(value, lo), hi), d, px.out + p * channels + c + v * lanes);
+    }
+  }
+}
+
+// Channels [c_begin, channels) of pixel p of `px`, one at a time (fewer than a vector's lanes),
+// adding in the same order as Block.
+void ScalarChannels(const DepthwiseCall& call, const Pixels& px, size_t p, size_t c_begin) {
+  const Convolution2dShape& s = *call.shape;
+  const size_t channels = s.input_channels;
+  const size_t tap_stride = call.weights->padded_channels;
+  const float* residual = px.residual == nullptr ? nullptr : px.residual + p * px.residual_step;
+  float* out = px.out + p * channels;
+  for (size_t c = c_begin; c < channels; ++c) {
+    float acc = call.bias != nullptr ? call.bias[c] : 0.0f;
+    const float* in_row = px.in + p * px.in_step + c;
+    for (size_t ky = px.ky_range.begin; ky < px.ky_range.end; ++ky) {
+      const float* in_tap = in_row;
+      for (size_t kx = px.kx_range.begin; kx < px.kx_range.end; ++kx) {
+        acc += *in_tap * call.weights->data[(ky * s.kernel_width + kx) * tap_stride + c];
+        in_tap += s.dilation_width * channels;
+      }
+      in_row += s.dilation_height * s.input_width * channels;
+    }
+    if (residual != nullptr) acc += residual[c];
+    acc = acc < call.lo ? call.lo : acc;
+    out[c] = acc > call.hi ? call.hi : acc;
+  }
+}
+
+// Every channel of kPixels pixels that share their tap ranges: blocks of kWide, then 1 vectors,
+// then the last channels one at a time.
+template <size_t kPixels, size_t kWide, class D>
+HWY_INLINE void AllChannels(D d, const DepthwiseCall& call, const Pixels& px) {
+  const size_t lanes = hn::Lanes(d), channels = call.shape->input_channels;
+  size_t c = 0;
+  for (; c + kWide * lanes <= channels; c += kWide * lanes) Block<kPixels, kWide>(d, call, px, c);
+  for (; c + lanes <= channels; c += lanes) Block<kPixels, 1>(d, call, px, c);
+  if (c < channels) {
+    for (size_t p = 0; p < kPixels; ++p) ScalarChannels(call, px, p, c);
+  }
+}
+
+}  // namespace
+
+void DepthwiseRowsForTarget(const DepthwiseCall& call) {
+  const Convolution2dShape& s = *call.shape;
+  const hn::ScalableTag<float> d;
+  const size_t channels = s.input_channels;
+  const size_t ow = call.output_width;
+  // Output columns whose taps all fall inside the input along x, [ox_begin, ox_end): there the
+  // pixels go 4 at a time. ox * sw >= pl and ox * sw - pl + (kw - 1) * dw <= W - 1.
+  const size_t extent = (s.kernel_width - 1) * s.dilation_width;
+  size_t ox_end = s.input_width + s.padding_left > extent
+                      ? (s.input_width - 1 + s.padding_left - extent) / s.stride_width + 1
+                      : 0;
+  ox_end = ox_end < ow ? ox_end : ow;
+  size_t ox_begin = (s.padding_left + s.stride_width - 1) / s.stride_width;
+  ox_begin = ox_begin < ox_end ? ox_begin : ox_end;
+  constexpr size_t kBlockPixels = 4;
+
+  for (size_t row = call.row_begin; row < call.row_end; ++row) {
+    const size_t image = row / call.output_height, oy = row % call.output_height;
+    const ptrdiff_t iy0 =
+        static_cast<ptrdiff_t>(oy * s.stride_height) - static_cast<ptrdiff_t>(s.padding_top);
+    const TapRange ky_range = Inside(iy0, s.kernel_height, s.dilation_height, s.input_height);
+    const float* image_input = call.input + image * s.input_height * s.input_width * channels;
+    const size_t iy_first =
+        static_cast<size_t>(iy0 + static_cast<ptrdiff_t>(ky_range.begin * s.dilation_height));
+    // The pixels [ox, ox + count) with the tap range of pixel ox along x.
+    auto pixels_at = [&](size_t ox) {
+      const ptrdiff_t ix0 =
+          static_cast<ptrdiff_t>(ox * s.stride_width) - static_cast<ptrdiff_t>(s.padding_left);
+      Pixels px;
+      px.ky_range = ky_range;
+      px.kx_range = Inside(ix0, s.kernel_width, s.dilation_width, s.input_width);
+      const size_t ix_first =
+          static_cast<size_t>(ix0 + static_cast<ptrdiff_t>(px.kx_range.begin * s.dilation_width));
+      px.in = image_input + (iy_first * s.input_width + ix_first) * channels;
+      px.in_step = s.stride_width * channels;
+      const size_t pixel = row * ow + ox;
+      px.residual =
+          call.residual == nullptr ? nullptr : call.residual + pixel * call.residual_stride;
+      px.residual_step = call.residual_stride;
+      px.out = call.output + pixel * channels;
+      return px;
+    };
+    for (size_t ox = 0; ox < ow;) {
+      const Pixels px = pixels_at(ox);
+      if (px.ky_range.begin == px.ky_range.end || px.kx_range.begin == px.kx_range.end) {
+        // Every tap in the padding: bias, residual and clamp only (no input pixel to point at).
+        Pixels none = px;
+        none.in = nullptr;
+        ScalarChannels(call, none, 0, 0);
+        ++ox;
+      } else if (ox >= ox_begin && ox + kBlockPixels <= ox_end) {
+        AllChannels<kBlockPixels, 2>(d, call, px);
+        ox += kBlockPixels;
+      } else {
+        AllChannels<1, 4>(d, call, px);
+        ++ox;
+      }
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace torchir::native
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace torchir::native {
+
+HWY_EXPORT(DepthwiseRowsForTarget);
+
+namespace {
+
+constexpr size_t kMaxSize = std::numeric_limits<size_t>::max();
+
+// Float count of the packed data (kh * kw * padded channels), or 0 when it overflows (bytes
+// included).
+size_t DepthwiseFloats(size_t kernel_height, size_t kernel_width, size_t channels) {
+  if (channels > kMaxSize - kDepthwiseChannelAlignment) return 0;
+  const size_t padded = (channels + kDepthwiseChannelAlignment - 1) / kDepthwiseChannelAlignment *
+                        kDepthwiseChannelAlignment;
+  if (kernel_height == 0 || kernel_width == 0 || kernel_width > kMaxSize / kernel_height) return 0;
+  const size_t taps = kernel_height * kernel_width;
+  if (padded == 0 || taps > (kMaxSize - kPackedDepthwiseHeaderBytes) / sizeof(float) / padded) {
+    return 0;
+  }
+  return taps * padded;
+}
+
+// The share of output rows of one pool task.
+struct ParallelDepthwise {
+  DepthwiseCall whole;
+  size_t rows_per_task;
+};
+
+void RunRows(void* context, size_t task) {
+  const ParallelDepthwise& p = *static_cast<const ParallelDepthwise*>(context);
+  DepthwiseCall call = p.whole;
+  call.row_begin = task * p.rows_per_task;
+  const size_t end = call.row_begin + p.rows_per_task;
+  call.row_end = end < p.whole.row_end ? end : p.whole.row_end;
+  HWY_DYNAMIC_DISPATCH(DepthwiseRowsForTarget)(call);
+}
+
+}  // namespace
+
+size_t DepthwisePackedWeightsBytes(const Convolution2dShape& shape) {
+  if (CheckConvolution2dShape(shape) != runtime::Error::kOk ||
+      shape.output_channels != shape.input_channels || shape.kernel_height > UINT32_MAX ||
+      shape.kernel_width > UINT32_MAX) {
+    return 0;
+  }
+  const size_t floats =
+      DepthwiseFloats(shape.kernel_height, shape.kernel_width, shape.input_channels);
+  return floats == 0 ? 0 : kPackedDepthwiseHeaderBytes + floats * sizeof(float);
+}
+
+runtime::Error PackDepthwiseWeights(const Convolution2dShape& shape, const float* weights,
+                                    void* out, size_t out_bytes) {
+  const size_t bytes = DepthwisePackedWeightsBytes(shape);
+  if (bytes == 0 || weights == nullptr || out == nullptr) return runtime::Error::kInvalidArgument;
+  if (out_bytes < bytes) return runtime::Error::kOutOfMemory;
+  const size_t channels = shape.input_channels;
+  const size_t taps = shape.kernel_height * shape.kernel_width;
+  const size_t floats = DepthwiseFloats(shape.kernel_height, shape.kernel_width, channels);
+  PackedDepthwiseHeader header{};
+  header.magic = kPackedDepthwiseMagic;
+  header.version = kPackedDepthwiseVersion;
+  header.kernel_height = static_cast<uint32_t>(shape.kernel_height);
+  header.kernel_width = static_cast<uint32_t>(shape.kernel_width);
+  header.channels = channels;
+  header.padded_channels = floats / taps;
+  header.data_floats = floats;
+  std::memcpy(out, &header, sizeof(header));
+  float* dst = reinterpret_cast<float*>(static_cast<char*>(out) + kPackedDepthwiseHeaderBytes);
+  for (size_t tap = 0; tap < taps; ++tap) {
+    float* row = dst + tap * header.padded_channels;
+    // [C, 1, kh, kw]: channel c's tap at c * taps + tap.
+    for (size_t c = 0; c < channels; ++c) row[c] = weights[c * taps + tap];
+    for (size_t c = channels; c < header.padded_channels; ++c) row[c] = 0.0f;
+  }
+  return runtime::Error::kOk;
+}
+
+runtime::Error ViewPackedDepthwise(const void* bytes, size_t size, PackedDepthwise* view) {
+  if (bytes == nullptr || view == nullptr || size < kPackedDepthwiseHeaderBytes) {
+    return runtime::Error::kInvalidProgram;
+  }
+  if (reinterpret_cast<uintptr_t>(bytes) % alignof(float) != 0) {
+    return runtime::Error::kInvalidArgument;
+  }
+  PackedDepthwiseHeader header;
+  std::memcpy(&header, bytes, sizeof(header));
+  if (header.magic != kPackedDepthwiseMagic) return runtime::Error::kInvalidProgram;
+  if (header.version != kPackedDepthwiseVersion) return runtime::Error::kUnsupportedVersion;
+  if (header.kernel_height == 0 || header.kernel_width == 0 || header.channels == 0 ||
+      header.channels > kMaxSize) {
+    return runtime::Error::kProgramOutOfBounds;
+  }
+  const size_t channels = static_cast<size_t>(header.channels);
+  const size_t floats = DepthwiseFloats(header.kernel_height, header.kernel_width, channels);
+  const size_t taps = size_t{header.kernel_height} * header.kernel_width;
+  if (floats == 0 || header.data_floats != floats || header.padded_channels != floats / taps ||
+      (size - kPackedDepthwiseHeaderBytes) / sizeof(float) < floats) {
+    return runtime::Error::kProgramOutOfBounds;
+  }
+  view->kernel_height = header.kernel_height;
+  view->kernel_width = header.kernel_width;
+  view->channels = channels;
+  view->padded_channels = static_cast<size_t>(header.padded_channels);
+  view->data =
+      reinterpret_cast<const float*>(static_cast<const char*>(bytes) + kPackedDepthwiseHeaderBytes);
+  return runtime::Error::kOk;
+}
+
+runtime::Error DepthwiseConvolution2d(const Convolution2dShape& shape, const float* input,
+                                      const PackedDepthwise& weights, const float* bias,
+                                      float* output, const Epilogue& epilogue,
+                                      pthreadpool_t threadpool) {
+  const size_t channels = shape.input_channels;
+  if (CheckConvolution2dShape(shape) != runtime::Error::kOk || shape.output_channels != channels ||
+      weights.channels != channels || weights.kernel_height != shape.kernel_height ||
+      weights.kernel_width != shape.kernel_width || weights.padded_channels < channels ||
+      weights.data == nullptr || input == nullptr || output == nullptr ||
+      epilogue.activation > Activation::kClamp ||
+      (epilogue.activation == Activation::kClamp && !(epilogue.min <= epilogue.max)) ||
+      (epilogue.residual != nullptr && epilogue.residual_stride < channels)) {
+    return runtime::Error::kInvalidArgument;
+  }
+  DepthwiseCall call{};
+  call.shape = &shape;
+  call.output_height = shape.output_height();
+  call.output_width = shape.output_width();
+  call.input = input;
+  call.weights = &weights;
+  call.bias = bias;
+  call.output = output;
+  call.residual = epilogue.residual;
+  call.residual_stride = epilogue.residual_stride;
+  call.lo = epilogue.activation == Activation::kNone   ? -std::numeric_limits<float>::infinity()
+            : epilogue.activation == Activation::kRelu ? 0.0f
+                                                       : epilogue.min;
+  call.hi = epilogue.activation == Activation::kClamp ? epilogue.max
+                                                      : std::numeric_limits<float>::infinity();
+  call.row_begin = 0;
+  call.row_end = shape.batch * call.output_height;
+  const size_t threads = threadpool == nullptr ? 1 : pthreadpool_get_threads_count(threadpool);
+  if (threads <= 1 || call.row_end < 2) {
+    HWY_DYNAMIC_DISPATCH(DepthwiseRowsForTarget)(call);
+    return runtime::Error::kOk;
+  }
+  // A few tasks per thread, so a thread slowed by other work does not hold up the rest.
+  const size_t tasks_wanted = threads * 4 < call.row_end ? threads * 4 : call.row_end;
+  ParallelDepthwise parallel{call, (call.row_end + tasks_wanted - 1) / tasks_wanted};
+  const size_t tasks = (call.row_end + parallel.rows_per_task - 1) / parallel.rows_per_task;
+  pthreadpool_parallelize_1d(threadpool, &RunRows, &parallel, tasks, 0);
+  return runtime::Error::kOk;
+}
+
+}  // namespace torchir::native
+#endif  // HWY_ONCE

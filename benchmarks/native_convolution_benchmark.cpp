@@ -1,0 +1,333 @@
+// torchir's native convolutions (backends/native/convolution.h, depthwise.h) on every distinct
+// convolution of resnet18 and the depthwise and pointwise layers of mobilenet_v2 (224 x 224
+// input, batch 1), side by side in one run with a register-only FMA peak loop and XNNPACK's
+// convolution operator, at 1 thread.
+//
+//   Peak/<when>                12 independent FMA chains on registers only (as in
+//                              native_gemm_benchmark.cpp): the FMA throughput of the dispatch
+//                              target's vectors, at the start, middle and end of the run
+//   Native/<layer>             Convolution2d or DepthwiseConvolution2d on weights packed before
+//                              the timing, bias, no activation
+//   Xnnpack/<layer>            xnn_create_convolution2d_nhwc_f32 (packs at create, outside the
+//                              timing), xnn_run_operator without a pool
+//   Native/<layer>/residual    Convolution2d with a residual add and relu (what a ResNet block
+//                              ends with), to show the epilogue costs nothing measurable
+//
+// Each layer runs Native, Xnnpack, Native again (A-B-A). Counters: GFLOPS (2 multiply-adds per
+// tap and channel pair) and of_peak (fraction of the median peak measured at start-up).
+// Use --benchmark_repetitions for the spread. Results and commands: docs/native-kernels.md.
+#include <benchmark/benchmark.h>
+#include <time.h>
+#include <xnnpack.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends/native/convolution.h"
+#include "backends/native/depthwise.h"
+#include "backends/native/gemm_config.h"
+#include "backends/native/packed_weights.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "benchmarks/native_convolution_benchmark.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must follow foreach_target.h.
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace torchir::native::conv_bench {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// 12 independent FMA chains on full vectors for `iterations` steps; returns the lane count.
+size_t PeakFma(uint64_t iterations, float* sink) {
+  const hn::ScalableTag<float> d;
+  const auto x = hn::Set(d, 0.9999999f);
+  const auto y = hn::Set(d, 1e-7f);
+  auto c0 = hn::Set(d, 1.0f), c1 = hn::Set(d, 1.1f), c2 = hn::Set(d, 1.2f), c3 = hn::Set(d, 1.3f);
+  auto c4 = hn::Set(d, 1.4f), c5 = hn::Set(d, 1.5f), c6 = hn::Set(d, 1.6f), c7 = hn::Set(d, 1.7f);
+  auto c8 = hn::Set(d, 1.8f), c9 = hn::Set(d, 1.9f), c10 = hn::Set(d, 2.0f), c11 = hn::Set(d, 2.1f);
+  for (uint64_t i = 0; i < iterations; ++i) {
+    c0 = hn::MulAdd(c0, x, y);
+    c1 = hn::MulAdd(c1, x, y);
+    c2 = hn::MulAdd(c2, x, y);
+    c3 = hn::MulAdd(c3, x, y);
+    c4 = hn::MulAdd(c4, x, y);
+    c5 = hn::MulAdd(c5, x, y);
+    c6 = hn::MulAdd(c6, x, y);
+    c7 = hn::MulAdd(c7, x, y);
+    c8 = hn::MulAdd(c8, x, y);
+    c9 = hn::MulAdd(c9, x, y);
+    c10 = hn::MulAdd(c10, x, y);
+    c11 = hn::MulAdd(c11, x, y);
+  }
+  const auto sum = hn::Add(hn::Add(hn::Add(c0, c1), hn::Add(c2, c3)),
+                           hn::Add(hn::Add(hn::Add(c4, c5), hn::Add(c6, c7)),
+                                   hn::Add(hn::Add(c8, c9), hn::Add(c10, c11))));
+  *sink = hn::GetLane(sum);
+  return hn::Lanes(d);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace torchir::native::conv_bench
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace torchir::native::conv_bench {
+namespace {
+
+HWY_EXPORT(PeakFma);
+
+struct Layer {
+  const char* name;
+  bool depthwise;
+  size_t size, cin, cout, kernel, stride, pad;  // square input, square kernel, symmetric padding
+};
+
+Convolution2dShape ShapeOf(const Layer& l) {
+  return {1,        l.size, l.size, l.cin, l.cout, l.kernel, l.kernel, l.stride,
+          l.stride, 1,      1,      l.pad, l.pad,  l.pad,    l.pad};
+}
+
+double Flops(const Layer& l) {
+  const Convolution2dShape s = ShapeOf(l);
+  const double pixels = static_cast<double>(s.output_height() * s.output_width());
+  const double taps = static_cast<double>(l.kernel * l.kernel);
+  return 2.0 * pixels * taps * (l.depthwise ? l.cout : static_cast<double>(l.cin) * l.cout);
+}
+
+// resnet18's distinct convolutions, then mobilenet_v2's distinct depthwise and pointwise ones.
+constexpr Layer kLayers[] = {
+    {"resnet18_conv1_7x7_224", false, 224, 3, 64, 7, 2, 3},
+    {"resnet18_3x3_56", false, 56, 64, 64, 3, 1, 1},
+    {"resnet18_3x3s2_56", false, 56, 64, 128, 3, 2, 1},
+    {"resnet18_3x3_28", false, 28, 128, 128, 3, 1, 1},
+    {"resnet18_1x1s2_56", false, 56, 64, 128, 1, 2, 0},
+    {"resnet18_3x3s2_28", false, 28, 128, 256, 3, 2, 1},
+    {"resnet18_3x3_14", false, 14, 256, 256, 3, 1, 1},
+    {"resnet18_1x1s2_28", false, 28, 128, 256, 1, 2, 0},
+    {"resnet18_3x3s2_14", false, 14, 256, 512, 3, 2, 1},
+    {"resnet18_3x3_7", false, 7, 512, 512, 3, 1, 1},
+    {"resnet18_1x1s2_14", false, 14, 256, 512, 1, 2, 0},
+    {"mobilenet_v2_dw_112x32", true, 112, 32, 32, 3, 1, 1},
+    {"mobilenet_v2_dws2_112x96", true, 112, 96, 96, 3, 2, 1},
+    {"mobilenet_v2_dw_56x144", true, 56, 144, 144, 3, 1, 1},
+    {"mobilenet_v2_dws2_56x144", true, 56, 144, 144, 3, 2, 1},
+    {"mobilenet_v2_dw_28x192", true, 28, 192, 192, 3, 1, 1},
+    {"mobilenet_v2_dws2_28x192", true, 28, 192, 192, 3, 2, 1},
+    {"mobilenet_v2_dw_14x384", true, 14, 384, 384, 3, 1, 1},
+    {"mobilenet_v2_dw_14x576", true, 14, 576, 576, 3, 1, 1},
+    {"mobilenet_v2_dws2_14x576", true, 14, 576, 576, 3, 2, 1},
+    {"mobilenet_v2_dw_7x960", true, 7, 960, 960, 3, 1, 1},
+    {"mobilenet_v2_pw_112_32to16", false, 112, 32, 16, 1, 1, 0},
+    {"mobilenet_v2_pw_112_16to96", false, 112, 16, 96, 1, 1, 0},
+    {"mobilenet_v2_pw_56_96to24", false, 56, 96, 24, 1, 1, 0},
+    {"mobilenet_v2_pw_56_24to144", false, 56, 24, 144, 1, 1, 0},
+    {"mobilenet_v2_pw_56_144to24", false, 56, 144, 24, 1, 1, 0},
+    {"mobilenet_v2_pw_28_144to32", false, 28, 144, 32, 1, 1, 0},
+    {"mobilenet_v2_pw_28_32to192", false, 28, 32, 192, 1, 1, 0},
+    {"mobilenet_v2_pw_28_192to32", false, 28, 192, 32, 1, 1, 0},
+    {"mobilenet_v2_pw_14_192to64", false, 14, 192, 64, 1, 1, 0},
+    {"mobilenet_v2_pw_14_64to384", false, 14, 64, 384, 1, 1, 0},
+    {"mobilenet_v2_pw_14_384to64", false, 14, 384, 64, 1, 1, 0},
+    {"mobilenet_v2_pw_14_384to96", false, 14, 384, 96, 1, 1, 0},
+    {"mobilenet_v2_pw_14_96to576", false, 14, 96, 576, 1, 1, 0},
+    {"mobilenet_v2_pw_14_576to96", false, 14, 576, 96, 1, 1, 0},
+    {"mobilenet_v2_pw_7_576to160", false, 7, 576, 160, 1, 1, 0},
+    {"mobilenet_v2_pw_7_160to960", false, 7, 160, 960, 1, 1, 0},
+    {"mobilenet_v2_pw_7_960to160", false, 7, 960, 160, 1, 1, 0},
+    {"mobilenet_v2_pw_7_960to320", false, 7, 960, 320, 1, 1, 0},
+    {"mobilenet_v2_pw_7_320to1280", false, 7, 320, 1280, 1, 1, 0},
+};
+
+double g_peak = 0;  // FLOP/s, median at start-up
+
+double ThreadCpuSeconds() {
+  timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return now.tv_sec + now.tv_nsec * 1e-9;
+}
+
+double MedianPeak() {
+  std::vector<double> runs;
+  for (int i = 0; i < 5; ++i) {
+    float sink;
+    const uint64_t iterations = 20'000'000;
+    // CPU time, as Google Benchmark's rates use: the machine is shared.
+    const double start = ThreadCpuSeconds();
+    const size_t lanes = HWY_DYNAMIC_DISPATCH(PeakFma)(iterations, &sink);
+    const double seconds = ThreadCpuSeconds() - start;
+    benchmark::DoNotOptimize(sink);
+    runs.push_back(2.0 * 12 * lanes * iterations / seconds);
+  }
+  std::sort(runs.begin(), runs.end());
+  return runs[2];
+}
+
+void BM_Peak(benchmark::State& state) {
+  float sink = 0;
+  size_t lanes = 0;
+  const uint64_t iterations = 1'000'000;
+  for (auto _ : state) {
+    lanes = HWY_DYNAMIC_DISPATCH(PeakFma)(iterations, &sink);
+    benchmark::DoNotOptimize(sink);
+  }
+  state.counters["GFLOPS"] = benchmark::Counter(2.0 * 12 * lanes * iterations * 1e-9,
+                                                benchmark::Counter::kIsIterationInvariantRate);
+}
+
+std::vector<float> Random(size_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> values(count);
+  for (float& v : values) v = dist(rng);
+  return values;
+}
+
+void ReportRate(benchmark::State& state, const Layer& layer) {
+  const double flops = Flops(layer);
+  state.counters["GFLOPS"] =
+      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["of_peak"] =
+      benchmark::Counter(flops / g_peak, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_Native(benchmark::State& state, Layer layer, bool residual) {
+  const Convolution2dShape s = ShapeOf(layer);
+  const size_t out_floats = s.output_height() * s.output_width() * s.output_channels;
+  const std::vector<float> input = Random(s.input_height * s.input_width * s.input_channels, 1);
+  const std::vector<float> weights = Random(
+      s.output_channels * (layer.depthwise ? 1 : s.input_channels) * layer.kernel * layer.kernel,
+      2);
+  const std::vector<float> bias = Random(s.output_channels, 3);
+  const std::vector<float> skip = Random(out_floats, 4);
+  std::vector<float> output(out_floats);
+  Epilogue epilogue;
+  if (residual) {
+    epilogue.activation = Activation::kRelu;
+    epilogue.residual = skip.data();
+    epilogue.residual_stride = s.output_channels;
+  }
+  GemmConfig config;
+  if (!GetGemmConfig(CurrentKernelTarget(), &config)) {
+    state.SkipWithError("no GEMM config for this target");
+    return;
+  }
+  // float storage keeps the packed data 4-byte aligned; the headers are 64 bytes.
+  std::vector<float> packed;
+  std::vector<float> scratch;
+  PackedB gemm_weights;
+  PackedDepthwise depthwise_weights;
+  bool packed_ok;
+  if (layer.depthwise) {
+    packed.resize(DepthwisePackedWeightsBytes(s) / sizeof(float));
+    packed_ok = PackDepthwiseWeights(s, weights.data(), packed.data(),
+                                     packed.size() * sizeof(float)) == runtime::Error::kOk &&
+                ViewPackedDepthwise(packed.data(), packed.size() * sizeof(float),
+                                    &depthwise_weights) == runtime::Error::kOk;
+  } else {
+    packed.resize(ConvolutionPackedWeightsBytes(config, s) / sizeof(float));
+    scratch.resize(ConvolutionScratchBytes(config, s, 1) / sizeof(float) + 1);
+    packed_ok = PackConvolutionWeights(config, s, weights.data(), packed.data(),
+                                       packed.size() * sizeof(float)) == runtime::Error::kOk &&
+                ViewPackedB(packed.data(), packed.size() * sizeof(float), &gemm_weights) ==
+                    runtime::Error::kOk;
+  }
+  if (!packed_ok) {
+    state.SkipWithError("packing failed");
+    return;
+  }
+  for (auto _ : state) {
+    const runtime::Error error =
+        layer.depthwise ? DepthwiseConvolution2d(s, input.data(), depthwise_weights, bias.data(),
+                                                 output.data(), epilogue)
+                        : Convolution2d(s, input.data(), gemm_weights, bias.data(), output.data(),
+                                        epilogue, scratch.data(), scratch.size() * sizeof(float));
+    if (error != runtime::Error::kOk) {
+      state.SkipWithError("the convolution failed");
+      return;
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(KernelTargetName(config.target));
+  ReportRate(state, layer);
+}
+
+void BM_Xnnpack(benchmark::State& state, Layer layer) {
+  const Convolution2dShape s = ShapeOf(layer);
+  const std::vector<float> input = Random(s.input_height * s.input_width * s.input_channels, 1);
+  const size_t groups = layer.depthwise ? s.input_channels : 1;
+  const size_t group_in = s.input_channels / groups, group_out = s.output_channels / groups;
+  // OHWI (per group): the values are random, only the amount matters.
+  const std::vector<float> kernel =
+      Random(s.output_channels * group_in * layer.kernel * layer.kernel, 2);
+  const std::vector<float> bias = Random(s.output_channels, 3);
+  std::vector<float> output(s.output_height() * s.output_width() * s.output_channels);
+  const float inf = std::numeric_limits<float>::infinity();
+  const uint32_t pad = static_cast<uint32_t>(layer.pad);
+  const uint32_t k = static_cast<uint32_t>(layer.kernel);
+  const uint32_t stride = static_cast<uint32_t>(layer.stride);
+  xnn_operator_t op = nullptr;
+  if (xnn_create_convolution2d_nhwc_f32(pad, pad, pad, pad, k, k, stride, stride, 1, 1,
+                                        static_cast<uint32_t>(groups), group_in, group_out,
+                                        s.input_channels, s.output_channels, kernel.data(),
+                                        bias.data(), -inf, inf, 0, &op) != xnn_status_success ||
+      xnn_setup_convolution2d_nhwc_f32(op, 1, s.input_height, s.input_width, input.data(),
+                                       output.data(), nullptr) != xnn_status_success) {
+    state.SkipWithError("XNNPACK refused the layer");
+    xnn_delete_operator(op);
+    return;
+  }
+  for (auto _ : state) {
+    if (xnn_run_operator(op, nullptr) != xnn_status_success) {
+      state.SkipWithError("xnn_run_operator failed");
+      break;
+    }
+    benchmark::ClobberMemory();
+  }
+  xnn_delete_operator(op);
+  ReportRate(state, layer);
+}
+
+void RegisterAll() {
+  benchmark::RegisterBenchmark("Peak/start", BM_Peak);
+  size_t index = 0;
+  for (const Layer& layer : kLayers) {
+    const std::string name = layer.name;
+    benchmark::RegisterBenchmark(("Native/" + name).c_str(), BM_Native, layer, false);
+    benchmark::RegisterBenchmark(("Xnnpack/" + name).c_str(), BM_Xnnpack, layer);
+    benchmark::RegisterBenchmark(("Native/" + name + "/again").c_str(), BM_Native, layer, false);
+    if (!layer.depthwise && layer.kernel == 3 && layer.stride == 1) {
+      benchmark::RegisterBenchmark(("Native/" + name + "/residual").c_str(), BM_Native, layer,
+                                   true);
+    }
+    if (++index == std::size(kLayers) / 2) benchmark::RegisterBenchmark("Peak/middle", BM_Peak);
+  }
+  benchmark::RegisterBenchmark("Peak/end", BM_Peak);
+}
+
+}  // namespace
+}  // namespace torchir::native::conv_bench
+
+int main(int argc, char** argv) {
+  using namespace torchir::native::conv_bench;
+  benchmark::Initialize(&argc, argv);
+  if (xnn_initialize(nullptr) != xnn_status_success) {
+    std::fprintf(stderr, "error: xnn_initialize failed\n");
+    return 1;
+  }
+  g_peak = MedianPeak();
+  std::printf("dispatch target: %s; start-up FMA peak (median of 5): %.1f GFLOP/s\n",
+              hwy::TargetName(hwy::SupportedAndGeneratedTargets().front()), g_peak * 1e-9);
+  RegisterAll();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  xnn_deinitialize();
+  return 0;
+}
+#endif  // HWY_ONCE
