@@ -113,6 +113,13 @@ Error ActivationTensor(KernelArgs args, int32_t index, const char* role, size_t 
   return Error::kOk;
 }
 
+// Whether the bytes of two tensors share an address.
+bool Overlap(const Tensor& a, const Tensor& b) {
+  const uintptr_t a_begin = reinterpret_cast<uintptr_t>(a.data());
+  const uintptr_t b_begin = reinterpret_cast<uintptr_t>(b.data());
+  return a_begin < b_begin + b.nbytes() && b_begin < a_begin + a.nbytes();
+}
+
 class NativeBackend final : public Backend {
  public:
   void SetNumThreads(uint32_t num_threads) {
@@ -137,14 +144,20 @@ class NativeBackend final : public Backend {
     delegate->nodes = allocator.AllocateArray<BoundConvolution>(delegate->num_nodes);
     TORCHIR_CHECK_OR_RETURN(delegate->nodes != nullptr, Error::kOutOfMemory,
                             "NativeBackend: out of memory for %zu nodes", delegate->num_nodes);
+    // The kernels block for this CPU (mr, mc) whatever the weights were packed for: their
+    // scratch is sized with its configuration.
+    GemmConfig here;
+    TORCHIR_CHECK_OR_RETURN(
+        ::torchir::native::GetGemmConfig(::torchir::native::CurrentKernelTarget(), &here),
+        Error::kNotSupported, "NativeBackend: no kernels for this CPU");
     size_t scratch_bytes = 0;
     for (size_t i = 0; i < delegate->num_nodes; ++i) {
       const fb::Convolution& node =
           *parsed->convolutions()->Get(static_cast<flatbuffers::uoffset_t>(i));
       BoundConvolution& bound = delegate->nodes[i];
-      TORCHIR_RETURN_IF_ERROR(Bind(node, i, args, allocator, &bound));
-      const size_t bytes = ::torchir::native::ConvolutionScratchBytes(bound.weights.config,
-                                                                      bound.shape, num_threads);
+      TORCHIR_RETURN_IF_ERROR(Bind(node, i, args, here, allocator, &bound));
+      const size_t bytes =
+          ::torchir::native::ConvolutionScratchBytes(here, bound.shape, num_threads);
       if (bytes > scratch_bytes) scratch_bytes = bytes;
     }
     delegate->scratch = allocator.Allocate(scratch_bytes, 64);
@@ -181,7 +194,7 @@ class NativeBackend final : public Backend {
  private:
   // Step 2 and 3 for one node.
   static Error Bind(const fb::Convolution& node, size_t index, KernelArgs args,
-                    MemoryAllocator& allocator, BoundConvolution* bound) {
+                    const GemmConfig& here, MemoryAllocator& allocator, BoundConvolution* bound) {
     Convolution2dShape& shape = bound->shape;
     shape.batch = node.batch();
     shape.input_height = node.input_height();
@@ -220,9 +233,16 @@ class NativeBackend final : public Backend {
                                              out_channels, &output));
     BLOB_CHECK(!output->is_constant(), "node %zu: output argument %d is a constant", index,
                node.output());
+    // The kernels write the output while they read the input (in blocks, on several threads).
+    BLOB_CHECK(!Overlap(*output, *input), "node %zu: output argument %d overlaps input argument %d",
+               index, node.output(), node.input());
     const Tensor* weights = nullptr;
     TORCHIR_RETURN_IF_ERROR(
         ArgumentTensor(args, node.weights(), ScalarType::kUInt8, "weights", index, &weights));
+    // A uint8 constant may start at any byte; the kernels read the packed floats in place.
+    BLOB_CHECK(reinterpret_cast<uintptr_t>(weights->data()) % alignof(float) == 0,
+               "node %zu: weights argument %d is not %zu-byte aligned", index, node.weights(),
+               alignof(float));
     const Error view = ::torchir::native::ViewPackedB(weights->data_ptr<uint8_t>(),
                                                       weights->nbytes(), &bound->weights);
     BLOB_CHECK(view == Error::kOk, "node %zu: the packed weights are invalid (%s)", index,
@@ -231,13 +251,15 @@ class NativeBackend final : public Backend {
                "node %zu: weights are %zu x %zu, the node needs %llu x %llu", index,
                bound->weights.k, bound->weights.n, static_cast<unsigned long long>(kernel_rows),
                static_cast<unsigned long long>(out_channels));
-    TORCHIR_RETURN_IF_ERROR(RepackIfNeeded(index, allocator, &bound->weights));
+    TORCHIR_RETURN_IF_ERROR(RepackIfNeeded(index, here, allocator, &bound->weights));
 
     bound->bias = nullptr;
     if (node.bias() != -1) {
       const Tensor* bias = nullptr;
       TORCHIR_RETURN_IF_ERROR(
           ActivationTensor(args, node.bias(), "bias", index, out_channels, out_channels, &bias));
+      BLOB_CHECK(!Overlap(*output, *bias), "node %zu: output argument %d overlaps bias argument %d",
+                 index, node.output(), node.bias());
       bound->bias = bias->data_ptr<float>();
     }
     Epilogue epilogue;
@@ -262,6 +284,11 @@ class NativeBackend final : public Backend {
       const Tensor* residual = nullptr;
       TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.residual(), "residual", index,
                                                output_elements, out_channels, &residual));
+      // Each tile reads its residual before it writes the output: the same bytes are an
+      // in-place add, any other overlap reads rows already written.
+      BLOB_CHECK(residual->data() == output->data() || !Overlap(*output, *residual),
+                 "node %zu: output argument %d overlaps residual argument %d", index, node.output(),
+                 node.residual());
       epilogue.residual = residual->data_ptr<float>();
       epilogue.residual_stride = out_channels;
     }
@@ -273,10 +300,9 @@ class NativeBackend final : public Backend {
 
   // Step 3: weights packed for another blocking than this CPU's are unpacked and packed
   // again, once, into the Method's memory.
-  static Error RepackIfNeeded(size_t index, MemoryAllocator& allocator, PackedB* weights) {
-    GemmConfig here;
-    const ::torchir::native::KernelTarget target = ::torchir::native::CurrentKernelTarget();
-    if (!::torchir::native::GetGemmConfig(target, &here)) return Error::kNotSupported;
+  static Error RepackIfNeeded(size_t index, const GemmConfig& here, MemoryAllocator& allocator,
+                              PackedB* weights) {
+    const ::torchir::native::KernelTarget target = here.target;
     if (here.nr == weights->config.nr && here.kc == weights->config.kc) return Error::kOk;
     Log(LogLevel::kInfo,
         "NativeBackend: node %zu: weights packed for %s, this CPU runs %s kernels: repacking "
