@@ -73,6 +73,10 @@ runtime::Error PackB(const GemmConfig& config, size_t k, size_t n, const float* 
 
 runtime::Error ViewPackedB(const void* bytes, size_t size, PackedB* view) {
   if (bytes == nullptr || size < kPackedBHeaderBytes) return runtime::Error::kInvalidProgram;
+  // The view reads floats in place: a program may place a uint8 tensor at any byte.
+  if (reinterpret_cast<uintptr_t>(bytes) % alignof(float) != 0) {
+    return runtime::Error::kInvalidProgram;
+  }
   PackedBHeader header;
   std::memcpy(&header, bytes, sizeof(header));
   if (header.magic != kPackedBMagic) return runtime::Error::kInvalidProgram;

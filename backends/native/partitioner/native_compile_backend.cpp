@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/native/convolution.h"
+#include "backends/native/depthwise.h"
 #include "backends/native/packed_weights.h"
 #include "backends/native/serialization/native_blob_generated.h"
 #include "compiler/backend/delegate_rewriter.h"
@@ -96,14 +97,24 @@ Convolution2dShape ShapeOf(const ir::Node& node) {
   return shape;
 }
 
+// Depthwise with channel multiplier 1: one group per channel, as many outputs as inputs.
+bool IsDepthwise(const ir::Node& node) {
+  if (node.op() != "edge.convolution") return false;
+  const int64_t groups = IntAttr(node, "groups");
+  return groups > 1 && groups == node.input(0)->sizes()[1] && groups == node.input(1)->sizes()[0];
+}
+
 std::string ConvolutionProblem(const ir::Node& node) {
   const std::vector<int64_t>& input = node.input(0)->sizes();
   if (input.size() != 4) {
     return absl::StrCat(input.size() - 2, "-d convolution: the native kernels run 2-d ones");
   }
-  if (IntAttr(node, "groups") != 1) {
-    return absl::StrCat("groups = ", IntAttr(node, "groups"),
-                        ": the native kernels run ungrouped convolutions so far");
+  const int64_t groups = IntAttr(node, "groups");
+  if (groups != 1 && !IsDepthwise(node)) {
+    return absl::StrCat("groups = ", groups, " with ", input[1], " input and ",
+                        node.input(1)->sizes()[0],
+                        " output channels: the native kernels run ungrouped and depthwise "
+                        "(channel multiplier 1) convolutions so far");
   }
   return "";
 }
@@ -234,15 +245,21 @@ void ActivationOf(const Region& region, fb::Activation* activation, float* min, 
   }
 }
 
-// The filter (OIHW; a linear layer's [N, K] weight is its 1x1 case) packed for `config`.
+// The filter (OIHW; a linear layer's [N, K] weight is its 1x1 case) packed for `config`, or
+// for the depthwise kernel (whose layout is the same on every CPU).
 absl::StatusOr<ir::TensorData> PackedWeights(const ir::Value* weight,
-                                             const Convolution2dShape& shape,
+                                             const Convolution2dShape& shape, bool depthwise,
                                              const GemmConfig& config) {
   std::vector<float> filter(static_cast<size_t>(weight->type().numel()));
   std::memcpy(filter.data(), weight->data().data(), filter.size() * sizeof(float));
-  std::vector<uint8_t> packed(ConvolutionPackedWeightsBytes(config, shape));
-  if (packed.empty() || PackConvolutionWeights(config, shape, filter.data(), packed.data(),
-                                               packed.size()) != runtime::Error::kOk) {
+  std::vector<uint8_t> packed(depthwise ? DepthwisePackedWeightsBytes(shape)
+                                        : ConvolutionPackedWeightsBytes(config, shape));
+  const runtime::Error error =
+      packed.empty() ? runtime::Error::kInvalidArgument
+      : depthwise
+          ? PackDepthwiseWeights(shape, filter.data(), packed.data(), packed.size())
+          : PackConvolutionWeights(config, shape, filter.data(), packed.data(), packed.size());
+  if (error != runtime::Error::kOk) {
     return absl::InternalError(absl::StrCat("packing '", weight->name(), "' failed"));
   }
   return ir::TensorData::Copy(packed.data(), packed.size());
@@ -362,7 +379,8 @@ class NativeCompileBackend : public backend::Backend {
     ir::Value* weight = compute.input(1);
     ir::Value* output = region.Output();
     const Convolution2dShape shape = ShapeOf(compute);
-    absl::StatusOr<ir::TensorData> packed = PackedWeights(weight, shape, config_);
+    const bool depthwise = IsDepthwise(compute);
+    absl::StatusOr<ir::TensorData> packed = PackedWeights(weight, shape, depthwise, config_);
     if (!packed.ok()) return packed.status();
 
     auto activation_argument = [&](ir::Value* value, backend::SubgraphArgument::Kind kind) {
@@ -420,7 +438,7 @@ class NativeCompileBackend : public backend::Backend {
         shape.stride_width, shape.dilation_height, shape.dilation_width, shape.padding_top,
         shape.padding_left, shape.padding_bottom, shape.padding_right,
         /*input=*/0, weights_index, bias_index, residual_index, output_index, activation,
-        output_min, output_max);
+        output_min, output_max, depthwise);
     FinishBlob(builder, rewrite, builder.CreateVector(&node, 1), {});
     return rewrite;
   }

@@ -9,6 +9,7 @@
 
 #include "backends/common/shared_thread_pool.h"
 #include "backends/native/convolution.h"
+#include "backends/native/depthwise.h"
 #include "backends/native/gemm.h"
 #include "backends/native/packed_weights.h"
 #include "backends/native/serialization/native_blob_generated.h"
@@ -27,6 +28,7 @@ using ::torchir::native::Convolution2dShape;
 using ::torchir::native::Epilogue;
 using ::torchir::native::GemmConfig;
 using ::torchir::native::PackedB;
+using ::torchir::native::PackedDepthwise;
 
 constexpr uint32_t kBlobVersion = 1;
 // The program's own bound on a tensor; keeps every size product below far from overflowing.
@@ -42,10 +44,12 @@ constexpr uint64_t kMinParallelMacs = uint64_t{1} << 21;
 
 // One convolution, bound to its arguments' memory.
 struct BoundConvolution {
-  bool parallel;  // large enough for the thread pool
+  bool parallel;   // large enough for the thread pool
+  bool depthwise;  // depthwise_weights, not weights
   Convolution2dShape shape;
   const float* input;
   PackedB weights;
+  PackedDepthwise depthwise_weights;
   const float* bias;
   float* output;
   Epilogue epilogue;
@@ -137,6 +141,13 @@ Error ActivationTensor(KernelArgs args, int32_t index, const char* role, size_t 
   return Error::kOk;
 }
 
+// Whether the bytes of two tensors share an address.
+bool Overlap(const Tensor& a, const Tensor& b) {
+  const uintptr_t a_begin = reinterpret_cast<uintptr_t>(a.data());
+  const uintptr_t b_begin = reinterpret_cast<uintptr_t>(b.data());
+  return a_begin < b_begin + b.nbytes() && b_begin < a_begin + a.nbytes();
+}
+
 class NativeBackend final : public Backend {
  public:
   void SetNumThreads(uint32_t num_threads) {
@@ -168,14 +179,18 @@ class NativeBackend final : public Backend {
     TORCHIR_CHECK_OR_RETURN(delegate->nodes != nullptr && delegate->matmuls != nullptr,
                             Error::kOutOfMemory, "NativeBackend: out of memory for %zu nodes",
                             delegate->num_nodes + delegate->num_matmuls);
+    // The kernels block for this CPU (mr, mc) whatever the weights were packed for: their
+    // scratch is sized with its configuration.
+    const GemmConfig& here = delegate->config;
     size_t scratch_bytes = 0;
     for (size_t i = 0; i < delegate->num_nodes; ++i) {
       const fb::Convolution& node =
           *parsed->convolutions()->Get(static_cast<flatbuffers::uoffset_t>(i));
       BoundConvolution& bound = delegate->nodes[i];
-      TORCHIR_RETURN_IF_ERROR(Bind(node, i, args, allocator, &bound));
-      const size_t bytes = ::torchir::native::ConvolutionScratchBytes(bound.weights.config,
-                                                                      bound.shape, num_threads);
+      TORCHIR_RETURN_IF_ERROR(Bind(node, i, args, here, allocator, &bound));
+      const size_t bytes = bound.depthwise ? 0
+                                           : ::torchir::native::ConvolutionScratchBytes(
+                                                 here, bound.shape, num_threads);
       if (bytes > scratch_bytes) scratch_bytes = bytes;
     }
     for (size_t i = 0; i < delegate->num_matmuls; ++i) {
@@ -196,10 +211,13 @@ class NativeBackend final : public Backend {
                               "NativeBackend: out of memory for %zu bytes of packed B",
                               delegate->packed_b_bytes);
     }
-    delegate->scratch = allocator.Allocate(scratch_bytes, 64);
-    TORCHIR_CHECK_OR_RETURN(delegate->scratch != nullptr, Error::kOutOfMemory,
-                            "NativeBackend: out of memory for %zu bytes of scratch", scratch_bytes);
-    delegate->scratch_bytes = scratch_bytes;
+    if (scratch_bytes > 0) {  // depthwise convolutions need none
+      delegate->scratch = allocator.Allocate(scratch_bytes, 64);
+      TORCHIR_CHECK_OR_RETURN(delegate->scratch != nullptr, Error::kOutOfMemory,
+                              "NativeBackend: out of memory for %zu bytes of scratch",
+                              scratch_bytes);
+      delegate->scratch_bytes = scratch_bytes;
+    }
     const Error pool_error = AcquireSharedThreadPool(num_threads, &delegate->pool);
     TORCHIR_CHECK_OR_RETURN(pool_error == Error::kOk, pool_error,
                             "NativeBackend: cannot create a pool of %u threads", num_threads);
@@ -212,9 +230,14 @@ class NativeBackend final : public Backend {
     pthreadpool_t pool = delegate.pool != nullptr ? delegate.pool->get() : nullptr;
     for (size_t i = 0; i < delegate.num_nodes; ++i) {
       const BoundConvolution& node = delegate.nodes[i];
-      const Error error = ::torchir::native::Convolution2d(
-          node.shape, node.input, node.weights, node.bias, node.output, node.epilogue,
-          delegate.scratch, delegate.scratch_bytes, node.parallel ? pool : nullptr);
+      const Error error =
+          node.depthwise
+              ? ::torchir::native::DepthwiseConvolution2d(
+                    node.shape, node.input, node.depthwise_weights, node.bias, node.output,
+                    node.epilogue, node.parallel ? pool : nullptr)
+              : ::torchir::native::Convolution2d(
+                    node.shape, node.input, node.weights, node.bias, node.output, node.epilogue,
+                    delegate.scratch, delegate.scratch_bytes, node.parallel ? pool : nullptr);
       if (error != Error::kOk) return error;
     }
     for (size_t i = 0; i < delegate.num_matmuls; ++i) {
@@ -286,7 +309,7 @@ class NativeBackend final : public Backend {
 
   // Step 2 and 3 for one node.
   static Error Bind(const fb::Convolution& node, size_t index, KernelArgs args,
-                    MemoryAllocator& allocator, BoundConvolution* bound) {
+                    const GemmConfig& here, MemoryAllocator& allocator, BoundConvolution* bound) {
     Convolution2dShape& shape = bound->shape;
     shape.batch = node.batch();
     shape.input_height = node.input_height();
@@ -305,6 +328,10 @@ class NativeBackend final : public Backend {
     shape.padding_right = node.padding_right();
     BLOB_CHECK(::torchir::native::CheckConvolution2dShape(shape) == Error::kOk,
                "node %zu: invalid convolution geometry", index);
+    bound->depthwise = node.depthwise();
+    BLOB_CHECK(!bound->depthwise || shape.input_channels == shape.output_channels,
+               "node %zu: a depthwise convolution with %zu input and %zu output channels", index,
+               shape.input_channels, shape.output_channels);
     const uint64_t in_channels = shape.input_channels, out_channels = shape.output_channels;
     uint64_t input_elements, output_elements, kernel_rows;
     BLOB_CHECK(Multiply(shape.batch, shape.input_height, &input_elements) &&
@@ -325,24 +352,48 @@ class NativeBackend final : public Backend {
                                              out_channels, &output));
     BLOB_CHECK(!output->is_constant(), "node %zu: output argument %d is a constant", index,
                node.output());
+    // The kernels write the output while they read the input (in blocks, on several threads).
+    BLOB_CHECK(!Overlap(*output, *input), "node %zu: output argument %d overlaps input argument %d",
+               index, node.output(), node.input());
     const Tensor* weights = nullptr;
     TORCHIR_RETURN_IF_ERROR(
         ArgumentTensor(args, node.weights(), ScalarType::kUInt8, "weights", index, &weights));
-    const Error view = ::torchir::native::ViewPackedB(weights->data_ptr<uint8_t>(),
-                                                      weights->nbytes(), &bound->weights);
-    BLOB_CHECK(view == Error::kOk, "node %zu: the packed weights are invalid (%s)", index,
-               ErrorName(view));
-    BLOB_CHECK(bound->weights.k == kernel_rows && bound->weights.n == out_channels,
-               "node %zu: weights are %zu x %zu, the node needs %llu x %llu", index,
-               bound->weights.k, bound->weights.n, static_cast<unsigned long long>(kernel_rows),
-               static_cast<unsigned long long>(out_channels));
-    TORCHIR_RETURN_IF_ERROR(RepackIfNeeded(index, allocator, &bound->weights));
-
+    // A uint8 constant may start at any byte; the kernels read the packed floats in place.
+    BLOB_CHECK(reinterpret_cast<uintptr_t>(weights->data()) % alignof(float) == 0,
+               "node %zu: weights argument %d is not %zu-byte aligned", index, node.weights(),
+               alignof(float));
+    if (bound->depthwise) {
+      const Error view = ::torchir::native::ViewPackedDepthwise(
+          weights->data_ptr<uint8_t>(), weights->nbytes(), &bound->depthwise_weights);
+      BLOB_CHECK(view == Error::kOk, "node %zu: the packed depthwise weights are invalid (%s)",
+                 index, ErrorName(view));
+      const PackedDepthwise& packed = bound->depthwise_weights;
+      BLOB_CHECK(packed.kernel_height == shape.kernel_height &&
+                     packed.kernel_width == shape.kernel_width && packed.channels == in_channels,
+                 "node %zu: depthwise weights are %zux%zu over %zu channels, the node needs "
+                 "%zux%zu over %llu",
+                 index, packed.kernel_height, packed.kernel_width, packed.channels,
+                 shape.kernel_height, shape.kernel_width,
+                 static_cast<unsigned long long>(in_channels));
+      kernel_rows = shape.kernel_height * shape.kernel_width;  // MACs per output element
+    } else {
+      const Error view = ::torchir::native::ViewPackedB(weights->data_ptr<uint8_t>(),
+                                                        weights->nbytes(), &bound->weights);
+      BLOB_CHECK(view == Error::kOk, "node %zu: the packed weights are invalid (%s)", index,
+                 ErrorName(view));
+      BLOB_CHECK(bound->weights.k == kernel_rows && bound->weights.n == out_channels,
+                 "node %zu: weights are %zu x %zu, the node needs %llu x %llu", index,
+                 bound->weights.k, bound->weights.n, static_cast<unsigned long long>(kernel_rows),
+                 static_cast<unsigned long long>(out_channels));
+      TORCHIR_RETURN_IF_ERROR(RepackIfNeeded(index, here, allocator, &bound->weights));
+    }
     bound->bias = nullptr;
     if (node.bias() != -1) {
       const Tensor* bias = nullptr;
       TORCHIR_RETURN_IF_ERROR(
           ActivationTensor(args, node.bias(), "bias", index, out_channels, out_channels, &bias));
+      BLOB_CHECK(!Overlap(*output, *bias), "node %zu: output argument %d overlaps bias argument %d",
+                 index, node.output(), node.bias());
       bound->bias = bias->data_ptr<float>();
     }
     Epilogue epilogue;
@@ -367,6 +418,11 @@ class NativeBackend final : public Backend {
       const Tensor* residual = nullptr;
       TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.residual(), "residual", index,
                                                output_elements, out_channels, &residual));
+      // Each tile reads its residual before it writes the output: the same bytes are an
+      // in-place add, any other overlap reads rows already written.
+      BLOB_CHECK(residual->data() == output->data() || !Overlap(*output, *residual),
+                 "node %zu: output argument %d overlaps residual argument %d", index, node.output(),
+                 node.residual());
       epilogue.residual = residual->data_ptr<float>();
       epilogue.residual_stride = out_channels;
     }
@@ -381,10 +437,9 @@ class NativeBackend final : public Backend {
 
   // Step 3: weights packed for another blocking than this CPU's are unpacked and packed
   // again, once, into the Method's memory.
-  static Error RepackIfNeeded(size_t index, MemoryAllocator& allocator, PackedB* weights) {
-    GemmConfig here;
-    const ::torchir::native::KernelTarget target = ::torchir::native::CurrentKernelTarget();
-    if (!::torchir::native::GetGemmConfig(target, &here)) return Error::kNotSupported;
+  static Error RepackIfNeeded(size_t index, const GemmConfig& here, MemoryAllocator& allocator,
+                              PackedB* weights) {
+    const ::torchir::native::KernelTarget target = here.target;
     if (here.nr == weights->config.nr && here.kc == weights->config.kc) return Error::kOk;
     // Said once per process: every delegate of such a program repacks.
     static std::atomic<bool> said{false};

@@ -110,6 +110,15 @@ TEST(PackedWeightsTest, RejectsBadHeadersAndShortBuffers) {
   // N = 9 needs two panels of 8: the data no longer matches the header.
   EXPECT_EQ(corrupt(offsetof(PackedBHeader, n), 9), Error::kProgramOutOfBounds);
 
+  // Weights a program placed at an odd byte: the view would read misaligned floats.
+  std::vector<float> storage(packed.size() / sizeof(float) + 1);
+  char* odd = reinterpret_cast<char*>(storage.data()) + 1;
+  std::memcpy(odd, packed.data(), packed.size());
+  EXPECT_EQ(ViewPackedB(odd, packed.size(), &view), Error::kInvalidProgram);
+  EXPECT_EQ(ViewPackedB(storage.data(), packed.size(), &view), Error::kInvalidProgram);  // magic
+  std::memcpy(storage.data(), packed.data(), packed.size());
+  EXPECT_EQ(ViewPackedB(storage.data(), packed.size(), &view), Error::kOk);
+
   EXPECT_EQ(PackB(config, 5, 3, b.data(), 3, packed.data(), packed.size() - 1),
             Error::kOutOfMemory);
   EXPECT_EQ(PackB(config, 0, 3, b.data(), 3, packed.data(), packed.size()),

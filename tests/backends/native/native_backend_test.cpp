@@ -1,0 +1,668 @@
+// The native delegate against hostile blobs and arguments: every malformed blob, argument or
+// packed-weight header is refused at Init with an Error (never a crash), and valid blobs built
+// by hand run and match a naive convolution, whatever CPU family their weights were packed
+// for and on one or two threads.
+#include "backends/native/runtime/native_backend.h"
+
+#include <hwy/targets.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/native/convolution.h"
+#include "backends/native/gemm_config.h"
+#include "backends/native/packed_weights.h"
+#include "backends/native/serialization/native_blob_generated.h"
+#include "flatbuffers/flatbuffers.h"
+#include "gtest/gtest.h"
+#include "runtime/backend/backend.h"
+#include "runtime/executor/memory_allocator.h"
+#include "runtime/platform/platform.h"
+#include "tests/backends/xnnpack/runtime/xnnpack_test_util.h"
+
+namespace torchir::runtime::native {
+namespace {
+
+namespace fb = ::torchir::native::fb;
+using ::torchir::native::Convolution2dShape;
+using ::torchir::native::ConvolutionPackedWeightsBytes;
+using ::torchir::native::GemmConfig;
+using ::torchir::native::GetGemmConfig;
+using ::torchir::native::KernelTarget;
+using ::torchir::native::KernelTargetName;
+using ::torchir::native::kPackedBHeaderBytes;
+using ::torchir::native::PackConvolutionWeights;
+using ::torchir::native::PackedBHeader;
+using ::torchir::testing::xnnpack::AlignedBytes;
+using ::torchir::testing::xnnpack::DelegateArgs;
+using ::torchir::testing::xnnpack::MaxAbsDiff;
+using ::torchir::testing::xnnpack::RandomFloats;
+
+// The last message the runtime logged (the refusal's one line).
+std::string g_last_log;
+
+Backend* NativeDelegate() { return FindBackend(kNativeBackendId, std::strlen(kNativeBackendId)); }
+
+// One node of a hand-built blob: native_blob.fbs's Convolution.
+struct Node {
+  Convolution2dShape shape{};
+  int32_t input = -1, weights = -1, bias = -1, residual = -1, output = -1;
+  uint32_t activation = 0;  // fb::Activation, raw so tests can write unknown values
+  float output_min = 0.0f, output_max = 0.0f;
+};
+
+struct Blob {
+  uint32_t version = 1;
+  int64_t num_arguments = -1;  // -1: the argument count of the call
+  bool write_nodes = true;     // false: no convolutions vector at all
+  std::vector<Node> nodes;
+};
+
+std::vector<uint8_t> Serialize(const Blob& blob, size_t num_args) {
+  flatbuffers::FlatBufferBuilder builder;
+  std::vector<flatbuffers::Offset<fb::Convolution>> nodes;
+  for (const Node& n : blob.nodes) {
+    const Convolution2dShape& s = n.shape;
+    nodes.push_back(fb::CreateConvolution(
+        builder, s.batch, s.input_height, s.input_width, s.input_channels, s.output_channels,
+        s.kernel_height, s.kernel_width, s.stride_height, s.stride_width, s.dilation_height,
+        s.dilation_width, s.padding_top, s.padding_left, s.padding_bottom, s.padding_right, n.input,
+        n.weights, n.bias, n.residual, n.output, static_cast<fb::Activation>(n.activation),
+        n.output_min, n.output_max));
+  }
+  const auto vector = blob.write_nodes ? builder.CreateVector(nodes) : 0;
+  const uint32_t num_arguments = blob.num_arguments < 0 ? static_cast<uint32_t>(num_args)
+                                                        : static_cast<uint32_t>(blob.num_arguments);
+  fb::FinishBlobBuffer(builder, fb::CreateBlob(builder, blob.version, num_arguments, vector));
+  return std::vector<uint8_t>(builder.GetBufferPointer(),
+                              builder.GetBufferPointer() + builder.GetSize());
+}
+
+// Inits the native delegate on `bytes` (at `offset` into aligned storage), executes it `runs`
+// times and destroys it; the first error.
+Error RunBytes(const std::vector<uint8_t>& bytes, DelegateArgs& args, int runs = 1,
+               size_t offset = 0) {
+  std::vector<uint8_t> shifted(offset, 0);
+  shifted.insert(shifted.end(), bytes.begin(), bytes.end());
+  AlignedBytes storage(shifted);
+  MallocAllocator allocator;
+  g_last_log.clear();
+  Result<void*> handle = NativeDelegate()->Init(
+      Span<const uint8_t>(storage.data() + offset, bytes.size()), {}, args.args(), allocator);
+  if (!handle.ok()) return handle.error();
+  Error error = Error::kOk;
+  for (int i = 0; i < runs && error == Error::kOk; ++i) {
+    error = NativeDelegate()->Execute(handle.get(), args.args());
+  }
+  NativeDelegate()->Destroy(handle.get());
+  return error;
+}
+
+Error RunBlob(const Blob& blob, DelegateArgs& args, int runs = 1) {
+  return RunBytes(Serialize(blob, args.size()), args, runs);
+}
+
+Convolution2dShape Shape(size_t batch, size_t height, size_t width, size_t in_channels,
+                         size_t out_channels, size_t kernel, size_t stride, size_t padding) {
+  Convolution2dShape s{};
+  s.batch = batch;
+  s.input_height = height;
+  s.input_width = width;
+  s.input_channels = in_channels;
+  s.output_channels = out_channels;
+  s.kernel_height = s.kernel_width = kernel;
+  s.stride_height = s.stride_width = stride;
+  s.dilation_height = s.dilation_width = 1;
+  s.padding_top = s.padding_left = s.padding_bottom = s.padding_right = padding;
+  return s;
+}
+
+// The convolution by its definition: NHWC input, OIHW weights, NHWC output.
+std::vector<float> NaiveConvolution(const Convolution2dShape& s, const std::vector<float>& input,
+                                    const std::vector<float>& oihw, const std::vector<float>& bias,
+                                    const std::vector<float>& residual, float lo, float hi) {
+  const size_t oh = s.output_height(), ow = s.output_width();
+  std::vector<float> out(s.batch * oh * ow * s.output_channels);
+  for (size_t b = 0; b < s.batch; ++b) {
+    for (size_t y = 0; y < oh; ++y) {
+      for (size_t x = 0; x < ow; ++x) {
+        for (size_t co = 0; co < s.output_channels; ++co) {
+          double sum = bias.empty() ? 0.0 : bias[co];
+          for (size_t ky = 0; ky < s.kernel_height; ++ky) {
+            for (size_t kx = 0; kx < s.kernel_width; ++kx) {
+              const long iy = static_cast<long>(y * s.stride_height + ky * s.dilation_height) -
+                              static_cast<long>(s.padding_top);
+              const long ix = static_cast<long>(x * s.stride_width + kx * s.dilation_width) -
+                              static_cast<long>(s.padding_left);
+              if (iy < 0 || ix < 0 || iy >= static_cast<long>(s.input_height) ||
+                  ix >= static_cast<long>(s.input_width)) {
+                continue;
+              }
+              for (size_t ci = 0; ci < s.input_channels; ++ci) {
+                sum +=
+                    static_cast<double>(
+                        input[((b * s.input_height + iy) * s.input_width + ix) * s.input_channels +
+                              ci]) *
+                    oihw[((co * s.input_channels + ci) * s.kernel_height + ky) * s.kernel_width +
+                         kx];
+              }
+            }
+          }
+          const size_t at = ((b * oh + y) * ow + x) * s.output_channels + co;
+          if (!residual.empty()) sum += residual[at];
+          out[at] = std::fmin(std::fmax(static_cast<float>(sum), lo), hi);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// The packed weights of `oihw` for `target`, as a constant uint8 argument.
+size_t AddPackedWeights(DelegateArgs& args, const Convolution2dShape& shape,
+                        const std::vector<float>& oihw, KernelTarget target) {
+  GemmConfig config;
+  if (!GetGemmConfig(target, &config)) std::abort();
+  const size_t bytes = ConvolutionPackedWeightsBytes(config, shape);
+  const size_t index = args.AddTyped({static_cast<int64_t>(bytes)}, ScalarType::kUInt8);
+  if (PackConvolutionWeights(config, shape, oihw.data(), args.tensor(index).mutable_data(),
+                             bytes) != Error::kOk) {
+    std::abort();  // a broken test
+  }
+  args.tensor(index).set_constant(true);
+  return index;
+}
+
+// A one-node convolution with its arguments (input, weights, bias, residual, output), values
+// random, and the expected output.
+struct Convolution {
+  DelegateArgs args;
+  Blob blob;
+  std::vector<float> expected;
+
+  Node& node() { return blob.nodes[0]; }
+  std::vector<float> output() { return args.Values(static_cast<size_t>(node().output)); }
+};
+
+struct ConvolutionOptions {
+  bool bias = true;
+  bool residual = false;
+  fb::Activation activation = fb::Activation::None;
+  float min = 0.0f, max = 0.0f;
+  KernelTarget target = ::torchir::native::CurrentKernelTarget();
+};
+
+std::unique_ptr<Convolution> MakeConvolution(const Convolution2dShape& s,
+                                             const ConvolutionOptions& options = {}) {
+  auto c = std::make_unique<Convolution>();
+  const int64_t oh = static_cast<int64_t>(s.output_height());
+  const int64_t ow = static_cast<int64_t>(s.output_width());
+  const int64_t n = static_cast<int64_t>(s.batch), cout = static_cast<int64_t>(s.output_channels);
+  const std::vector<float> input =
+      RandomFloats(s.batch * s.input_height * s.input_width * s.input_channels, /*seed=*/1);
+  const std::vector<float> oihw = RandomFloats(
+      s.output_channels * s.input_channels * s.kernel_height * s.kernel_width, /*seed=*/2);
+  const std::vector<float> bias =
+      options.bias ? RandomFloats(s.output_channels, /*seed=*/3) : std::vector<float>();
+  const std::vector<float> residual =
+      options.residual ? RandomFloats(static_cast<size_t>(n * oh * ow * cout), /*seed=*/4, -4, 4)
+                       : std::vector<float>();
+  Node node;
+  node.shape = s;
+  node.input = static_cast<int32_t>(
+      c->args.Add({n, static_cast<int64_t>(s.input_height), static_cast<int64_t>(s.input_width),
+                   static_cast<int64_t>(s.input_channels)},
+                  input));
+  node.weights = static_cast<int32_t>(AddPackedWeights(c->args, s, oihw, options.target));
+  if (options.bias) node.bias = static_cast<int32_t>(c->args.AddConstant({cout}, bias));
+  if (options.residual)
+    node.residual = static_cast<int32_t>(c->args.Add({n, oh, ow, cout}, residual));
+  node.output = static_cast<int32_t>(c->args.Add({n, oh, ow, cout}));
+  node.activation = static_cast<uint32_t>(options.activation);
+  node.output_min = options.min;
+  node.output_max = options.max;
+  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+  if (options.activation == fb::Activation::Relu) lo = 0.0f;
+  if (options.activation == fb::Activation::Clamp) lo = options.min, hi = options.max;
+  c->expected = NaiveConvolution(s, input, oihw, bias, residual, lo, hi);
+  c->blob.nodes.push_back(node);
+  return c;
+}
+
+// A small 3x3 convolution every refusal test starts from: it runs as built.
+std::unique_ptr<Convolution> SmallConvolution() {
+  return MakeConvolution(Shape(1, 5, 5, 3, 4, 3, 1, 1), {});
+}
+
+class NativeBackendTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    SetLogHook([](LogLevel, const char* message) {
+      g_last_log = message;
+      if (std::getenv("TORCHIR_TEST_LOG") != nullptr) std::fprintf(stderr, "%s\n", message);
+    });
+    ASSERT_EQ(RegisterNativeBackend({1}), Error::kOk);
+  }
+  void TearDown() override {
+    ASSERT_EQ(RegisterNativeBackend({1}), Error::kOk);
+    hwy::SetSupportedTargetsForTest(0);
+  }
+
+  // The small convolution, changed by `edit`, must be refused at Init with `error` and a
+  // message holding `culprit`.
+  static void ExpectRefused(const std::function<void(Convolution&)>& edit,
+                            const std::string& culprit, Error error = Error::kInvalidProgram) {
+    std::unique_ptr<Convolution> c = SmallConvolution();
+    edit(*c);
+    EXPECT_EQ(RunBlob(c->blob, c->args), error);
+    EXPECT_NE(g_last_log.find(culprit), std::string::npos)
+        << "message: '" << g_last_log << "' does not name '" << culprit << "'";
+    EXPECT_EQ(g_last_log.find('\n'), std::string::npos) << g_last_log;
+  }
+};
+
+TEST_F(NativeBackendTest, TheStartingPointOfEveryRefusalRuns) {
+  std::unique_ptr<Convolution> c = SmallConvolution();
+  ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk);
+  EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f);
+}
+
+TEST_F(NativeBackendTest, RefusesBuffersThatAreNotVerifiedBlobsOfVersionOne) {
+  std::unique_ptr<Convolution> c = SmallConvolution();
+  const std::vector<uint8_t> good = Serialize(c->blob, c->args.size());
+  std::vector<uint8_t> bytes = good;
+  bytes[4] ^= 0xFF;  // the identifier 'TNV1'
+  EXPECT_EQ(RunBytes(bytes, c->args), Error::kInvalidProgram);
+  EXPECT_NE(g_last_log.find("identifier"), std::string::npos) << g_last_log;
+  for (size_t size : {size_t{0}, size_t{4}, size_t{7}, good.size() / 2, good.size() - 1}) {
+    bytes.assign(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(size));
+    EXPECT_EQ(RunBytes(bytes, c->args), Error::kInvalidProgram) << size << " bytes";
+  }
+  EXPECT_EQ(RunBytes(good, c->args, 1, /*offset=*/4), Error::kInvalidProgram);
+  EXPECT_NE(g_last_log.find("aligned"), std::string::npos) << g_last_log;
+  EXPECT_EQ(RunBytes(good, c->args), Error::kOk);
+
+  Blob blob = c->blob;
+  blob.version = 2;
+  EXPECT_EQ(RunBlob(blob, c->args), Error::kInvalidProgram);
+  EXPECT_NE(g_last_log.find("version 2"), std::string::npos) << g_last_log;
+  blob = c->blob;
+  blob.num_arguments = static_cast<int64_t>(c->args.size()) + 1;
+  EXPECT_EQ(RunBlob(blob, c->args), Error::kInvalidProgram);
+  EXPECT_NE(g_last_log.find("arguments"), std::string::npos) << g_last_log;
+  blob = c->blob;
+  blob.nodes.clear();
+  EXPECT_EQ(RunBlob(blob, c->args), Error::kInvalidProgram);
+  blob.write_nodes = false;
+  EXPECT_EQ(RunBlob(blob, c->args), Error::kInvalidProgram);
+  EXPECT_NE(g_last_log.find("no nodes"), std::string::npos) << g_last_log;
+}
+
+TEST_F(NativeBackendTest, RefusesArgumentIndicesOutOfRange) {
+  for (int32_t bad :
+       {-1, -2, 5, 6, std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min()}) {
+    ExpectRefused([bad](Convolution& c) { c.node().input = bad; }, "input argument");
+    ExpectRefused([bad](Convolution& c) { c.node().output = bad; }, "output argument");
+    ExpectRefused([bad](Convolution& c) { c.node().weights = bad; }, "weights argument");
+    if (bad != -1) {  // -1: no bias, no residual
+      ExpectRefused([bad](Convolution& c) { c.node().bias = bad; }, "bias argument");
+      ExpectRefused([bad](Convolution& c) { c.node().residual = bad; }, "residual argument");
+    }
+  }
+}
+
+TEST_F(NativeBackendTest, RefusesArgumentsOfTheWrongKindTypeOrLayout) {
+  // Not a tensor.
+  ExpectRefused(
+      [](Convolution& c) {
+        c.node().input = static_cast<int32_t>(c.args.AddInt(3));
+        c.blob.num_arguments = -1;
+      },
+      "input argument 4 is not a tensor");
+  // uint8 where float32 belongs, and float32 weights.
+  ExpectRefused(
+      [](Convolution& c) {
+        c.node().input = static_cast<int32_t>(c.args.AddTyped({1, 5, 5, 3}, ScalarType::kUInt8));
+      },
+      "input argument 4 is uint8");
+  ExpectRefused(
+      [](Convolution& c) {
+        c.node().weights = static_cast<int32_t>(c.args.AddConstant({1024}, {}));
+      },
+      "weights argument 4 is float32");
+  // Same sizes, channels-first dim order.
+  ExpectRefused(
+      [](Convolution& c) {
+        c.node().input =
+            static_cast<int32_t>(c.args.AddTyped({1, 5, 5, 3}, ScalarType::kFloat32, {0, 3, 1, 2}));
+      },
+      "not contiguous");
+  // One element short; the right count with channels in the wrong place; a 0-d tensor.
+  ExpectRefused(
+      [](Convolution& c) {
+        c.node().input = static_cast<int32_t>(c.args.Add({1, 5, 5, 2}));
+      },
+      "input argument 4");
+  ExpectRefused(
+      [](Convolution& c) {
+        c.node().input = static_cast<int32_t>(c.args.Add({1, 3, 5, 5}));
+      },
+      "channels last");
+  ExpectRefused(
+      [](Convolution& c) {
+        c.node().output = static_cast<int32_t>(c.args.Add({1, 5, 4, 5}));
+      },
+      "output argument 4");
+  ExpectRefused([](Convolution& c) { c.node().bias = static_cast<int32_t>(c.args.Add({})); },
+                "bias argument 4");
+  // Writing into a constant (read-only mapped memory).
+  ExpectRefused(
+      [](Convolution& c) {
+        c.args.tensor(static_cast<size_t>(c.node().output)).set_constant(true);
+      },
+      "is a constant");
+}
+
+TEST_F(NativeBackendTest, RefusesBiasAndResidualOfTheWrongSize) {
+  ExpectRefused([](Convolution& c) { c.node().bias = static_cast<int32_t>(c.args.Add({5})); },
+                "bias argument 4");
+  ExpectRefused(
+      [](Convolution& c) {
+        c.node().residual = static_cast<int32_t>(c.args.Add({1, 5, 5, 3}));
+      },
+      "residual argument 4");
+  ExpectRefused(
+      [](Convolution& c) {
+        c.node().residual = static_cast<int32_t>(c.args.Add({1, 5, 4, 4}));
+      },
+      "residual argument 4");
+}
+
+TEST_F(NativeBackendTest, RefusesOutputsThatOverlapWhatTheNodeReads) {
+  // The kernels require an output apart from the input and bias (the residual may be the
+  // output itself: an in-place add).
+  ExpectRefused(
+      [](Convolution& c) {
+        c.blob.nodes[0].shape = Shape(1, 5, 5, 4, 4, 1, 1, 0);
+        c.node().input = c.node().output;
+      },
+      "overlaps");
+  ExpectRefused(
+      [](Convolution& c) {
+        c.blob.nodes[0].shape = Shape(1, 1, 1, 3, 4, 1, 1, 0);
+        c.node().input = static_cast<int32_t>(c.args.Add({1, 1, 1, 3}));
+        c.node().weights = static_cast<int32_t>(AddPackedWeights(
+            c.args, c.node().shape, RandomFloats(12, 5), ::torchir::native::CurrentKernelTarget()));
+        c.node().output = static_cast<int32_t>(c.args.Add({1, 1, 1, 4}));
+        c.node().bias = c.node().output;
+      },
+      "overlaps");
+}
+
+TEST_F(NativeBackendTest, RefusesGeometryWithZeroSizesOverflowOrNoOutput) {
+  using Field = size_t Convolution2dShape::*;
+  const Field positive[] = {
+      &Convolution2dShape::batch,           &Convolution2dShape::input_height,
+      &Convolution2dShape::input_width,     &Convolution2dShape::input_channels,
+      &Convolution2dShape::output_channels, &Convolution2dShape::kernel_height,
+      &Convolution2dShape::kernel_width,    &Convolution2dShape::stride_height,
+      &Convolution2dShape::stride_width,    &Convolution2dShape::dilation_height,
+      &Convolution2dShape::dilation_width};
+  for (Field field : positive) {
+    ExpectRefused([field](Convolution& c) { c.node().shape.*field = 0; }, "geometry");
+  }
+  const size_t huge = size_t{1} << 40, max = std::numeric_limits<size_t>::max();
+  ExpectRefused(
+      [huge](Convolution& c) {
+        c.node().shape.batch = huge;
+        c.node().shape.input_height = huge;
+      },
+      "node 0");
+  ExpectRefused(
+      [huge](Convolution& c) {
+        c.node().shape.input_channels = huge;
+        c.node().shape.output_channels = huge;
+      },
+      "node 0");
+  for (Field field : {&Convolution2dShape::padding_top, &Convolution2dShape::padding_left,
+                      &Convolution2dShape::padding_bottom, &Convolution2dShape::padding_right,
+                      &Convolution2dShape::dilation_height, &Convolution2dShape::stride_width,
+                      &Convolution2dShape::kernel_height}) {
+    ExpectRefused([field, max](Convolution& c) { c.node().shape.*field = max; }, "node 0");
+    ExpectRefused([field, huge](Convolution& c) { c.node().shape.*field = huge; }, "node 0");
+  }
+  // A 7x7 kernel on a 5x5 input with padding 0 has no output; 3x3 on 1x1 padded by 1 has one.
+  ExpectRefused(
+      [](Convolution& c) {
+        c.node().shape.kernel_height = c.node().shape.kernel_width = 7;
+        c.node().shape.padding_top = c.node().shape.padding_bottom = 0;
+      },
+      "geometry");
+}
+
+// The packed weights' header, edited in place.
+void EditHeader(Convolution& c, const std::function<void(PackedBHeader&)>& edit) {
+  Tensor& weights = c.args.tensor(static_cast<size_t>(c.node().weights));
+  PackedBHeader header;
+  std::memcpy(&header, weights.mutable_data(), sizeof(header));
+  edit(header);
+  std::memcpy(weights.mutable_data(), &header, sizeof(header));
+}
+
+TEST_F(NativeBackendTest, RefusesCorruptPackedWeights) {
+  const std::function<void(PackedBHeader&)> edits[] = {
+      [](PackedBHeader& h) { h.magic ^= 1; },
+      [](PackedBHeader& h) { h.version = 2; },
+      [](PackedBHeader& h) { h.target = 0; },
+      [](PackedBHeader& h) { h.target = 99; },
+      [](PackedBHeader& h) { h.nr += 1; },
+      [](PackedBHeader& h) { h.kc = 0; },
+      [](PackedBHeader& h) { h.k = 0; },
+      [](PackedBHeader& h) { h.k += 1; },  // more data than the tensor holds
+      [](PackedBHeader& h) { h.n = 0; },
+      [](PackedBHeader& h) { h.n = uint64_t{1} << 62; },
+      [](PackedBHeader& h) { h.k = h.n = uint64_t{1} << 40; },
+      [](PackedBHeader& h) { h.data_floats -= 1; },
+      [](PackedBHeader& h) { h.data_floats += 1; },
+  };
+  for (const auto& edit : edits) {
+    ExpectRefused([&edit](Convolution& c) { EditHeader(c, edit); }, "packed weights");
+  }
+  // Valid weights of another matrix than the node's: K (input channels) and N.
+  ExpectRefused(
+      [](Convolution& c) {
+        Convolution2dShape other = c.node().shape;
+        other.input_channels = 2;
+        c.node().weights = static_cast<int32_t>(AddPackedWeights(
+            c.args, other, RandomFloats(4 * 2 * 9, 6), ::torchir::native::CurrentKernelTarget()));
+      },
+      "weights are 18 x 4, the node needs 27 x 4");
+  ExpectRefused(
+      [](Convolution& c) {
+        Convolution2dShape other = c.node().shape;
+        other.output_channels = 5;
+        c.node().weights = static_cast<int32_t>(AddPackedWeights(
+            c.args, other, RandomFloats(5 * 3 * 9, 6), ::torchir::native::CurrentKernelTarget()));
+      },
+      "weights are 27 x 5");
+  // Truncated: the header alone, part of it, the data one float short.
+  for (int64_t cut : {int64_t{0}, int64_t{1}, int64_t{63}, int64_t{64}, int64_t{-4}}) {
+    ExpectRefused(
+        [cut](Convolution& c) {
+          const Tensor& full = c.args.tensor(static_cast<size_t>(c.node().weights));
+          const int64_t bytes = cut >= 0 ? cut : full.numel() + cut;
+          const size_t index = c.args.AddTyped({bytes}, ScalarType::kUInt8);
+          std::memcpy(c.args.tensor(index).mutable_data(), full.mutable_data(),
+                      static_cast<size_t>(bytes));
+          c.args.tensor(index).set_constant(true);
+          c.node().weights = static_cast<int32_t>(index);
+        },
+        "packed weights");
+  }
+}
+
+TEST_F(NativeBackendTest, RefusesMisalignedPackedWeights) {
+  // A uint8 constant may start at any byte of a segment; the kernels read floats from it.
+  ExpectRefused(
+      [](Convolution& c) {
+        const Tensor& full = c.args.tensor(static_cast<size_t>(c.node().weights));
+        const size_t index = c.args.AddTyped({full.numel() + 1}, ScalarType::kUInt8);
+        Tensor& shifted = c.args.tensor(index);
+        uint8_t* odd = static_cast<uint8_t*>(shifted.mutable_data()) + 1;
+        std::memcpy(odd, full.mutable_data(), full.nbytes());
+        shifted = Tensor(ScalarType::kUInt8, full.sizes(), {}, odd);  // the full one's sizes
+        shifted.set_constant(true);
+        c.node().weights = static_cast<int32_t>(index);
+      },
+      "aligned");
+}
+
+TEST_F(NativeBackendTest, RefusesUnknownActivationsAndEmptyClampRanges) {
+  ExpectRefused([](Convolution& c) { c.node().activation = 3; }, "unknown activation 3");
+  ExpectRefused([](Convolution& c) { c.node().activation = 0xFFFFFFFF; }, "unknown activation");
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float pairs[][2] = {{6.0f, 0.0f}, {nan, 1.0f}, {0.0f, nan}, {1.0f, -1.0f}};
+  for (const auto& pair : pairs) {
+    ExpectRefused(
+        [&pair](Convolution& c) {
+          c.node().activation = static_cast<uint32_t>(fb::Activation::Clamp);
+          c.node().output_min = pair[0];
+          c.node().output_max = pair[1];
+        },
+        "clamp range");
+  }
+}
+
+TEST_F(NativeBackendTest, RefusalsNameTheNode) {
+  std::unique_ptr<Convolution> c = SmallConvolution();
+  Node second = c->node();
+  second.input = second.output;  // [1,5,5,4] into a node that wants 3 channels
+  c->blob.nodes.push_back(second);
+  EXPECT_EQ(RunBlob(c->blob, c->args), Error::kInvalidProgram);
+  EXPECT_NE(g_last_log.find("node 1"), std::string::npos) << g_last_log;
+}
+
+// --- Valid blobs -----------------------------------------------------------------------------
+
+TEST_F(NativeBackendTest, StrideTwoPaddedConvolutionWithResidualAndRelu6MatchesTheDefinition) {
+  ConvolutionOptions options;
+  options.residual = true;
+  options.activation = fb::Activation::Clamp;
+  options.min = 0.0f;
+  options.max = 6.0f;
+  std::unique_ptr<Convolution> c = MakeConvolution(Shape(2, 9, 11, 5, 19, 3, 2, 1), options);
+  ASSERT_EQ(RunBlob(c->blob, c->args, /*runs=*/2), Error::kOk);
+  EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f);
+}
+
+TEST_F(NativeBackendTest, LinearLayerMatchesTheDefinition) {
+  // y [5, 19] = relu(x [5, 37] W^T + b): the 1x1 convolution over 5 "images" of one pixel.
+  ConvolutionOptions options;
+  options.activation = fb::Activation::Relu;
+  std::unique_ptr<Convolution> c = MakeConvolution(Shape(5, 1, 1, 37, 19, 1, 1, 0), options);
+  // The same numbers with the arguments as a linear layer has them: [rows, features].
+  std::unique_ptr<Convolution> linear = std::make_unique<Convolution>();
+  const std::vector<float> x = c->args.Values(static_cast<size_t>(c->node().input));
+  Node node = c->node();
+  node.input = static_cast<int32_t>(linear->args.Add({5, 37}, x));
+  const Tensor& packed = c->args.tensor(static_cast<size_t>(c->node().weights));
+  node.weights = static_cast<int32_t>(linear->args.AddTyped({packed.numel()}, ScalarType::kUInt8));
+  std::memcpy(linear->args.tensor(static_cast<size_t>(node.weights)).mutable_data(),
+              packed.mutable_data(), packed.nbytes());
+  linear->args.tensor(static_cast<size_t>(node.weights)).set_constant(true);
+  node.bias = static_cast<int32_t>(
+      linear->args.AddConstant({19}, c->args.Values(static_cast<size_t>(c->node().bias))));
+  node.output = static_cast<int32_t>(linear->args.Add({5, 19}));
+  linear->blob.nodes.push_back(node);
+  ASSERT_EQ(RunBlob(linear->blob, linear->args), Error::kOk);
+  EXPECT_LT(MaxAbsDiff(linear->args.Values(static_cast<size_t>(node.output)), c->expected), 1e-4f);
+}
+
+TEST_F(NativeBackendTest, WeightsPackedForAnyTargetAreRepackedForThisCpu) {
+  ConvolutionOptions options;
+  options.residual = true;
+  options.activation = fb::Activation::Relu;
+  for (KernelTarget target :
+       {KernelTarget::kPortable, KernelTarget::kX86Sse4, KernelTarget::kX86Avx2,
+        KernelTarget::kX86Avx512, KernelTarget::kArmNeon}) {
+    options.target = target;
+    // K = 3*3*40 = 360 spans two K blocks of 256; M = 2*8*8 = 128 rows, more than any mc.
+    std::unique_ptr<Convolution> c = MakeConvolution(Shape(2, 15, 15, 40, 21, 3, 2, 1), options);
+    ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk) << KernelTargetName(target);
+    EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-3f) << KernelTargetName(target);
+  }
+}
+
+TEST_F(NativeBackendTest, WeightsWithThisCpusPanelsButAnotherBlockingRun) {
+  // Portable and SSE4 weights share nr and kc (8, 256) but not mr and mc: on an SSE4 CPU the
+  // portable weights run without a repack, on SSE4's blocking (its scratch, not portable's).
+  int64_t sse4 = 0;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    if (target == HWY_SSE4) sse4 = target;
+  }
+  if (sse4 == 0) GTEST_SKIP() << "this CPU or build has no SSE4 target";
+  hwy::SetSupportedTargetsForTest(sse4);
+  ASSERT_EQ(::torchir::native::CurrentKernelTarget(), KernelTarget::kX86Sse4);
+  ConvolutionOptions options;
+  options.target = KernelTarget::kPortable;
+  std::unique_ptr<Convolution> c = MakeConvolution(Shape(1, 12, 12, 8, 16, 3, 1, 1), options);
+  ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk);
+  EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f);
+}
+
+TEST_F(NativeBackendTest, TwoThreadsMatchTheDefinition) {
+  ASSERT_EQ(RegisterNativeBackend({2}), Error::kOk);
+  ConvolutionOptions options;
+  options.residual = true;
+  options.activation = fb::Activation::Clamp;
+  options.min = -1.0f;
+  options.max = 1.0f;
+  std::unique_ptr<Convolution> c = MakeConvolution(Shape(1, 20, 20, 16, 24, 3, 1, 1), options);
+  ASSERT_EQ(RunBlob(c->blob, c->args, /*runs=*/3), Error::kOk);
+  EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f);
+  options.target = KernelTarget::kPortable;  // repacked, on two threads
+  c = MakeConvolution(Shape(1, 20, 20, 16, 24, 3, 1, 1), options);
+  ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk);
+  EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f);
+}
+
+TEST_F(NativeBackendTest, ResidualMayBeTheOutputItself) {
+  // An in-place add: the output tensor holds the residual before the node runs.
+  std::unique_ptr<Convolution> c = MakeConvolution(Shape(1, 6, 6, 3, 8, 3, 1, 1), {});
+  const std::vector<float> residual = RandomFloats(6 * 6 * 8, 7);
+  c->args.Set(static_cast<size_t>(c->node().output), residual);
+  c->node().residual = c->node().output;
+  ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk);
+  std::vector<float> expected = c->expected;
+  for (size_t i = 0; i < expected.size(); ++i) expected[i] += residual[i];
+  EXPECT_LT(MaxAbsDiff(c->output(), expected), 1e-4f);
+}
+
+TEST_F(NativeBackendTest, TwoNodesChainInOneBlob) {
+  std::unique_ptr<Convolution> c = MakeConvolution(Shape(1, 7, 7, 3, 6, 3, 1, 1), {});
+  ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk);
+  const std::vector<float> hidden = c->output();
+  // Node 1: 1x1, 6 -> 2 channels, on node 0's output.
+  const Convolution2dShape s = Shape(1, 7, 7, 6, 2, 1, 1, 0);
+  const std::vector<float> oihw = RandomFloats(12, 8);
+  Node second;
+  second.shape = s;
+  second.input = c->node().output;
+  second.weights = static_cast<int32_t>(
+      AddPackedWeights(c->args, s, oihw, ::torchir::native::CurrentKernelTarget()));
+  second.output = static_cast<int32_t>(c->args.Add({1, 7, 7, 2}));
+  c->blob.nodes.push_back(second);
+  c->args.Set(static_cast<size_t>(c->node().output), std::vector<float>(hidden.size(), 0.0f));
+  ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk);
+  EXPECT_LT(MaxAbsDiff(c->args.Values(static_cast<size_t>(second.output)),
+                       NaiveConvolution(s, hidden, oihw, {}, {}, -INFINITY, INFINITY)),
+            1e-4f);
+}
+
+}  // namespace
+}  // namespace torchir::runtime::native
