@@ -299,6 +299,9 @@ class NativeBackend final : public Backend {
         ActivationTensor(args, node.output(), "output", index, out_elements, bound->n, &output));
     BLOB_CHECK(!output->is_constant(), "node %zu: output argument %d is a constant", index,
                node.output());
+    // B is packed and A copied block by block while the output is written.
+    BLOB_CHECK(!Overlap(*output, *a) && !Overlap(*output, *b),
+               "node %zu: output argument %d overlaps an operand", index, node.output());
     uint64_t macs;
     bound->parallel = Multiply(out_elements, bound->k, &macs) ? macs >= kMinParallelMacs : true;
     bound->a = a->data_ptr<float>();
