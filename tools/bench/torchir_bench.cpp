@@ -46,7 +46,9 @@ int Fail(const std::string& message) {
 }
 
 int RuntimeFailure(const std::string& context, Error error) {
-  std::string message = context + ": ";
+  // The runtime's own lines often start with the file name already.
+  std::string message =
+      g_runtime_log.compare(0, context.size() + 1, context + ":") == 0 ? "" : context + ": ";
   if (!g_runtime_log.empty()) message += g_runtime_log + ": ";
   g_runtime_log.clear();
   return Fail(message + "runtime error " + torchir::runtime::ErrorName(error));
