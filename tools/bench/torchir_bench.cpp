@@ -19,11 +19,11 @@
 #include "tools/bench/bench_options.h"
 #include "tools/bench/chrome_trace.h"
 #include "tools/bench/instruction_recorder.h"
-#include "tools/bench/json_text.h"
 #include "tools/bench/latency_stats.h"
 #include "tools/bench/method_io.h"
 #include "tools/bench/process_memory.h"
 #include "tools/bench/profile_table.h"
+#include "tools/bench/run_summary.h"
 #include "tools/cli/thread_count.h"
 
 namespace {
@@ -58,11 +58,7 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::string Ms(double seconds) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.3f ms", seconds * 1e3);
-  return buffer;
-}
+std::string Ms(double seconds) { return torchir::bench::FormatMilliseconds(seconds); }
 
 std::string Kib(long long kib) {
   if (kib < 0) return "unknown";
@@ -70,8 +66,6 @@ std::string Kib(long long kib) {
   std::snprintf(buffer, sizeof(buffer), "%.1f MiB", static_cast<double>(kib) / 1024.0);
   return buffer;
 }
-
-std::string JsonKib(long long kib) { return kib < 0 ? "null" : std::to_string(kib); }
 
 }  // namespace
 
@@ -143,7 +137,13 @@ int main(int argc, char** argv) {
   const bool tracing = !options.trace.empty();
   const auto traced =
       static_cast<size_t>(tracing ? std::min(options.trace_iterations, options.iterations) : 0);
-  torchir::bench::InstructionRecorder recorder(method.num_instructions(), traced);
+  // Room for every node of every delegate call too, should its backend report them.
+  size_t delegate_nodes = 0;
+  for (size_t i = 0; i < method.num_instructions(); ++i) {
+    if (method.instruction_is_delegate(i)) delegate_nodes += method.instruction_num_debug_nodes(i);
+  }
+  torchir::bench::InstructionRecorder recorder(method.num_instructions(), traced,
+                                               traced * delegate_nodes);
   if (options.profile || tracing) method.set_event_tracer(&recorder);
   std::vector<double> latencies;
   latencies.reserve(static_cast<size_t>(options.iterations));
@@ -183,30 +183,21 @@ int main(int argc, char** argv) {
   }
   const torchir::bench::LatencySummary latency = torchir::bench::Summarize(latencies);
   if (!options.json.empty()) {
-    std::string ms;
-    for (double l : latencies) ms += (ms.empty() ? "" : ", ") + torchir::bench::JsonNumber(l * 1e3);
-    using torchir::bench::JsonNumber;
-    const std::string json = "{\"program\": " + torchir::bench::JsonString(path) +
-                             ", \"file_bytes\": " + std::to_string(program->file_size()) +
-                             ", \"load_ms\": " + JsonNumber(load_seconds * 1e3) +
-                             ", \"init_ms\": " + JsonNumber(init_seconds * 1e3) +
-                             ", \"init_bytes\": " + std::to_string(allocator.allocated_bytes()) +
-                             ", \"threads\": " + std::to_string(options.threads) +
-                             ", \"rss_before_load_kib\": " + JsonKib(rss_before_load_kib) +
-                             ", \"peak_rss_kib\": " + JsonKib(peak_rss_kib) +
-                             ", \"warmup\": " + std::to_string(options.warmup) +
-                             ", \"latency_ms\": {\"min\": " + JsonNumber(latency.min * 1e3) +
-                             ", \"p50\": " + JsonNumber(latency.p50 * 1e3) +
-                             ", \"p90\": " + JsonNumber(latency.p90 * 1e3) +
-                             ", \"p99\": " + JsonNumber(latency.p99 * 1e3) +
-                             ", \"max\": " + JsonNumber(latency.max * 1e3) +
-                             ", \"mean\": " + JsonNumber(latency.mean * 1e3) +
-                             "}, \"latencies_ms\": [" + ms + "], \"expected\": " +
-                             torchir::bench::JsonString(options.expected.empty() ? "none"
-                                                        : status == 0            ? "pass"
-                                                                                 : "fail") +
-                             "}\n";
-    if (!torchir::bench::WriteFileAtomically(options.json, json, &error)) return Fail(error);
+    torchir::bench::RunSummary summary;
+    summary.program = path;
+    summary.file_bytes = program->file_size();
+    summary.load_seconds = load_seconds;
+    summary.init_seconds = init_seconds;
+    summary.init_bytes = allocator.allocated_bytes();
+    summary.threads = options.threads;
+    summary.rss_before_load_kib = rss_before_load_kib;
+    summary.peak_rss_kib = peak_rss_kib;
+    summary.warmup = options.warmup;
+    summary.latencies = latencies;
+    summary.expected = options.expected.empty() ? "none" : status == 0 ? "pass" : "fail";
+    if (!torchir::bench::WriteFileAtomically(options.json, RunSummaryJson(summary), &error)) {
+      return Fail(error);
+    }
   }
   if (options.quiet) return status;
 

@@ -10,17 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "compiler/frontend/safetensors.h"
 #include "compiler/ir/graph_printer.h"
 #include "tools/bench/atomic_write.h"
 #include "tools/bench/instruction_recorder.h"
-#include "tools/bench/json_text.h"
 #include "tools/bench/latency_stats.h"
 #include "tools/bench/method_io.h"
 #include "tools/bench/process_memory.h"
 #include "tools/bench/profile_table.h"
+#include "tools/bench/run_summary.h"
 #include "tools/cli/command_line.h"
 #include "tools/cli/report_error.h"
 #include "tools/cli/thread_count.h"
@@ -65,13 +63,7 @@ std::vector<HostTensor> RandomInputs(torchir::pipeline::HostProgram& program, ui
   return inputs;
 }
 
-std::string JsonKib(long long kib) { return kib < 0 ? "null" : std::to_string(kib); }
-
-std::string Milliseconds(double seconds) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.3f ms", seconds * 1e3);
-  return buffer;
-}
+std::string Milliseconds(double seconds) { return torchir::bench::FormatMilliseconds(seconds); }
 
 }  // namespace
 
@@ -188,21 +180,19 @@ int main(int argc, char** argv) {
     }
   }
   if (cli.Has("json")) {
-    std::vector<std::string> ms;
-    for (double l : latencies) ms.push_back(torchir::bench::JsonNumber(l * 1e3));
-    const std::string json = absl::StrCat(
-        "{\"program\": ", torchir::bench::JsonString(path),
-        ", \"file_bytes\": ", program.program().file_size(),
-        ", \"load_ms\": ", torchir::bench::JsonNumber(program.load_seconds() * 1e3),
-        ", \"init_ms\": ", torchir::bench::JsonNumber(program.init_seconds() * 1e3),
-        ", \"init_bytes\": ", program.init_bytes(), ", \"threads\": ", program.num_threads(),
-        ", \"rss_before_load_kib\": ", JsonKib(rss_before_load_kib),
-        ", \"peak_rss_kib\": ", JsonKib(peak_rss_kib), ", \"warmup\": ", warmup,
-        ", \"latencies_ms\": [", absl::StrJoin(ms, ", "), "], \"expected\": ",
-        torchir::bench::JsonString(!cli.Has("expected") ? "none"
-                                   : status == 0        ? "pass"
-                                                        : "fail"),
-        "}\n");
+    torchir::bench::RunSummary summary;
+    summary.program = path;
+    summary.file_bytes = program.program().file_size();
+    summary.load_seconds = program.load_seconds();
+    summary.init_seconds = program.init_seconds();
+    summary.init_bytes = program.init_bytes();
+    summary.threads = program.num_threads();
+    summary.rss_before_load_kib = rss_before_load_kib;
+    summary.peak_rss_kib = peak_rss_kib;
+    summary.warmup = warmup;
+    summary.latencies = latencies;
+    summary.expected = !cli.Has("expected") ? "none" : status == 0 ? "pass" : "fail";
+    const std::string json = torchir::bench::RunSummaryJson(summary);
     std::string error;
     if (!torchir::bench::WriteFileAtomically(cli.Get("json"), json, &error)) {
       std::cerr << "error: " << error << "\n";
