@@ -35,7 +35,11 @@ long long PeakResidentKib() {
   if (hwm >= 0) return hwm;
   struct rusage usage;
   if (getrusage(RUSAGE_SELF, &usage) != 0) return -1;
-  return static_cast<long long>(usage.ru_maxrss);  // KiB on Linux
+#ifdef __APPLE__
+  return static_cast<long long>(usage.ru_maxrss) / 1024;  // bytes on macOS and iOS
+#else
+  return static_cast<long long>(usage.ru_maxrss);  // KiB on Linux and Android
+#endif
 }
 
 }  // namespace torchir::bench

@@ -105,5 +105,10 @@ one_error unknown_flag "--frobnicate"
 expect 0 help "$bench" --help
 grep -q -- "--trace FILE.json" "$work/help.out" || fail "--help does not explain --trace"
 
+# The device runner links the runtime alone: no Abseil, no LibTorch, no compiler.
+if nm -C "$bench" 2>/dev/null | grep -qE " (absl|c10|at|torchir::(ir|frontend|emit|pipeline))::"; then
+  fail "torchir-bench links host-only code: $(nm -C "$bench" | grep -E " (absl|c10|at|torchir::(ir|frontend|emit|pipeline))::" | head -3)"
+fi
+
 [[ $failures == 0 ]] && echo "bench_trace_test: all checks passed"
 exit $((failures > 0))
