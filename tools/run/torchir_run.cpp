@@ -1,11 +1,7 @@
 // torchir-run: loads a .pte program with the torchir runtime, runs it on given
 // or random inputs, times it and writes the outputs.
-#include <algorithm>
 #include <chrono>
-#include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -38,7 +34,8 @@ constexpr char kDescription[] =
     "load, init and per-iteration latency; --outputs writes the outputs keyed by the\n"
     "graph's output names; --json writes the same numbers, every iteration's latency\n"
     "and the process's resident memory before load and at its peak (Linux) included,\n"
-    "as one JSON object for scripts (benchmarks/peers/).";
+    "as one JSON object for scripts (benchmarks/peers/). torchir-bench is the same\n"
+    "runner on the runtime alone, for devices, with latency percentiles and a trace.";
 
 constexpr char kEpilog[] =
     "examples:\n"
