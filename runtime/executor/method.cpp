@@ -290,8 +290,8 @@ bool Method::instruction_is_delegate(size_t index) const {
 namespace {
 
 // The debug_nodes of instruction `index` of a method whose instructions were bound.
-const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* DebugNodes(
-    const void* method, size_t index) {
+const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* DebugNodes(const void* method,
+                                                                                size_t index) {
   return AsMethod(method)
       .instructions()
       ->Get(static_cast<flatbuffers::uoffset_t>(index))
@@ -327,8 +327,7 @@ const char* Method::instruction_debug_node(size_t index, size_t node) const {
   if (index >= num_instructions_) return "";
   const auto* nodes = DebugNodes(method_, index);
   if (nodes == nullptr || nodes->size() == 0) return node == 0 ? instructions_[index].name : "";
-  return node < nodes->size() ? nodes->Get(static_cast<flatbuffers::uoffset_t>(node))->c_str()
-                              : "";
+  return node < nodes->size() ? nodes->Get(static_cast<flatbuffers::uoffset_t>(node))->c_str() : "";
 }
 
 Error Method::SetInput(size_t index, const void* data, size_t nbytes) {

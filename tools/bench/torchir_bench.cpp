@@ -30,7 +30,7 @@ namespace {
 
 using torchir::runtime::Error;
 
-// The runtime's error log lines since the last Report, so that a failure is
+// The runtime's error log lines since the last failure report, so that a failure is
 // one line: "error: PROGRAM: <what the runtime said>: runtime error <name>".
 std::string g_runtime_log;
 
