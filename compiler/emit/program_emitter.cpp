@@ -195,8 +195,10 @@ class MethodEmitter {
     if (added) operator_names_.push_back(def->kernel);
     auto name = builder_.CreateString(node.name());
     auto call = pte::CreateKernelCallDirect(builder_, it->second, &args);
+    // The debug handle names the same string: no bytes beyond the vector.
+    auto debug_nodes = builder_.CreateVector(std::vector<Offset<flatbuffers::String>>{name});
     return pte::CreateInstruction(builder_, pte::InstructionKind::KernelCall, call.Union(), name,
-                                  dialect::NodeMacs(node));
+                                  dialect::NodeMacs(node), debug_nodes);
   }
 
   absl::StatusOr<int32_t> Argument(const ir::Node& node, const dialect::KernelArgumentSlot& slot) {
@@ -268,13 +270,22 @@ class MethodEmitter {
     auto name = builder_.CreateString(node.name());
     auto call =
         pte::CreateDelegateCallDirect(builder_, static_cast<uint32_t>(index->as_int()), &args);
+    const std::vector<std::string>& taken =
+        input_.delegates[static_cast<size_t>(index->as_int())].node_names;
+    std::vector<Offset<flatbuffers::String>> debug_names;
+    for (const std::string& taken_name : taken) {
+      debug_names.push_back(builder_.CreateString(taken_name));
+    }
+    if (debug_names.empty()) debug_names.push_back(name);
+    auto debug_nodes = builder_.CreateVector(debug_names);
     // The backend that built the delegate records the work it took.
     const ir::AttrValue* macs = node.FindAttr(dialect::kDelegateMacsAttr);
     return pte::CreateInstruction(
         builder_, pte::InstructionKind::DelegateCall, call.Union(), name,
         macs != nullptr && macs->kind() == ir::AttrValue::Kind::kInt && macs->as_int() > 0
             ? static_cast<uint64_t>(macs->as_int())
-            : 0);
+            : 0,
+        debug_nodes);
   }
 
   const EmitInput& input_;

@@ -14,6 +14,8 @@
 //      arguments per dialect::KernelArgumentSlots, its operator the table's
 //      kernel name, each distinct name listed once in first-use order), a
 //      DelegateCall for a torchir.delegate_call node (dialect/delegate_call.h);
+//      each with its debug handle (the node names it came from: the node's own,
+//      or the delegate's DelegatePayload::node_names);
 //   3. the delegates, each blob its own data segment after the constant one.
 // The output depends only on the graph, the order and the payloads: no
 // pointer-keyed iteration decides anything, so the same input gives the same bytes.
@@ -47,6 +49,9 @@ struct DelegatePayload {
   // memory planner left that slack (the delegate node's read_overrun_bytes) and
   // the program records it for the runtime to verify.
   uint32_t read_overrun_bytes = 0;
+  // The Edge nodes the delegate took, in graph order (backend::DelegateSummary::nodes):
+  // the delegate call's debug handle in the program. Empty: the call's own node name.
+  std::vector<std::string> node_names;
 };
 
 struct EmitInput {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "runtime/core/error.h"
 
@@ -16,6 +17,17 @@ class EventTracer {
   // `is_delegate` tells a delegate call from a kernel call.
   virtual void BeginInstruction(size_t index, const char* name, bool is_delegate) = 0;
   virtual void EndInstruction(size_t index, Error status) = 0;
+  // For backends that can time the nodes inside a delegate call: node `node` (a
+  // position in the instruction's debug handle, Method::instruction_debug_node)
+  // of delegate instruction `index` ran from `begin_ns` to `end_ns`
+  // (NowNanoseconds). Called between that instruction's Begin and End. The
+  // XNNPACK delegate cannot report nodes and never calls it.
+  virtual void DelegateNodeEvent(size_t index, size_t node, uint64_t begin_ns, uint64_t end_ns) {
+    (void)index;
+    (void)node;
+    (void)begin_ns;
+    (void)end_ns;
+  }
 };
 
 }  // namespace torchir::runtime

@@ -287,6 +287,49 @@ bool Method::instruction_is_delegate(size_t index) const {
   return index < num_instructions_ && instructions_[index].backend != nullptr;
 }
 
+namespace {
+
+// The debug_nodes of instruction `index` of a method whose instructions were bound.
+const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* DebugNodes(const void* method,
+                                                                                size_t index) {
+  return AsMethod(method)
+      .instructions()
+      ->Get(static_cast<flatbuffers::uoffset_t>(index))
+      ->debug_nodes();
+}
+
+}  // namespace
+
+const char* Method::instruction_op(size_t index) const {
+  if (index >= num_instructions_) return "";
+  const pte::Method& method = AsMethod(method_);
+  const pte::Instruction* instruction =
+      method.instructions()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  if (instruction->kind_type() == pte::InstructionKind::KernelCall) {
+    return method.operators()
+        ->Get(instruction->kind_as_KernelCall()->operator_index())
+        ->name()
+        ->c_str();
+  }
+  return method.delegates()
+      ->Get(instruction->kind_as_DelegateCall()->delegate_index())
+      ->backend_id()
+      ->c_str();
+}
+
+size_t Method::instruction_num_debug_nodes(size_t index) const {
+  if (index >= num_instructions_) return 0;
+  const auto* nodes = DebugNodes(method_, index);
+  return nodes != nullptr && nodes->size() > 0 ? nodes->size() : 1;
+}
+
+const char* Method::instruction_debug_node(size_t index, size_t node) const {
+  if (index >= num_instructions_) return "";
+  const auto* nodes = DebugNodes(method_, index);
+  if (nodes == nullptr || nodes->size() == 0) return node == 0 ? instructions_[index].name : "";
+  return node < nodes->size() ? nodes->Get(static_cast<flatbuffers::uoffset_t>(node))->c_str() : "";
+}
+
 Error Method::SetInput(size_t index, const void* data, size_t nbytes) {
   TORCHIR_CHECK_OR_RETURN(index < num_inputs_, Error::kIndexOutOfRange,
                           "input %zu of %zu", index, num_inputs_);

@@ -79,6 +79,15 @@ class Method {
   size_t num_instructions() const { return num_instructions_; }
   const char* instruction_name(size_t index) const;
   bool instruction_is_delegate(size_t index) const;
+  // The instruction's debug handle: the graph nodes it came from (a kernel call:
+  // its node; a delegate call: the nodes the delegate took, in graph order). Read
+  // from the program on each call, for tools; a program written without debug
+  // handles reports the instruction's name as its one node. "" out of range.
+  size_t instruction_num_debug_nodes(size_t index) const;
+  const char* instruction_debug_node(size_t index, size_t node) const;
+  // What the instruction runs: its kernel's operator name ("convolution") or its
+  // delegate's backend id ("XnnpackBackend"); "" out of range.
+  const char* instruction_op(size_t index) const;
 
   void set_event_tracer(EventTracer* tracer) { tracer_ = tracer; }
 

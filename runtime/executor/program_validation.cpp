@@ -290,6 +290,8 @@ Error ValidateMethod(const pte::Method& method, const pte::Program& program,
     const pte::Instruction* instruction = method.instructions()->Get(i);
     TORCHIR_CHECK_OR_RETURN(instruction->kind() != nullptr, Error::kInvalidProgram,
                             "instruction %u has no content", i);
+    // name and debug_nodes are strings the verifier checked (in bounds, terminated);
+    // nothing indexes through them, so they need no further check.
     switch (instruction->kind_type()) {
       case pte::InstructionKind::KernelCall: {
         const pte::KernelCall* call = instruction->kind_as_KernelCall();

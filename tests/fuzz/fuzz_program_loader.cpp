@@ -235,6 +235,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t m = 0; m < program->num_methods(); ++m) {
     Result<Method> method = Method::Load(*program, program->method_name(m), allocator);
     if (!method.ok()) continue;
+    // What a tracing tool reads after load: every instruction's op and debug handle.
+    // Each name lives inside the input (ASan reports a read past it).
+    for (size_t i = 0; i < method->num_instructions(); ++i) {
+      if (std::strlen(method->instruction_op(i)) >= size) __builtin_trap();
+      for (size_t k = 0; k < method->instruction_num_debug_nodes(i); ++k) {
+        if (std::strlen(method->instruction_debug_node(i, k)) >= size) __builtin_trap();
+      }
+    }
     // Inputs keep whatever the arena holds; any values are valid inputs.
     (void)method->Execute();
   }

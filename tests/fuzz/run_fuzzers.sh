@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the compiler's file-reader fuzzers (the pytorch-ir JSON reader, the
-# .safetensors, .pt, ZIP and pickle readers) with clang (libFuzzer + ASan +
+# Builds the file-reader fuzzers (the compiler's pytorch-ir JSON reader, its
+# .safetensors, .pt, ZIP and pickle readers, and torchir-bench's runtime-only
+# .safetensors reader) with clang (libFuzzer + ASan +
 # UBSan) and runs each in turn on a seed corpus of real files. docs/fuzzing.md
 # describes the targets and the long runs.
 #
@@ -51,8 +52,11 @@ SOURCES=(
   compiler/frontend/torch_pt.cpp
   compiler/frontend/untrusted_json.cpp
   compiler/frontend/zip_archive.cpp
+  runtime/core/scalar_type.cpp
+  tools/bench/safetensors_reader.cpp
 )
-ALL_TARGETS=(fuzz_safetensors fuzz_torch_pt fuzz_zip_archive fuzz_pickle fuzz_ir_reader)
+ALL_TARGETS=(fuzz_safetensors fuzz_torch_pt fuzz_zip_archive fuzz_pickle fuzz_ir_reader
+  fuzz_bench_safetensors)
 TARGETS=("${@:-${ALL_TARGETS[@]}}")
 for target in "${TARGETS[@]}"; do
   [[ " ${ALL_TARGETS[*]} " == *" $target "* ]] || { echo "unknown target $target" >&2; exit 2; }
@@ -60,8 +64,12 @@ done
 # Largest input per target: the IR reader must see multi-megabyte and deeply
 # nested files (the recursive-parser crash needed ~100k levels, 200 kB).
 declare -A MAX_LEN=([fuzz_ir_reader]=4194304 [fuzz_safetensors]=1048576
-  [fuzz_torch_pt]=1048576 [fuzz_zip_archive]=1048576 [fuzz_pickle]=262144)
-declare -A DICT=([fuzz_ir_reader]=ir_reader.dict [fuzz_safetensors]=safetensors.dict)
+  [fuzz_torch_pt]=1048576 [fuzz_zip_archive]=1048576 [fuzz_pickle]=262144
+  [fuzz_bench_safetensors]=1048576)
+declare -A DICT=([fuzz_ir_reader]=ir_reader.dict [fuzz_safetensors]=safetensors.dict
+  [fuzz_bench_safetensors]=safetensors.dict)
+# Targets that share another's seeds: both .safetensors readers read the same files.
+declare -A SEEDS=([fuzz_bench_safetensors]=fuzz_safetensors)
 ABSL_LIBS=$(pkg-config --libs absl_statusor absl_status absl_strings absl_str_format 2>/dev/null ||
   echo "-labsl_statusor -labsl_status -labsl_cord -labsl_cordz_info -labsl_cord_internal
         -labsl_cordz_functions -labsl_exponential_biased -labsl_cordz_handle
@@ -74,7 +82,7 @@ ABSL_LIBS=$(pkg-config --libs absl_statusor absl_status absl_strings absl_str_fo
 
 # Newest modification time of anything an object may depend on.
 newest_input=$(find "$SOURCE_DIR/compiler/ir" "$SOURCE_DIR/compiler/frontend" \
-  "$SOURCE_DIR/tests/fuzz" -type f -printf '%T@\n' | sort -n | tail -1)
+  "$SOURCE_DIR/runtime/core" "$SOURCE_DIR/tools/bench" "$SOURCE_DIR/tests/fuzz" -type f -printf '%T@\n' | sort -n | tail -1)
 stale() {  # stale FILE: true when FILE is missing or older than any input
   [[ ! -e $1 ]] || [[ $(stat -c %Y "$1") -lt ${newest_input%.*} ]]
 }
@@ -128,7 +136,7 @@ for target in "${TARGETS[@]}"; do
   if ! "$OUT/$target" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
       -max_len="${MAX_LEN[$target]}" -print_final_stats=1 "${dict[@]}" \
       -artifact_prefix="$OUT/artifacts/$target-" ${FUZZ_EXTRA_ARGS:-} \
-      "$corpus" "$OUT/seeds/$target" > "$OUT/$target.log" 2>&1; then
+      "$corpus" "$OUT/seeds/${SEEDS[$target]:-$target}" > "$OUT/$target.log" 2>&1; then
     echo "FAILED: $target (log: $OUT/$target.log)"
     tail -60 "$OUT/$target.log"
     status=1

@@ -130,8 +130,10 @@ absl::StatusOr<backend::Partitioning> PartitionForBackends(
                           absl::StrCat("backend '", name, "': ", result.status().message()));
     }
     if (absl::Status status = CheckNumbering(name, *result, first); !status.ok()) return status;
-    for (const emit::DelegatePayload& payload : result->payloads) {
-      partitioning.payloads.push_back(payload);
+    for (size_t i = 0; i < result->payloads.size(); ++i) {
+      partitioning.payloads.push_back(result->payloads[i]);
+      // The delegate call's debug handle in the program: the nodes it took.
+      partitioning.payloads.back().node_names = result->delegates[i].nodes;
     }
     partitioning.backends.push_back({name, std::move(*result)});
   }

@@ -1,22 +1,20 @@
 // torchir-run: loads a .pte program with the torchir runtime, runs it on given
 // or random inputs, times it and writes the outputs.
-#include <algorithm>
 #include <chrono>
-#include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <map>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "compiler/frontend/safetensors.h"
 #include "compiler/ir/graph_printer.h"
+#include "tools/bench/atomic_write.h"
+#include "tools/bench/instruction_recorder.h"
+#include "tools/bench/latency_stats.h"
+#include "tools/bench/method_io.h"
+#include "tools/bench/process_memory.h"
+#include "tools/bench/profile_table.h"
+#include "tools/bench/run_summary.h"
 #include "tools/cli/command_line.h"
 #include "tools/cli/report_error.h"
 #include "tools/cli/thread_count.h"
@@ -36,7 +34,8 @@ constexpr char kDescription[] =
     "load, init and per-iteration latency; --outputs writes the outputs keyed by the\n"
     "graph's output names; --json writes the same numbers, every iteration's latency\n"
     "and the process's resident memory before load and at its peak (Linux) included,\n"
-    "as one JSON object for scripts (benchmarks/peers/).";
+    "as one JSON object for scripts (benchmarks/peers/). torchir-bench is the same\n"
+    "runner on the runtime alone, for devices, with latency percentiles and a trace.";
 
 constexpr char kEpilog[] =
     "examples:\n"
@@ -49,105 +48,19 @@ constexpr char kEpilog[] =
     "exit status: 0 success, 1 an invalid program or input file, a failed run or a mismatch\n"
     "with --expected, 2 usage error";
 
-std::vector<HostTensor> RandomInputs(const std::vector<torchir::ir::TensorType>& types,
-                                     uint32_t seed) {
-  std::mt19937 rng(seed);
+// Random inputs (tools/bench/method_io.h) as HostTensors, to be set before every run.
+std::vector<HostTensor> RandomInputs(torchir::pipeline::HostProgram& program, uint32_t seed) {
+  const torchir::bench::InputBytes bytes = torchir::bench::RandomInputs(program.method(), seed);
+  const std::vector<torchir::ir::TensorType> types = program.InputTypes();
   std::vector<HostTensor> inputs;
-  for (const torchir::ir::TensorType& type : types) {
-    std::vector<uint8_t> bytes(type.nbytes());
-    const int64_t n = type.numel();
-    for (int64_t i = 0; i < n; ++i) {
-      switch (type.dtype) {
-        case torchir::ir::DType::kFloat32: {
-          float v = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng);
-          std::memcpy(&bytes[static_cast<size_t>(i) * 4], &v, 4);
-          break;
-        }
-        case torchir::ir::DType::kInt64: {
-          int64_t v = static_cast<int64_t>(rng() % 10);
-          std::memcpy(&bytes[static_cast<size_t>(i) * 8], &v, 8);
-          break;
-        }
-        case torchir::ir::DType::kInt32: {
-          int32_t v = static_cast<int32_t>(rng() % 10);
-          std::memcpy(&bytes[static_cast<size_t>(i) * 4], &v, 4);
-          break;
-        }
-        case torchir::ir::DType::kBool:
-          bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(rng() & 1);
-          break;
-        default:
-          break;  // zeros: a valid value of every other dtype
-      }
-    }
+  for (size_t i = 0; i < bytes.size(); ++i) {
     inputs.push_back(
-        HostTensor{type, torchir::ir::TensorData::Copy(bytes.data(), bytes.size())});
+        HostTensor{types[i], torchir::ir::TensorData::Copy(bytes[i].data(), bytes[i].size())});
   }
   return inputs;
 }
 
-// Sums the time of each instruction over all timed iterations.
-class ProfilingTracer : public torchir::runtime::EventTracer {
- public:
-  explicit ProfilingTracer(size_t instructions) : totals_(instructions, 0) {}
-  void BeginInstruction(size_t, const char*, bool) override {
-    start_ = torchir::runtime::NowNanoseconds();
-  }
-  void EndInstruction(size_t index, torchir::runtime::Error) override {
-    if (index < totals_.size()) totals_[index] += torchir::runtime::NowNanoseconds() - start_;
-  }
-  const std::vector<uint64_t>& totals() const { return totals_; }
-
- private:
-  std::vector<uint64_t> totals_;
-  uint64_t start_ = 0;
-};
-
-// The --json summary: the numbers printed below, at full precision. File names and output
-// names are the only strings, and both go through JsonString.
-std::string JsonString(const std::string& text) {
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      quoted += '\\';
-      quoted += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escape[8];
-      std::snprintf(escape, sizeof(escape), "\\u%04x", c);
-      quoted += escape;
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "\"";
-}
-
-std::string JsonNumber(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.9g", value);
-  return buffer;
-}
-
-// A "VmRSS"/"VmHWM"-style field of /proc/self/status in KiB, or -1 where there is none (not
-// Linux). VmHWM starts afresh at exec, so it is this program's own peak.
-long long ProcStatusKib(const std::string& field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.compare(0, field.size() + 1, field + ":") == 0) {
-      return std::strtoll(line.c_str() + field.size() + 1, nullptr, 10);
-    }
-  }
-  return -1;
-}
-
-std::string JsonKib(long long kib) { return kib < 0 ? "null" : std::to_string(kib); }
-
-std::string Milliseconds(double seconds) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.3f ms", seconds * 1e3);
-  return buffer;
-}
+std::string Milliseconds(double seconds) { return torchir::bench::FormatMilliseconds(seconds); }
 
 }  // namespace
 
@@ -185,7 +98,7 @@ int main(int argc, char** argv) {
     std::cerr << "warning: " << warning << "\n";
   }
 
-  const long long rss_before_load_kib = ProcStatusKib("VmRSS");
+  const long long rss_before_load_kib = torchir::bench::ResidentKib();
   absl::StatusOr<std::unique_ptr<torchir::pipeline::HostProgram>> host =
       torchir::pipeline::HostProgram::Open(path, cli.Get("method"), options);
   if (!host.ok()) return torchir::cli::ReportError(host.status());
@@ -199,8 +112,7 @@ int main(int argc, char** argv) {
     if (!read.ok()) return torchir::cli::ReportError(read.status());
     inputs = std::move(*read);
   } else {
-    inputs = RandomInputs(program.InputTypes(),
-                          static_cast<uint32_t>(cli.GetInt("seed", 0, UINT32_MAX)));
+    inputs = RandomInputs(program, static_cast<uint32_t>(cli.GetInt("seed", 0, UINT32_MAX)));
   }
   if (absl::Status status = program.SetInputs(inputs); !status.ok()) {
     return torchir::cli::ReportError(status);
@@ -213,7 +125,7 @@ int main(int argc, char** argv) {
     if (status.ok()) status = program.Execute();
     if (!status.ok()) return torchir::cli::ReportError(status);
   }
-  ProfilingTracer tracer(program.method().num_instructions());
+  torchir::bench::InstructionRecorder tracer(program.method().num_instructions(), 0);
   if (cli.Switch("profile")) program.set_event_tracer(&tracer);
   std::vector<double> latencies;
   latencies.reserve(static_cast<size_t>(iterations));
@@ -233,7 +145,7 @@ int main(int argc, char** argv) {
   program.set_event_tracer(nullptr);
   // The peak of load, init and the runs; read before the outputs are copied out and the
   // --json text is built, which would count this tool's own bookkeeping.
-  const long long peak_rss_kib = ProcStatusKib("VmHWM");
+  const long long peak_rss_kib = torchir::bench::PeakResidentKib();
   std::vector<HostTensor> outputs = program.Outputs();
 
   if (cli.Has("outputs")) {
@@ -265,24 +177,22 @@ int main(int argc, char** argv) {
     }
   }
   if (cli.Has("json")) {
-    std::vector<std::string> ms;
-    for (double l : latencies) ms.push_back(JsonNumber(l * 1e3));
-    const std::string json = absl::StrCat(
-        "{\"program\": ", JsonString(path), ", \"file_bytes\": ", program.program().file_size(),
-        ", \"load_ms\": ", JsonNumber(program.load_seconds() * 1e3),
-        ", \"init_ms\": ", JsonNumber(program.init_seconds() * 1e3),
-        ", \"init_bytes\": ", program.init_bytes(), ", \"threads\": ", program.num_threads(),
-        ", \"rss_before_load_kib\": ", JsonKib(rss_before_load_kib),
-        ", \"peak_rss_kib\": ", JsonKib(peak_rss_kib), ", \"warmup\": ", warmup,
-        ", \"latencies_ms\": [", absl::StrJoin(ms, ", "), "], \"expected\": ",
-        JsonString(!cli.Has("expected") ? "none"
-                   : status == 0        ? "pass"
-                                        : "fail"),
-        "}\n");
-    std::ofstream out(cli.Get("json"));
-    out << json;
-    if (!out.good()) {
-      std::cerr << "error: cannot write " << cli.Get("json") << "\n";
+    torchir::bench::RunSummary summary;
+    summary.program = path;
+    summary.file_bytes = program.program().file_size();
+    summary.load_seconds = program.load_seconds();
+    summary.init_seconds = program.init_seconds();
+    summary.init_bytes = program.init_bytes();
+    summary.threads = program.num_threads();
+    summary.rss_before_load_kib = rss_before_load_kib;
+    summary.peak_rss_kib = peak_rss_kib;
+    summary.warmup = warmup;
+    summary.latencies = latencies;
+    summary.expected = !cli.Has("expected") ? "none" : status == 0 ? "pass" : "fail";
+    const std::string json = torchir::bench::RunSummaryJson(summary);
+    std::string error;
+    if (!torchir::bench::WriteFileAtomically(cli.Get("json"), json, &error)) {
+      std::cerr << "error: " << error << "\n";
       return 1;
     }
   }
@@ -293,32 +203,17 @@ int main(int argc, char** argv) {
             << Milliseconds(program.init_seconds()) << " ("
             << torchir::ir::FormatBytes(program.init_bytes()) << " allocated), threads "
             << program.num_threads() << "\n";
-  std::vector<double> sorted = latencies;
-  std::sort(sorted.begin(), sorted.end());
-  double sum = 0;
-  for (double l : latencies) sum += l;
-  std::cout << "latency over " << iterations << " run(s): mean " << Milliseconds(sum / iterations)
-            << ", median " << Milliseconds(sorted[sorted.size() / 2]) << ", min "
-            << Milliseconds(sorted.front()) << ", max " << Milliseconds(sorted.back()) << "\n";
+  const torchir::bench::LatencySummary latency = torchir::bench::Summarize(latencies);
+  std::cout << "latency over " << iterations << " run(s): mean " << Milliseconds(latency.mean)
+            << ", median " << Milliseconds(latency.p50) << ", min " << Milliseconds(latency.min)
+            << ", max " << Milliseconds(latency.max) << "\n";
   const std::vector<std::string> names = program.OutputNames();
   for (size_t i = 0; i < outputs.size(); ++i) {
     std::cout << "output " << names[i] << " " << outputs[i].type.ToString() << "\n";
   }
   if (cli.Switch("profile")) {
-    const std::vector<uint64_t>& totals = tracer.totals();
-    std::vector<size_t> order(totals.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return totals[a] > totals[b]; });
-    uint64_t all = 0;
-    for (uint64_t t : totals) all += t;
-    std::printf("%-6s %-40s %12s %7s\n", "instr", "node", "mean", "share");
-    for (size_t index : order) {
-      std::printf("%-6zu %-40s %12s %6.1f%%\n", index,
-                  program.method().instruction_name(index),
-                  Milliseconds(static_cast<double>(totals[index]) * 1e-9 / iterations).c_str(),
-                  all > 0 ? 100.0 * static_cast<double>(totals[index]) / static_cast<double>(all)
-                          : 0.0);
-    }
+    std::fflush(stdout);
+    torchir::bench::PrintProfile(stdout, program.method(), tracer.totals(), iterations);
   }
   return status;  // 1 when an output differed from --expected
 }

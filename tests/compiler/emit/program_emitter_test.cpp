@@ -549,6 +549,48 @@ TEST(ProgramEmitterTest, ADelegateCallNodeBecomesADelegateCallWithItsBlobSegment
   EXPECT_EQ(stats.segment_count, 2u);
 }
 
+// The debug handle: the node names each instruction came from, for traces.
+std::vector<std::string> DebugNodes(const pte::Instruction* instruction) {
+  std::vector<std::string> names;
+  if (instruction->debug_nodes() == nullptr) return names;
+  for (const flatbuffers::String* name : *instruction->debug_nodes()) names.push_back(name->str());
+  return names;
+}
+
+TEST(ProgramEmitterTest, EveryInstructionRecordsTheNodesItCameFrom) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({2, 2}));
+  ir::Value* w = b.Weight("w", F32({2}), std::vector<float>{1, 2});
+  std::vector<ir::Value*> delegated = b.Op(dialect::kDelegateCallOp, {x})
+                                          .Name("xnnpack_0")
+                                          .Attr(dialect::kDelegateIndexAttr, 0)
+                                          .Outs({F32({2, 2}), F32({2})});
+  ir::Value* sum = b.Op("edge.add", {delegated[1], w}).Name("add_bias").Out(F32({2}));
+  b.Output(delegated[0]);
+  b.Output(sum);
+  std::unique_ptr<ir::Graph> graph = b.Build();
+  EmitInput input;
+  input.graph = graph.get();
+  for (const ir::Node* node : graph->nodes()) input.order.push_back(node);
+  PlaceEverything(input);
+  DelegatePayload payload{"XnnpackBackend", {}, std::vector<uint8_t>(8, 1)};
+  payload.node_names = {"conv2d", "hardtanh_", "mean"};
+  input.delegates.push_back(payload);
+  absl::StatusOr<Program> p = Emit(input, nullptr);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(DebugNodes(p->Instruction(0)),
+            (std::vector<std::string>{"conv2d", "hardtanh_", "mean"}))
+      << "a delegate call lists the nodes its delegate took";
+  EXPECT_EQ(DebugNodes(p->Instruction(1)), (std::vector<std::string>{"add_bias"}))
+      << "a kernel call names its node";
+
+  // Without the list the delegate call names its own node.
+  input.delegates[0].node_names.clear();
+  p = Emit(input, nullptr);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(DebugNodes(p->Instruction(0)), (std::vector<std::string>{"xnnpack_0"}));
+}
+
 TEST(ProgramEmitterTest, OutputsMayBeGraphInputsOrConstantsWithoutAnyNode) {
   GraphBuilder b;
   ir::Value* x = b.Input("x", F32({3}));

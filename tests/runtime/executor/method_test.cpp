@@ -84,6 +84,36 @@ TEST_F(MethodTest, RunsAndReadsOutputs) {
   EXPECT_EQ(method->SetInput(1, x, 16), Error::kIndexOutOfRange);
 }
 
+TEST_F(MethodTest, ReadsEachInstructionsDebugHandle) {
+  TestProgram with_handle = ScaleProgram();
+  with_handle.instructions[0].debug_nodes = {"scale", "fused_relu"};
+  AlignedBytes bytes(Serialize(with_handle));
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Program program = std::move(Program::Load(loader).get());
+  runtime::MallocAllocator allocator;
+  auto method = Method::Load(program, "forward", allocator);
+  ASSERT_TRUE(method.ok()) << runtime::ErrorName(method.error());
+  ASSERT_EQ(method->instruction_num_debug_nodes(0), 2u);
+  EXPECT_STREQ(method->instruction_debug_node(0, 0), "scale");
+  EXPECT_STREQ(method->instruction_debug_node(0, 1), "fused_relu");
+  EXPECT_STREQ(method->instruction_debug_node(0, 2), "");  // out of range
+  EXPECT_STREQ(method->instruction_op(0), "test_scale");
+  EXPECT_EQ(method->instruction_num_debug_nodes(1), 0u);
+  EXPECT_STREQ(method->instruction_debug_node(1, 0), "");
+  EXPECT_STREQ(method->instruction_op(1), "");
+}
+
+TEST_F(MethodTest, ProgramsWithoutDebugHandlesNameTheInstructionsNode) {
+  AlignedBytes bytes(Serialize(ScaleProgram()));  // writes no debug_nodes
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Program program = std::move(Program::Load(loader).get());
+  runtime::MallocAllocator allocator;
+  auto method = Method::Load(program, "forward", allocator);
+  ASSERT_TRUE(method.ok()) << runtime::ErrorName(method.error());
+  ASSERT_EQ(method->instruction_num_debug_nodes(0), 1u);
+  EXPECT_STREQ(method->instruction_debug_node(0, 0), "scale");
+}
+
 TEST_F(MethodTest, ExecuteAllocatesNothing) {
   AlignedBytes bytes(Serialize(ScaleProgram()));
   BufferDataLoader loader(bytes.data(), bytes.size());

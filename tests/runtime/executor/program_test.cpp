@@ -110,6 +110,36 @@ TEST_F(ProgramTest, SurvivesEverySingleByteFlip) {
   EXPECT_GT(rejected, end);
 }
 
+TEST_F(ProgramTest, DebugHandlesAreUntrusted) {
+  // The debug handle's strings are read by tools after load: every flip of the
+  // FlatBuffer either fails load or leaves names a reader can walk safely.
+  TestProgram with_handle = ScaleProgram();
+  with_handle.instructions[0].debug_nodes = {"scale", "fused_relu", "and_a_third_node"};
+  const std::vector<uint8_t> bytes = Serialize(with_handle);
+  ASSERT_EQ(LoadInitRun(bytes), Error::kOk);
+  const size_t end = 64 + static_cast<size_t>(bytes[16]) + (static_cast<size_t>(bytes[17]) << 8);
+  size_t loaded = 0;
+  for (size_t i = 64; i < end && i < bytes.size(); ++i) {
+    std::vector<uint8_t> corrupt = bytes;
+    corrupt[i] ^= 0xff;
+    AlignedBytes aligned(corrupt);
+    BufferDataLoader loader(aligned.data(), aligned.size());
+    auto program = Program::Load(loader);
+    if (!program.ok()) continue;
+    runtime::MallocAllocator allocator;
+    auto method = runtime::Method::Load(*program, "forward", allocator);
+    if (!method.ok()) continue;
+    ++loaded;
+    for (size_t k = 0; k < method->num_instructions(); ++k) {
+      for (size_t n = 0; n < method->instruction_num_debug_nodes(k); ++n) {
+        EXPECT_LT(std::strlen(method->instruction_debug_node(k, n)), corrupt.size());
+      }
+      EXPECT_LT(std::strlen(method->instruction_op(k)), corrupt.size());
+    }
+  }
+  EXPECT_LT(loaded, end - 64);  // the verifier rejects most flips
+}
+
 TEST_F(ProgramTest, RejectsOutOfRangeIndices) {
   TestProgram p = ScaleProgram();
   p.instructions[0].index = 5;  // operator index

@@ -61,12 +61,15 @@ std::vector<uint8_t> Serialize(const TestProgram& p) {
   for (const TestInstruction& in : p.instructions) {
     auto args = b.CreateVector(in.args);
     auto name = b.CreateString(in.name);
+    auto debug_nodes = in.debug_nodes.empty() ? 0 : b.CreateVectorOfStrings(in.debug_nodes);
     if (in.delegate) {
-      instructions.push_back(pte::CreateInstruction(b, pte::InstructionKind::DelegateCall,
-                                                    pte::CreateDelegateCall(b, in.index, args).Union(), name));
+      instructions.push_back(pte::CreateInstruction(
+          b, pte::InstructionKind::DelegateCall, pte::CreateDelegateCall(b, in.index, args).Union(),
+          name, /*macs=*/0, debug_nodes));
     } else {
-      instructions.push_back(pte::CreateInstruction(b, pte::InstructionKind::KernelCall,
-                                                    pte::CreateKernelCall(b, in.index, args).Union(), name));
+      instructions.push_back(pte::CreateInstruction(
+          b, pte::InstructionKind::KernelCall, pte::CreateKernelCall(b, in.index, args).Union(),
+          name, /*macs=*/0, debug_nodes));
     }
   }
   std::vector<flatbuffers::Offset<pte::Operator>> operators;

@@ -43,6 +43,7 @@ struct TestInstruction {
   uint32_t index = 0;  // operator or delegate index
   std::vector<int32_t> args;
   std::string name;
+  std::vector<std::string> debug_nodes;  // empty: none written (as older programs)
 };
 
 struct TestDelegate {

@@ -156,6 +156,19 @@ TEST(PartitionTest, EachNodeGoesToTheFirstListedBackendThatTakesIt) {
   EXPECT_EQ(partitioning.DelegatedMacs(), 4u * 16 * 2 * 9);
 }
 
+TEST(PartitionTest, EachPayloadCarriesTheNodesItsDelegateTook) {
+  // The emitter writes them as the delegate call's debug handle (for traces).
+  auto graph = ConvAddMatmul();
+  backend::Partitioning partitioning = Partition(*graph, "add_only,xnnpack");
+  ASSERT_EQ(partitioning.payloads.size(), 3u);
+  EXPECT_EQ(partitioning.payloads[2].node_names, std::vector<std::string>{"conv"});
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(partitioning.payloads[i].node_names,
+              partitioning.backends[0].result.delegates[i].nodes);
+    EXPECT_EQ(partitioning.payloads[i].node_names.size(), 1u);
+  }
+}
+
 TEST(PartitionTest, TheOrderOfTheListDecides) {
   auto graph = ConvAddMatmul();
   backend::Partitioning partitioning = Partition(*graph, "xnnpack,add_only");
