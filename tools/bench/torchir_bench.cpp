@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#ifdef TORCHIR_BENCH_WITH_NATIVE
+#include "backends/native/runtime/native_backend.h"
+#endif
 #include "backends/xnnpack/runtime/xnnpack_backend.h"
 #include "runtime/executor/data_loader.h"
 #include "runtime/executor/memory_allocator.h"
@@ -93,6 +96,12 @@ int main(int argc, char** argv) {
       e != Error::kOk) {
     return RuntimeFailure("registering the XNNPACK backend", e);
   }
+#ifdef TORCHIR_BENCH_WITH_NATIVE
+  if (Error e = torchir::runtime::native::RegisterNativeBackend({options.threads});
+      e != Error::kOk) {
+    return RuntimeFailure("registering the native backend", e);
+  }
+#endif
 
   // Read the side files first: a bad one is reported before any time is spent.
   torchir::bench::SafetensorsFile input_file, expected_file;
