@@ -34,6 +34,15 @@ class Backend {
   virtual Error Execute(void* handle, KernelArgs args) = 0;
   // Releases everything Init acquired.
   virtual void Destroy(void* handle) = 0;
+  // Bytes of working memory Execute needs for `handle` (0: none). A Method's
+  // delegates run one at a time, so the Method gives them all one buffer of the
+  // largest size they ask for (BindScratch) instead of each keeping its own.
+  virtual size_t ScratchBytes(void* /*handle*/) const { return 0; }
+  // Hands `handle` its scratch: ScratchBytes(handle) bytes or more, 64-byte
+  // aligned, shared with the Method's other delegates, valid until Destroy.
+  // Called once, after every delegate of the Method is initialised and before
+  // the first Execute; not called when ScratchBytes is 0.
+  virtual void BindScratch(void* /*handle*/, void* /*scratch*/) {}
   // Bytes the backend's kernels may read past the end of any tensor passed to
   // it. Method::Load refuses a delegate whose program declares less slack
   // (BackendDelegate.read_overrun_bytes); load has verified the declared slack.

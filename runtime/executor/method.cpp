@@ -240,6 +240,28 @@ Error Method::Init(const Program& program, const void* method_ptr, MemoryAllocat
     num_instructions_ = i + 1;  // from here on the destructor tears this one down
   }
   num_instructions_ = count;
+
+  // 6. One scratch buffer for every delegate: they run one at a time.
+  size_t scratch_bytes = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const Instruction& instruction = instructions_[i];
+    if (instruction.backend == nullptr) continue;
+    const size_t bytes = instruction.backend->ScratchBytes(instruction.delegate_handle);
+    if (bytes > scratch_bytes) scratch_bytes = bytes;
+  }
+  if (scratch_bytes > 0) {
+    void* scratch = allocator.Allocate(scratch_bytes, 64);
+    TORCHIR_CHECK_OR_RETURN(scratch != nullptr, Error::kOutOfMemory,
+                            "out of memory for %zu bytes of delegate scratch", scratch_bytes);
+    for (size_t i = 0; i < count; ++i) {
+      const Instruction& instruction = instructions_[i];
+      if (instruction.backend == nullptr ||
+          instruction.backend->ScratchBytes(instruction.delegate_handle) == 0) {
+        continue;
+      }
+      instruction.backend->BindScratch(instruction.delegate_handle, scratch);
+    }
+  }
   return Error::kOk;
 }
 

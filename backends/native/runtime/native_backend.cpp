@@ -103,6 +103,10 @@ Error VerifyBlob(Span<const uint8_t> blob, size_t num_args, const fb::Blob** out
   return Error::kOk;
 }
 
+size_t RoundUp(size_t value, size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
 // a * b into *out, false on overflow past kMaxElements.
 bool Multiply(uint64_t a, uint64_t b, uint64_t* out) {
   return !__builtin_mul_overflow(a, b, out) && *out <= kMaxElements;
@@ -204,20 +208,9 @@ class NativeBackend final : public Backend {
       const size_t packed = ::torchir::native::PackedBBytes(delegate->config, bound.k, bound.n);
       if (packed > delegate->packed_b_bytes) delegate->packed_b_bytes = packed;
     }
-    if (delegate->packed_b_bytes > 0) {
-      delegate->packed_b =
-          allocator.Allocate(delegate->packed_b_bytes, ::torchir::native::kPackedBAlignment);
-      TORCHIR_CHECK_OR_RETURN(delegate->packed_b != nullptr, Error::kOutOfMemory,
-                              "NativeBackend: out of memory for %zu bytes of packed B",
-                              delegate->packed_b_bytes);
-    }
-    if (scratch_bytes > 0) {  // depthwise convolutions need none
-      delegate->scratch = allocator.Allocate(scratch_bytes, 64);
-      TORCHIR_CHECK_OR_RETURN(delegate->scratch != nullptr, Error::kOutOfMemory,
-                              "NativeBackend: out of memory for %zu bytes of scratch",
-                              scratch_bytes);
-      delegate->scratch_bytes = scratch_bytes;
-    }
+    // The GEMM's scratch, then B packed at run time, in the Method's shared scratch
+    // (BindScratch).
+    delegate->scratch_bytes = RoundUp(scratch_bytes, 64);
     const Error pool_error = AcquireSharedThreadPool(num_threads, &delegate->pool);
     TORCHIR_CHECK_OR_RETURN(pool_error == Error::kOk, pool_error,
                             "NativeBackend: cannot create a pool of %u threads", num_threads);
@@ -227,6 +220,9 @@ class NativeBackend final : public Backend {
   Error Execute(void* handle, KernelArgs /*args*/) override {
     // The arguments' memory was bound at init and never moves.
     const Delegate& delegate = *static_cast<const Delegate*>(handle);
+    TORCHIR_CHECK_OR_RETURN(
+        delegate.scratch != nullptr || delegate.scratch_bytes + delegate.packed_b_bytes == 0,
+        Error::kNotInitialized, "NativeBackend: executed before its scratch was bound");
     pthreadpool_t pool = delegate.pool != nullptr ? delegate.pool->get() : nullptr;
     for (size_t i = 0; i < delegate.num_nodes; ++i) {
       const BoundConvolution& node = delegate.nodes[i];
@@ -245,6 +241,17 @@ class NativeBackend final : public Backend {
       TORCHIR_RETURN_IF_ERROR(RunMatmul(delegate, node, node.parallel ? pool : nullptr));
     }
     return Error::kOk;
+  }
+
+  size_t ScratchBytes(void* handle) const override {
+    const Delegate& delegate = *static_cast<const Delegate*>(handle);
+    return delegate.scratch_bytes + delegate.packed_b_bytes;
+  }
+
+  void BindScratch(void* handle, void* scratch) override {
+    Delegate& delegate = *static_cast<Delegate*>(handle);
+    delegate.scratch = scratch;
+    delegate.packed_b = static_cast<uint8_t*>(scratch) + delegate.scratch_bytes;
   }
 
   void Destroy(void* handle) override {

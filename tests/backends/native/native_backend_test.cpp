@@ -83,8 +83,8 @@ std::vector<uint8_t> Serialize(const Blob& blob, size_t num_args) {
                               builder.GetBufferPointer() + builder.GetSize());
 }
 
-// Inits the native delegate on `bytes` (at `offset` into aligned storage), executes it `runs`
-// times and destroys it; the first error.
+// Inits the native delegate on `bytes` (at `offset` into aligned storage), binds its scratch as
+// a Method does, executes it `runs` times and destroys it; the first error.
 Error RunBytes(const std::vector<uint8_t>& bytes, DelegateArgs& args, int runs = 1,
                size_t offset = 0) {
   std::vector<uint8_t> shifted(offset, 0);
@@ -95,6 +95,9 @@ Error RunBytes(const std::vector<uint8_t>& bytes, DelegateArgs& args, int runs =
   Result<void*> handle = NativeDelegate()->Init(
       Span<const uint8_t>(storage.data() + offset, bytes.size()), {}, args.args(), allocator);
   if (!handle.ok()) return handle.error();
+  const size_t scratch_bytes = NativeDelegate()->ScratchBytes(handle.get());
+  void* scratch = scratch_bytes > 0 ? allocator.Allocate(scratch_bytes, 64) : nullptr;
+  if (scratch != nullptr) NativeDelegate()->BindScratch(handle.get(), scratch);
   Error error = Error::kOk;
   for (int i = 0; i < runs && error == Error::kOk; ++i) {
     error = NativeDelegate()->Execute(handle.get(), args.args());
@@ -558,6 +561,21 @@ TEST_F(NativeBackendTest, StrideTwoPaddedConvolutionWithResidualAndRelu6MatchesT
   std::unique_ptr<Convolution> c = MakeConvolution(Shape(2, 9, 11, 5, 19, 3, 2, 1), options);
   ASSERT_EQ(RunBlob(c->blob, c->args, /*runs=*/2), Error::kOk);
   EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f);
+}
+
+// The GEMM's scratch comes from the Method (Backend::BindScratch): a delegate run without it
+// refuses instead of writing through a null pointer.
+TEST_F(NativeBackendTest, ExecuteBeforeTheScratchIsBoundIsRefused) {
+  std::unique_ptr<Convolution> c = MakeConvolution(Shape(1, 5, 5, 3, 4, 3, 1, 1), {});
+  const std::vector<uint8_t> bytes = Serialize(c->blob, c->args.size());
+  AlignedBytes storage(bytes);
+  MallocAllocator allocator;
+  Result<void*> handle = NativeDelegate()->Init(Span<const uint8_t>(storage.data(), bytes.size()),
+                                                {}, c->args.args(), allocator);
+  ASSERT_TRUE(handle.ok());
+  EXPECT_GT(NativeDelegate()->ScratchBytes(handle.get()), 0u);
+  EXPECT_EQ(NativeDelegate()->Execute(handle.get(), c->args.args()), Error::kNotInitialized);
+  NativeDelegate()->Destroy(handle.get());
 }
 
 TEST_F(NativeBackendTest, LinearLayerMatchesTheDefinition) {
