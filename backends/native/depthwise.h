@@ -58,8 +58,8 @@ runtime::Error PackDepthwiseWeights(const Convolution2dShape& shape, const float
 // A view of validated packed depthwise weights.
 struct PackedDepthwise {
   size_t kernel_height, kernel_width, channels;
+  const float* data;  // tap (ky, kx), channel c at (ky * kernel_width + kx) * padded_channels + c
   size_t padded_channels;  // the float stride between taps
-  const float* data;
 };
 
 // Checks the header of `bytes` (magic: kInvalidProgram, version: kUnsupportedVersion, sizes and
