@@ -145,7 +145,8 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   const float* HWY_RESTRICT b = args.b;
   for (size_t k = 0; k < args.kc; ++k) {
     const V b0 = hn::LoadU(d, b);
-    const V b1 = kBoth ? hn::LoadU(d, b + kLanes) : b0;
+    V b1 = b0;  // no ?: on vectors: SVE's are sizeless types
+    if constexpr (kBoth) b1 = hn::LoadU(d, b + kLanes);
 #define TORCHIR_FMA(i)                                            \
   if constexpr (i < kRows) {                                      \
     const V a##i = hn::Set(d, a[i * kKc]);                        \
