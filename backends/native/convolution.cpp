@@ -1,5 +1,6 @@
 #include "backends/native/convolution.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>

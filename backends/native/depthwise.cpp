@@ -4,6 +4,7 @@
 
 #include <pthreadpool.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
