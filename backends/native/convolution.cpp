@@ -1,5 +1,6 @@
 #include "backends/native/convolution.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -74,11 +75,12 @@ void CopyIm2colBlock(const void* context, size_t m0, size_t rows, size_t k0, siz
       // padding): one tap's channels, or, without dilation along x, every tap up to the image's
       // edge or the kernel's (a 7x7 stem with 3 channels copies runs of 21 floats, not 3).
       size_t run = cin - channel;
+      size_t run_taps = 1;
       const bool inside = iy >= 0 && iy < height && ix >= 0 && ix < width;
       if (inside && s.dilation_width == 1) {
         const size_t columns_left = static_cast<size_t>(width - ix);
-        const size_t taps_left = kw - kx < columns_left ? kw - kx : columns_left;
-        run += (taps_left - 1) * cin;
+        run_taps = kw - kx < columns_left ? kw - kx : columns_left;
+        run += (run_taps - 1) * cin;
       }
       const size_t count = run < kc - done ? run : kc - done;
       if (inside) {
@@ -88,10 +90,16 @@ void CopyIm2colBlock(const void* context, size_t m0, size_t rows, size_t k0, siz
         std::memset(dst + done, 0, count * sizeof(float));
       }
       done += count;
-      // Step to the tap and channel after the run.
-      const size_t position = kx * cin + channel + count;
-      kx = position / cin;
-      channel = position % cin;
+      // Step to the tap and channel after the run: the next tap unless the block ended inside
+      // the run (then the loop ends too).
+      if (count == run) {
+        kx += run_taps;
+        channel = 0;
+      } else {
+        const size_t position = kx * cin + channel + count;
+        kx = position / cin;
+        channel = position % cin;
+      }
       if (kx == kw) {
         kx = 0;
         ++ky;

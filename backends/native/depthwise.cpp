@@ -4,6 +4,7 @@
 
 #include <pthreadpool.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -75,9 +76,14 @@ struct Pixels {
 };
 
 // Channels [c, c + kVectors * lanes) of kPixels output pixels: kPixels * kVectors accumulators,
-// so the chains of FMAs are independent and each weight vector serves kPixels pixels.
+// so the chains of FMAs are independent and each weight vector serves kPixels pixels. The
+// accumulators are named variables, not an array: a named vector is a register to the compiler,
+// and SVE's vectors are sizeless types that cannot form arrays at all.
+#define TORCHIR_DW_PAIRS(X) X(0, 0) X(0, 1) X(1, 0) X(1, 1) X(2, 0) X(2, 1) X(3, 0) X(3, 1)
 template <size_t kPixels, size_t kVectors, class D>
 HWY_INLINE void Block(D d, const DepthwiseCall& call, const Pixels& px, size_t c) {
+  static_assert(kPixels >= 1 && kPixels <= 4 && kVectors >= 1 && kVectors <= 2,
+                "TORCHIR_DW_PAIRS covers 4 pixels x 2 vectors");
   using V = decltype(hn::Zero(d));
   const size_t lanes = hn::Lanes(d);
   const Convolution2dShape& s = *call.shape;
@@ -85,49 +91,63 @@ HWY_INLINE void Block(D d, const DepthwiseCall& call, const Pixels& px, size_t c
   const size_t row_step = s.dilation_height * s.input_width * channels;
   const size_t column_step = s.dilation_width * channels;
   const size_t tap_stride = call.weights->padded_channels;
-  V acc[kPixels][kVectors];
-  for (size_t v = 0; v < kVectors; ++v) {
-    const V start = call.bias == nullptr ? hn::Zero(d) : hn::LoadU(d, call.bias + c + v * lanes);
-    for (size_t p = 0; p < kPixels; ++p) acc[p][v] = start;
+  V start0 = hn::Zero(d);
+  V start1 = hn::Zero(d);
+  if (call.bias != nullptr) {
+    start0 = hn::LoadU(d, call.bias + c);
+    if constexpr (kVectors > 1) start1 = hn::LoadU(d, call.bias + c + lanes);
   }
+#define TORCHIR_DW_DECLARE(p, v) \
+  V acc##p##v = start##v;        \
+  (void)acc##p##v;
+  TORCHIR_DW_PAIRS(TORCHIR_DW_DECLARE)
+#undef TORCHIR_DW_DECLARE
   const float* HWY_RESTRICT in_row = px.in + c;
+  const size_t in_step = px.in_step;
   for (size_t ky = px.ky_range.begin; ky < px.ky_range.end; ++ky) {
     const float* HWY_RESTRICT in_tap = in_row;
     const float* HWY_RESTRICT w_tap =
         call.weights->data + (ky * s.kernel_width + px.kx_range.begin) * tap_stride + c;
     for (size_t kx = px.kx_range.begin; kx < px.kx_range.end; ++kx) {
-      for (size_t v = 0; v < kVectors; ++v) {
-        const V w = hn::LoadU(d, w_tap + v * lanes);
-        for (size_t p = 0; p < kPixels; ++p) {
-          acc[p][v] = hn::MulAdd(hn::LoadU(d, in_tap + p * px.in_step + v * lanes), w, acc[p][v]);
-        }
-      }
+      const V w0 = hn::LoadU(d, w_tap);
+      V w1 = w0;
+      if constexpr (kVectors > 1) w1 = hn::LoadU(d, w_tap + lanes);
+      (void)w1;
+#define TORCHIR_DW_FMA(p, v)                                                                 \
+  if constexpr (p < kPixels && v < kVectors) {                                               \
+    acc##p##v = hn::MulAdd(hn::LoadU(d, in_tap + p * in_step + v * lanes), w##v, acc##p##v); \
+  }
+      TORCHIR_DW_PAIRS(TORCHIR_DW_FMA)
+#undef TORCHIR_DW_FMA
       in_tap += column_step;
       w_tap += tap_stride;
     }
     in_row += row_step;
   }
   const V lo = hn::Set(d, call.lo), hi = hn::Set(d, call.hi);
-  for (size_t p = 0; p < kPixels; ++p) {
-    for (size_t v = 0; v < kVectors; ++v) {
-      V value = acc[p][v];
-      if (px.residual != nullptr) {
-        value = hn::Add(value, hn::LoadU(d, px.residual + p * px.residual_step + c + v * lanes));
-      }
-      hn::StoreU(hn::Min(hn::Max(value, lo), hi), d, px.out + p * channels + c + v * lanes);
-    }
+#define TORCHIR_DW_STORE(p, v)                                                                  \
+  if constexpr (p < kPixels && v < kVectors) {                                                  \
+    if (px.residual != nullptr) {                                                               \
+      acc##p##v =                                                                               \
+          hn::Add(acc##p##v, hn::LoadU(d, px.residual + p * px.residual_step + c + v * lanes)); \
+    }                                                                                           \
+    hn::StoreU(hn::Min(hn::Max(acc##p##v, lo), hi), d, px.out + p * channels + c + v * lanes);  \
   }
+  TORCHIR_DW_PAIRS(TORCHIR_DW_STORE)
+#undef TORCHIR_DW_STORE
 }
+#undef TORCHIR_DW_PAIRS
 
 // Channels [c_begin, channels) of pixel p of `px`, one at a time (fewer than a vector's lanes),
 // adding in the same order as Block.
-void ScalarChannels(const DepthwiseCall& call, const Pixels& px, size_t p, size_t c_begin) {
+void ScalarChannels(const DepthwiseCall& call, const Pixels& px, size_t p, size_t c_begin,
+                    size_t c_end) {
   const Convolution2dShape& s = *call.shape;
   const size_t channels = s.input_channels;
   const size_t tap_stride = call.weights->padded_channels;
   const float* residual = px.residual == nullptr ? nullptr : px.residual + p * px.residual_step;
   float* out = px.out + p * channels;
-  for (size_t c = c_begin; c < channels; ++c) {
+  for (size_t c = c_begin; c < c_end; ++c) {
     float acc = call.bias != nullptr ? call.bias[c] : 0.0f;
     const float* in_row = px.in + p * px.in_step + c;
     for (size_t ky = px.ky_range.begin; ky < px.ky_range.end; ++ky) {
@@ -144,16 +164,17 @@ void ScalarChannels(const DepthwiseCall& call, const Pixels& px, size_t p, size_
   }
 }
 
-// Every channel of kPixels pixels that share their tap ranges: blocks of kWide, then 1 vectors,
-// then the last channels one at a time.
+// Channels [c_begin, c_end) of kPixels pixels that share their tap ranges: blocks of kWide, then
+// 1 vectors, then the last channels one at a time.
 template <size_t kPixels, size_t kWide, class D>
-HWY_INLINE void AllChannels(D d, const DepthwiseCall& call, const Pixels& px) {
-  const size_t lanes = hn::Lanes(d), channels = call.shape->input_channels;
-  size_t c = 0;
-  for (; c + kWide * lanes <= channels; c += kWide * lanes) Block<kPixels, kWide>(d, call, px, c);
-  for (; c + lanes <= channels; c += lanes) Block<kPixels, 1>(d, call, px, c);
-  if (c < channels) {
-    for (size_t p = 0; p < kPixels; ++p) ScalarChannels(call, px, p, c);
+HWY_INLINE void Channels(D d, const DepthwiseCall& call, const Pixels& px, size_t c_begin,
+                         size_t c_end) {
+  const size_t lanes = hn::Lanes(d);
+  size_t c = c_begin;
+  for (; c + kWide * lanes <= c_end; c += kWide * lanes) Block<kPixels, kWide>(d, call, px, c);
+  for (; c + lanes <= c_end; c += lanes) Block<kPixels, 1>(d, call, px, c);
+  if (c < c_end) {
+    for (size_t p = 0; p < kPixels; ++p) ScalarChannels(call, px, p, c, c_end);
   }
 }
 
@@ -174,6 +195,10 @@ void DepthwiseRowsForTarget(const DepthwiseCall& call) {
   size_t ox_begin = (s.padding_left + s.stride_width - 1) / s.stride_width;
   ox_begin = ox_begin < ox_end ? ox_begin : ox_end;
   constexpr size_t kBlockPixels = 4;
+  // Rows go in slices of at most 256 channels, as equal as multiples of 32 (2 vectors of every
+  // target) allow: 576 channels as 3 x 192, not 256 + 256 + 64.
+  const size_t slices = (channels + 255) / 256;
+  const size_t channel_tile = ((channels + slices - 1) / slices + 31) / 32 * 32;
 
   for (size_t row = call.row_begin; row < call.row_end; ++row) {
     const size_t image = row / call.output_height, oy = row % call.output_height;
@@ -201,20 +226,26 @@ void DepthwiseRowsForTarget(const DepthwiseCall& call) {
       px.out = call.output + pixel * channels;
       return px;
     };
-    for (size_t ox = 0; ox < ow;) {
-      const Pixels px = pixels_at(ox);
-      if (px.ky_range.begin == px.ky_range.end || px.kx_range.begin == px.kx_range.end) {
-        // Every tap in the padding: bias, residual and clamp only (no input pixel to point at).
-        Pixels none = px;
-        none.in = nullptr;
-        ScalarChannels(call, none, 0, 0);
-        ++ox;
-      } else if (ox >= ox_begin && ox + kBlockPixels <= ox_end) {
-        AllChannels<kBlockPixels, 2>(d, call, px);
-        ox += kBlockPixels;
-      } else {
-        AllChannels<1, 4>(d, call, px);
-        ++ox;
+    // A row in slices of channels, so the input a block of pixels reads is still in L1 when the
+    // next block (sharing kernel width - stride columns) reads it: at most 3 rows x 6 columns x
+    // 256 channels = 18 KiB for a 3x3 kernel, where 576 channels at once would take 41 KiB.
+    for (size_t c_begin = 0; c_begin < channels; c_begin += channel_tile) {
+      const size_t c_end = channels - c_begin < channel_tile ? channels : c_begin + channel_tile;
+      for (size_t ox = 0; ox < ow;) {
+        const Pixels px = pixels_at(ox);
+        if (px.ky_range.begin == px.ky_range.end || px.kx_range.begin == px.kx_range.end) {
+          // Every tap in the padding: bias, residual and clamp only (no input pixel to read).
+          Pixels none = px;
+          none.in = nullptr;
+          ScalarChannels(call, none, 0, c_begin, c_end);
+          ++ox;
+        } else if (ox >= ox_begin && ox + kBlockPixels <= ox_end) {
+          Channels<kBlockPixels, 2>(d, call, px, c_begin, c_end);
+          ox += kBlockPixels;
+        } else {
+          Channels<1, 2>(d, call, px, c_begin, c_end);
+          ++ox;
+        }
       }
     }
   }

@@ -5,9 +5,11 @@
 //     pool's threads);
 //  2. for each output pixel, the taps that fall inside the input are found once (no per-tap
 //     padding test in the loop);
-//  3. channels go in blocks of 4 vectors, then 1 vector (vectors of the CPU's best Highway
-//     target), then one at a time for the last C mod lanes: accumulators start from the bias, take
-//     one FMA per tap, add the residual, are clamped and stored.
+//  3. output pixels whose taps all lie inside the input along x go 4 at a time, the others one
+//     at a time; channels in blocks of 2 vectors, then 1 vector (vectors of the CPU's best
+//     Highway target), then one at a time for the last C mod lanes: accumulators (pixels x
+//     vectors of them) start from the bias, take one FMA per tap, add the residual, are clamped
+//     and stored.
 // The filter is packed ahead of time (PackDepthwiseWeights): tap-major, each tap's channels
 // padded to kDepthwiseChannelAlignment floats; docs/native-kernels.md describes the bytes.
 #pragma once
@@ -58,8 +60,8 @@ runtime::Error PackDepthwiseWeights(const Convolution2dShape& shape, const float
 // A view of validated packed depthwise weights.
 struct PackedDepthwise {
   size_t kernel_height, kernel_width, channels;
+  const float* data;  // tap (ky, kx), channel c at (ky * kernel_width + kx) * padded_channels + c
   size_t padded_channels;  // the float stride between taps
-  const float* data;
 };
 
 // Checks the header of `bytes` (magic: kInvalidProgram, version: kUnsupportedVersion, sizes and

@@ -38,15 +38,20 @@ void PackA(const float* HWY_RESTRICT a, size_t lda, size_t rows, size_t kc,
 
 // The micro-kernel for `rows` (1..kMr) rows, through a table so each row count runs a kernel
 // that computes no padding rows.
-template <size_t... kIndex>
+template <size_t kCols, size_t... kIndex>
 constexpr auto MicroKernelTable(std::index_sequence<kIndex...>) {
   using Kernel = void (*)(const TileArgs&, float*, size_t);
-  return std::array<Kernel, sizeof...(kIndex)>{&MicroKernel<kIndex + 1>...};
+  return std::array<Kernel, sizeof...(kIndex)>{&MicroKernel<kIndex + 1, kCols>...};
 }
-constexpr auto kMicroKernels = MicroKernelTable(std::make_index_sequence<kMr>());
+constexpr auto kMicroKernels = MicroKernelTable<kNr>(std::make_index_sequence<kMr>());
+// The same on the first half of the panel, for an N edge of at most kNr / 2 columns (N = 16 on
+// AVX-512's 32-wide panels would otherwise compute twice the FMAs).
+constexpr size_t kHalf = kNr / 2;
+constexpr auto kHalfKernels = MicroKernelTable<kHalf>(std::make_index_sequence<kMr>());
 
-// One tile of C: straight into C when it has all kNr columns, else through a tile on the stack
-// so the micro-kernel never reads or writes past the N edge.
+// One tile of C: straight into C when it has all kNr columns (or exactly kNr / 2: the half-width
+// kernel), else through a tile on the stack so the micro-kernel never reads or writes past the N
+// edge (with the half-width kernel when kNr / 2 columns cover the edge).
 HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_RESTRICT c,
                      size_t ldc) {
   if (cols == kNr) {
@@ -57,6 +62,11 @@ HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_
     }
     return;
   }
+  if (cols == kHalf) {
+    kHalfKernels[rows - 1](args, c, ldc);  // straight into C: it has those columns
+    return;
+  }
+  const auto& kernels = cols < kHalf ? kHalfKernels : kMicroKernels;
   alignas(64) float tile[kMr * kNr];
   TileArgs edge = args;
   if (args.accumulate) {
@@ -70,7 +80,7 @@ HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_
     edge.residual = tile;
     edge.residual_stride = kNr;
   }
-  kMicroKernels[rows - 1](edge, tile, kNr);
+  kernels[rows - 1](edge, tile, kNr);
   for (size_t r = 0; r < rows; ++r) std::memcpy(c + r * ldc, tile + r * kNr, cols * sizeof(float));
 }
 

@@ -8,7 +8,8 @@
 //           micro-kernel adds the kc-long products into an mr x nr tile of C held in registers
 //           (a panel at the M edge runs a kernel instance with fewer rows).
 // The first K block starts the tile from the bias (plus the residual), later ones from C; the last
-// one applies the epilogue before storing. Tiles at the N edge run on a tile buffer on the stack.
+// one applies the epilogue before storing. Tiles at the N edge run on a tile buffer on the stack
+// (on the first half of the panel only, when the edge has at most nr / 2 columns).
 // Dispatched at run time to the CPU's best Highway target (gemm_config.h).
 #pragma once
 

@@ -3,10 +3,12 @@
 //
 // Per target: kThisTarget (gemm_config.h), the tile kMr x kNr and the K block kKc (which must
 // equal that target's row of gemm_config.cpp: Gemm checks it on every call), and
-// MicroKernel<kRows>, which adds a (kRows x kc, rows kKc floats apart) * b (kc x kNr panel) to an
-// accumulator tile started from the bias row (plus the residual's rows, if any) or from C and
+// MicroKernel<kRows, kCols>, which adds a (kRows x kc, rows kKc floats apart) * b (kc x kNr panel)
+// to an accumulator tile started from the bias row (plus the residual's rows, if any) or from C and
 // stores kRows rows of it to C, clamped
-// on the last K block. kRows < kMr serves the M edge without computing padding rows.
+// on the last K block. kRows < kMr serves the M edge without computing padding rows; kCols =
+// kNr / 2 (the first vector of each row) serves an N edge of at most kNr / 2 columns without
+// computing the other half.
 //
 // Packed A keeps A's rows (row-major, kKc floats apart) rather than BLIS's k-major interleave:
 // the copy is then a memcpy per row instead of a transpose (which cost as much as the
@@ -85,10 +87,12 @@ struct TileArgs {
 #define TORCHIR_NATIVE_ROWS(X) \
   X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
 
-template <size_t kRows>
+template <size_t kRows, size_t kCols = kNr>
 HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t ldc) {
   static_assert(kRows >= 1 && kRows <= kMr, "a tile has 1..kMr rows");
+  static_assert(kCols == kNr || kCols == kNr / 2, "a tile has both vectors or the first");
   constexpr size_t kLanes = kNr / 2;
+  constexpr bool kBoth = kCols == kNr;
   const hn::FixedTag<float, kLanes> d;
   using V = decltype(hn::Zero(d));
   static_assert(kMr <= 14, "TORCHIR_NATIVE_ROWS covers 14 rows");
@@ -102,28 +106,30 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
 #undef TORCHIR_DECLARE
 
   if (args.accumulate) {
-#define TORCHIR_LOAD_C(i)                         \
-  if constexpr (i < kRows) {                      \
-    c##i##0 = hn::LoadU(d, c + i * ldc);          \
-    c##i##1 = hn::LoadU(d, c + i * ldc + kLanes); \
+#define TORCHIR_LOAD_C(i)                                              \
+  if constexpr (i < kRows) {                                           \
+    c##i##0 = hn::LoadU(d, c + i * ldc);                               \
+    if constexpr (kBoth) c##i##1 = hn::LoadU(d, c + i * ldc + kLanes); \
   }
     TORCHIR_NATIVE_ROWS(TORCHIR_LOAD_C)
 #undef TORCHIR_LOAD_C
   } else if (args.residual != nullptr) {
     const V bias0 = hn::LoadU(d, args.bias);
     const V bias1 = hn::LoadU(d, args.bias + kLanes);
+    (void)bias1;
     const float* HWY_RESTRICT r = args.residual;
     const size_t ldr = args.residual_stride;
-#define TORCHIR_INIT_RESIDUAL(i)                                  \
-  if constexpr (i < kRows) {                                      \
-    c##i##0 = hn::Add(bias0, hn::LoadU(d, r + i * ldr));          \
-    c##i##1 = hn::Add(bias1, hn::LoadU(d, r + i * ldr + kLanes)); \
+#define TORCHIR_INIT_RESIDUAL(i)                                                       \
+  if constexpr (i < kRows) {                                                           \
+    c##i##0 = hn::Add(bias0, hn::LoadU(d, r + i * ldr));                               \
+    if constexpr (kBoth) c##i##1 = hn::Add(bias1, hn::LoadU(d, r + i * ldr + kLanes)); \
   }
     TORCHIR_NATIVE_ROWS(TORCHIR_INIT_RESIDUAL)
 #undef TORCHIR_INIT_RESIDUAL
   } else {
     const V bias0 = hn::LoadU(d, args.bias);
     const V bias1 = hn::LoadU(d, args.bias + kLanes);
+    (void)bias1;
 #define TORCHIR_INIT_BIAS(i) \
   if constexpr (i < kRows) { \
     c##i##0 = bias0;         \
@@ -139,12 +145,13 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   const float* HWY_RESTRICT b = args.b;
   for (size_t k = 0; k < args.kc; ++k) {
     const V b0 = hn::LoadU(d, b);
-    const V b1 = hn::LoadU(d, b + kLanes);
-#define TORCHIR_FMA(i)                       \
-  if constexpr (i < kRows) {                 \
-    const V a##i = hn::Set(d, a[i * kKc]);   \
-    c##i##0 = hn::MulAdd(a##i, b0, c##i##0); \
-    c##i##1 = hn::MulAdd(a##i, b1, c##i##1); \
+    V b1 = b0;  // no ?: on vectors: SVE's are sizeless types
+    if constexpr (kBoth) b1 = hn::LoadU(d, b + kLanes);
+#define TORCHIR_FMA(i)                                            \
+  if constexpr (i < kRows) {                                      \
+    const V a##i = hn::Set(d, a[i * kKc]);                        \
+    c##i##0 = hn::MulAdd(a##i, b0, c##i##0);                      \
+    if constexpr (kBoth) c##i##1 = hn::MulAdd(a##i, b1, c##i##1); \
   }
     TORCHIR_NATIVE_ROWS(TORCHIR_FMA)
 #undef TORCHIR_FMA
@@ -164,10 +171,10 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
 #undef TORCHIR_CLAMP
   }
 
-#define TORCHIR_STORE(i)                          \
-  if constexpr (i < kRows) {                      \
-    hn::StoreU(c##i##0, d, c + i * ldc);          \
-    hn::StoreU(c##i##1, d, c + i * ldc + kLanes); \
+#define TORCHIR_STORE(i)                                               \
+  if constexpr (i < kRows) {                                           \
+    hn::StoreU(c##i##0, d, c + i * ldc);                               \
+    if constexpr (kBoth) hn::StoreU(c##i##1, d, c + i * ldc + kLanes); \
   }
   TORCHIR_NATIVE_ROWS(TORCHIR_STORE)
 #undef TORCHIR_STORE
@@ -178,11 +185,12 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
 #else  // !TORCHIR_NATIVE_SIMD
 
 // The portable kernel: plain C++ the compiler may keep in scalar registers or auto-vectorise.
-template <size_t kRows>
+// kCols columns of the panel's kNr.
+template <size_t kRows, size_t kCols = kNr>
 HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t ldc) {
-  float acc[kRows][kNr];
+  float acc[kRows][kCols];
   for (size_t i = 0; i < kRows; ++i) {
-    for (size_t j = 0; j < kNr; ++j) {
+    for (size_t j = 0; j < kCols; ++j) {
       acc[i][j] = args.accumulate ? c[i * ldc + j]
                   : args.residual != nullptr
                       ? args.bias[j] + args.residual[i * args.residual_stride + j]
@@ -193,13 +201,13 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   const float* HWY_RESTRICT b = args.b;
   for (size_t k = 0; k < args.kc; ++k) {
     for (size_t i = 0; i < kRows; ++i) {
-      for (size_t j = 0; j < kNr; ++j) acc[i][j] += a[i * kKc] * b[j];
+      for (size_t j = 0; j < kCols; ++j) acc[i][j] += a[i * kKc] * b[j];
     }
     a += 1;
     b += kNr;
   }
   for (size_t i = 0; i < kRows; ++i) {
-    for (size_t j = 0; j < kNr; ++j) {
+    for (size_t j = 0; j < kCols; ++j) {
       float value = acc[i][j];
       if (args.clamp) value = value < args.lo ? args.lo : value > args.hi ? args.hi : value;
       c[i * ldc + j] = value;

@@ -281,6 +281,33 @@ TEST_P(DepthwiseTest, ViewRejectsMalformedBytes) {
   EXPECT_EQ(ViewPackedDepthwise(nullptr, bytes, &view), Error::kInvalidProgram);
 }
 
+// Random corruptions of a valid header and random lengths: whatever ViewPackedDepthwise accepts
+// must describe floats that lie inside the buffer, consistent with its own sizes.
+TEST_P(DepthwiseTest, ViewNeverPointsOutsideTheBuffer) {
+  const Convolution2dShape s = Depthwise(1, 4, 4, 21, 3, 1, 1, 0, 0, 0, 0);
+  std::vector<float> weights(21 * 9, 1.0f);
+  std::vector<float> good(DepthwisePackedWeightsBytes(s) / sizeof(float));
+  ASSERT_EQ(PackDepthwiseWeights(s, weights.data(), good.data(), good.size() * sizeof(float)),
+            Error::kOk);
+  std::mt19937 rng(99);
+  size_t accepted = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::vector<float> copy = good;
+    unsigned char* bytes = reinterpret_cast<unsigned char*>(copy.data());
+    const int flips = 1 + static_cast<int>(rng() % 3);
+    for (int f = 0; f < flips; ++f) bytes[rng() % kPackedDepthwiseHeaderBytes] = rng() & 0xff;
+    const size_t size = copy.size() * sizeof(float) - (rng() % 2 == 0 ? 0 : rng() % 256);
+    PackedDepthwise view;
+    if (ViewPackedDepthwise(copy.data(), size, &view) != Error::kOk) continue;
+    ++accepted;
+    ASSERT_GE(view.padded_channels, view.channels);
+    ASSERT_LE(reinterpret_cast<const unsigned char*>(
+                  view.data + view.kernel_height * view.kernel_width * view.padded_channels),
+              bytes + size);
+  }
+  EXPECT_GT(accepted, 0u);  // the unchanged reserved bytes and in-range lengths still pass
+}
+
 TEST_P(DepthwiseTest, RefusesBadArguments) {
   const Convolution2dShape s = Depthwise(1, 4, 4, 5, 3, 1, 1, 1, 1, 1, 1);
   std::vector<float> weights(5 * 9, 1.0f), input(4 * 4 * 5, 1.0f), output(4 * 4 * 5, 0.0f);
