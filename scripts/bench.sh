@@ -27,7 +27,8 @@ while (($#)); do
   MODELS+=("$1")
   shift
 done
-((${#MODELS[@]})) || MODELS=(resnet18 mobilenet_v2 mobilenet_v3_large tiny_vit tiny_gpt text_cnn)
+((${#MODELS[@]})) || MODELS=(resnet18 mobilenet_v2 mobilenet_v3_large tiny_vit tiny_gpt text_cnn gpt_small
+  encoder_small)
 
 scripts/setup.sh --no-build
 BUILD_DIR=${TORCHIR_BUILD_DIR:-build}

@@ -21,7 +21,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MODELS=("$@")
-((${#MODELS[@]})) || MODELS=(resnet18 mobilenet_v2 mobilenet_v3_large tiny_vit tiny_gpt text_cnn)
+((${#MODELS[@]})) || MODELS=(resnet18 mobilenet_v2 mobilenet_v3_large tiny_vit tiny_gpt text_cnn gpt_small
+  encoder_small)
 BUILD_DIR=${TORCHIR_BUILD_DIR:-build}
 BENCH_DIR=${TORCHIR_PEERS_DIR:-$BUILD_DIR/bench_peers}
 PYTHON=${TORCHIR_VENV_PYTHON:-$(scripts/python_env.sh)}

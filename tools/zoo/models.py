@@ -5,6 +5,7 @@ runs under `torch.manual_seed(seed)`: the module is created, its batch-norm stat
 affine parameters are randomised (so folding them is actually tested), then inputs are drawn.
 """
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Sequence, Tuple
@@ -150,11 +151,11 @@ class TinyViT(nn.Module):
 class TinyGPT(nn.Module):
     """Decoder-only text model: token + position embedding, 2 causal blocks, dim 64, seq 16."""
 
-    def __init__(self, vocab=100, seq=16, dim=64, depth=2, heads=4):
+    def __init__(self, vocab=100, seq=16, dim=64, depth=2, heads=4, causal=True):
         super().__init__()
         self.tok = nn.Embedding(vocab, dim)
         self.pos = nn.Embedding(seq, dim)
-        self.blocks = nn.ModuleList([EncoderBlock(dim, heads, 4 * dim, False, seq)
+        self.blocks = nn.ModuleList([EncoderBlock(dim, heads, 4 * dim, False, seq if causal else 0)
                                      for _ in range(depth)])
         self.norm = nn.LayerNorm(dim)
         self.lm_head = nn.Linear(dim, vocab, bias=False)
@@ -438,6 +439,18 @@ NETWORKS = [
              "network"),
     ZooEntry("text_cnn", TextCNN, (InputSpec("ids", (1, 16), "index:50"),),
              "embedding + conv1d + max over time + linear + log_softmax", "network"),
+    # Transformers of a realistic size for the benchmarks (issue 12): PyTorch's GEMMs run near
+    # peak on these, so per-op overhead no longer decides.
+    ZooEntry("gpt_small", functools.partial(TinyGPT, vocab=1000, seq=128, dim=256, depth=4,
+                                            heads=4),
+             (InputSpec("ids", (1, 128), "index:1000"),),
+             "GPT-style LM: dim 256, 4 causal blocks, 4 heads, sequence 128, vocab 1000",
+             "network"),
+    ZooEntry("encoder_small", functools.partial(TinyGPT, vocab=1000, seq=128, dim=256, depth=4,
+                                                heads=4, causal=False),
+             (InputSpec("ids", (1, 128), "index:1000"),),
+             "BERT-style text encoder: dim 256, 4 bidirectional blocks, 4 heads, sequence 128",
+             "network"),
 ]
 
 ZOO: Dict[str, ZooEntry] = {e.name: e for e in NETWORKS + _OPS}
