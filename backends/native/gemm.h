@@ -26,8 +26,10 @@ namespace torchir::native {
 // What happens to each element of C after the last K block.
 enum class Activation : uint32_t {
   kNone = 0,
-  kRelu = 1,   // max(x, 0)
-  kClamp = 2,  // min(max(x, min), max): relu6 and hardtanh
+  kRelu = 1,      // max(x, 0)
+  kClamp = 2,     // min(max(x, min), max): relu6 and hardtanh
+  kGelu = 3,      // x * (1 + erf(x / sqrt 2)) / 2, erf within 1.5e-7 (Abramowitz & Stegun 7.1.26)
+  kGeluTanh = 4,  // x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2
 };
 
 // What is added to and applied on A*B + bias: C = activation(A*B + bias + residual).

@@ -183,7 +183,7 @@ struct Region {
   ir::Node* compute = nullptr;
   ir::Node* residual_add = nullptr;  // edge.add(compute output, residual)
   ir::Value* residual = nullptr;
-  ir::Node* clamp = nullptr;  // edge.clamp of the last node's output
+  ir::Node* clamp = nullptr;  // edge.clamp or edge.gelu of the last node's output
   std::vector<ir::Node*> Members() const {
     std::vector<ir::Node*> members = {compute};
     if (residual_add != nullptr) members.push_back(residual_add);
@@ -195,6 +195,19 @@ struct Region {
 
 bool IsUnclamped(const ir::Node& node) {
   return DoubleAttr(node, "output_min") == -kInf && DoubleAttr(node, "output_max") == kInf;
+}
+
+// An activation the kernels apply while the tile is in registers: a clamp with a non-empty
+// range, or GELU (either form) after a GEMM (not after a depthwise convolution).
+bool IsFusableActivation(const ir::Node& compute, const ir::Node& activation) {
+  if (activation.op() == "edge.clamp") {
+    return DoubleAttr(activation, "min") <= DoubleAttr(activation, "max");
+  }
+  if (activation.op() == "edge.gelu") {
+    const std::string& approximate = activation.FindAttr("approximate")->as_string();
+    return !IsDepthwise(compute) && (approximate == "none" || approximate == "tanh");
+  }
+  return false;
 }
 
 // Grows a region from its compute node: a residual add of a same-shaped float32 tensor
@@ -217,10 +230,10 @@ Region GrowRegion(ir::Node* compute, const std::unordered_map<const ir::Node*, s
         last = add->output(0);
       }
     }
-    ir::Node* clamp = OnlyReader(last);
-    if (clamp != nullptr && clamp->op() == "edge.clamp" && taken.count(clamp) == 0 &&
-        DoubleAttr(*clamp, "min") <= DoubleAttr(*clamp, "max") && IsFloat32(clamp->output(0))) {
-      region.clamp = clamp;
+    ir::Node* activation = OnlyReader(last);
+    if (activation != nullptr && taken.count(activation) == 0 && IsFloat32(activation->output(0)) &&
+        IsFusableActivation(*compute, *activation)) {
+      region.clamp = activation;
     }
   }
   return region;
@@ -230,6 +243,13 @@ Region GrowRegion(ir::Node* compute, const std::unordered_map<const ir::Node*, s
 void ActivationOf(const Region& region, fb::Activation* activation, float* min, float* max) {
   double lo = DoubleAttr(*region.compute, "output_min");
   double hi = DoubleAttr(*region.compute, "output_max");
+  if (region.clamp != nullptr && region.clamp->op() == "edge.gelu") {
+    *activation = region.clamp->FindAttr("approximate")->as_string() == "tanh"
+                      ? fb::Activation::GeluTanh
+                      : fb::Activation::Gelu;
+    *min = *max = 0.0f;
+    return;
+  }
   if (region.clamp != nullptr) {
     lo = DoubleAttr(*region.clamp, "min");
     hi = DoubleAttr(*region.clamp, "max");
@@ -342,9 +362,9 @@ class NativeCompileBackend : public backend::Backend {
       } else {
         auto reason = reasons.find(node);
         decision.reason = reason != reasons.end() ? reason->second : "not taken";
-        if (node->op() == "edge.add" || node->op() == "edge.clamp") {
+        if (node->op() == "edge.add" || node->op() == "edge.clamp" || node->op() == "edge.gelu") {
           decision.reason =
-              "the native backend fuses an add or clamp only right after a convolution or "
+              "the native backend fuses an add, clamp or GELU only right after a convolution or "
               "linear layer whose only reader it is";
         }
       }

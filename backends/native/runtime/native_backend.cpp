@@ -420,6 +420,12 @@ class NativeBackend final : public Backend {
         epilogue.min = node.output_min();
         epilogue.max = node.output_max();
         break;
+      case fb::Activation::Gelu:
+      case fb::Activation::GeluTanh:
+        BLOB_CHECK(!bound->depthwise, "node %zu: GELU after a depthwise convolution", index);
+        epilogue.activation =
+            node.activation() == fb::Activation::Gelu ? Activation::kGelu : Activation::kGeluTanh;
+        break;
       default:
         BLOB_CHECK(false, "node %zu: unknown activation %u", index,
                    static_cast<unsigned>(node.activation()));

@@ -130,7 +130,18 @@ void ExpectGemmMatchesReference(const Problem& p, uint32_t seed) {
       if (p.epilogue.activation == Activation::kClamp) {
         exact = std::min(std::max(exact, double{p.epilogue.min}), double{p.epilogue.max});
       }
-      const double tolerance = 2.0 * (p.k + 2) * u * magnitude + 1e-30;
+      double tolerance = 2.0 * (p.k + 2) * u * magnitude + 1e-30;
+      if (p.epilogue.activation == Activation::kGelu ||
+          p.epilogue.activation == Activation::kGeluTanh) {
+        // GELU's slope is at most 1.13, so the sum's error carries over; the approximation of
+        // erf (1.5e-7) and a dozen float32 roundings add ~2e-7 of |x| (and of 1 near 0).
+        const double x = exact;
+        exact =
+            p.epilogue.activation == Activation::kGelu
+                ? 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)))
+                : 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+        tolerance = 1.13 * tolerance + 4e-7 * (std::fabs(x) + 1.0);
+      }
       if (!(std::fabs(got - exact) <= tolerance) && ++failures <= 5) {
         ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got << ", expected " << exact << " +- "
                       << tolerance;
@@ -205,6 +216,10 @@ TEST_P(GemmTest, AppliesEveryEpilogue) {
   ExpectGemmMatchesReference({31, 47, 5, 0, 0, true, {Activation::kClamp, 0.0f, 0.5f}}, 13);
   ExpectGemmMatchesReference({31, 47, 5, 0, 0, false, {Activation::kClamp, -0.25f, -0.25f}}, 14);
   ExpectGemmMatchesReference({31, 47, 300, 0, 0, true, {Activation::kClamp, -1.0f, 1.0f}}, 15);
+  // GELU, both forms, over tails (N 47: a partial vector on every target) and two K blocks.
+  ExpectGemmMatchesReference({31, 47, 5, 0, 0, true, {Activation::kGelu, 0, 0}}, 16);
+  ExpectGemmMatchesReference({31, 47, 300, 0, 0, true, {Activation::kGelu, 0, 0}}, 17);
+  ExpectGemmMatchesReference({31, 47, 300, 0, 0, false, {Activation::kGeluTanh, 0, 0}}, 18);
 }
 
 // The residual on every tail (M, N around mr and nr; K of one block and of several, where it must

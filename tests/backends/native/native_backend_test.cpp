@@ -526,7 +526,7 @@ TEST_F(NativeBackendTest, RefusesMisalignedPackedWeights) {
 }
 
 TEST_F(NativeBackendTest, RefusesUnknownActivationsAndEmptyClampRanges) {
-  ExpectRefused([](Convolution& c) { c.node().activation = 3; }, "unknown activation 3");
+  ExpectRefused([](Convolution& c) { c.node().activation = 5; }, "unknown activation 5");
   ExpectRefused([](Convolution& c) { c.node().activation = 0xFFFFFFFF; }, "unknown activation");
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float pairs[][2] = {{6.0f, 0.0f}, {nan, 1.0f}, {0.0f, nan}, {1.0f, -1.0f}};
@@ -576,6 +576,23 @@ TEST_F(NativeBackendTest, ExecuteBeforeTheScratchIsBoundIsRefused) {
   EXPECT_GT(NativeDelegate()->ScratchBytes(handle.get()), 0u);
   EXPECT_EQ(NativeDelegate()->Execute(handle.get(), c->args.args()), Error::kNotInitialized);
   NativeDelegate()->Destroy(handle.get());
+}
+
+// GELU fused after the GEMM (a transformer's fc1), both forms, against the definition.
+TEST_F(NativeBackendTest, GeluEpiloguesMatchTheDefinition) {
+  for (fb::Activation form : {fb::Activation::Gelu, fb::Activation::GeluTanh}) {
+    std::unique_ptr<Convolution> c = MakeConvolution(Shape(3, 1, 1, 67, 45, 1, 1, 0), {});
+    c->node().activation = static_cast<uint32_t>(form);
+    for (float& value : c->expected) {
+      const double x = value;
+      value = static_cast<float>(
+          form == fb::Activation::Gelu
+              ? 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)))
+              : 0.5 * x * (1.0 + std::tanh(0.7978845608 * (x + 0.044715 * x * x * x))));
+    }
+    ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk);
+    EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f);
+  }
 }
 
 TEST_F(NativeBackendTest, LinearLayerMatchesTheDefinition) {
