@@ -13,7 +13,7 @@
 
 #include "compiler/dialect/edge_ops.h"
 #include "gtest/gtest.h"
-#include "tests/runtime/kernels/tensor_kernel_test_support.h"
+#include "tests/runtime/kernels/kernel_test_support.h"
 #include "tests/support/graph_builder.h"
 
 namespace torchir::testing {
