@@ -4,6 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/dialect/fold_rules.h"
+#include "compiler/dialect/node_macs.h"
+#include "compiler/dialect/noop_rules.h"
 #include "compiler/dialect/shape_rules.h"
 #include "compiler/ir/tensor_limits.h"
 
@@ -12,6 +15,9 @@ namespace {
 
 using ir::DType;
 namespace rules = shape_rules;
+namespace fold = fold_rules;
+namespace macs = mac_rules;
+namespace noop = noop_rules;
 
 // ---- Table-building shorthands --------------------------------------------------
 
@@ -39,48 +45,90 @@ const DTypeSet kInt64{DType::kInt64};
 
 std::vector<TypeVariable> T(DTypeSet allowed) { return {{"T", allowed}}; }
 
+// A row under construction. The per-op facts chain onto the row:
+// Binary(...).Commutative(), Op(...).Noop(rule).Folds(rule).
+struct Row {
+  EdgeOpDef def;
+
+  Row Commutative() && {
+    def.commutative = true;
+    return std::move(*this);
+  }
+  Row ViewOfInput0() && {
+    def.output_storage = OutputStorage::kViewOfInput0;
+    return std::move(*this);
+  }
+  Row Macs(MacRule rule) && {
+    def.macs = rule;
+    return std::move(*this);
+  }
+  Row Noop(NoopRule rule) && {
+    def.is_noop = rule;
+    return std::move(*this);
+  }
+  Row CollapsesChains(ChainRule rule) && {
+    def.collapse_chain = rule;
+    return std::move(*this);
+  }
+  Row Folds(FoldRule rule) && {
+    def.fold = rule;
+    return std::move(*this);
+  }
+};
+
 // The kernel is registered under the op name without the "edge." prefix.
-EdgeOpDef Op(const char* name, std::vector<TensorOperand> inputs, std::vector<AttrSpec> attrs,
-             std::vector<TensorOperand> outputs, std::vector<TypeVariable> type_vars,
-             ShapeRule rule, const char* summary) {
-  return {name,  std::move(inputs), std::move(attrs),          std::move(outputs),
-          std::move(type_vars), rule, std::string(name).substr(5), summary};
+Row Op(const char* name, std::vector<TensorOperand> inputs, std::vector<AttrSpec> attrs,
+       std::vector<TensorOperand> outputs, std::vector<TypeVariable> type_vars, ShapeRule rule,
+       const char* summary) {
+  EdgeOpDef def;
+  def.name = name;
+  def.inputs = std::move(inputs);
+  def.attrs = std::move(attrs);
+  def.outputs = std::move(outputs);
+  def.type_vars = std::move(type_vars);
+  def.shape_rule = rule;
+  def.kernel = std::string(name).substr(5);
+  def.summary = summary;
+  return {std::move(def)};
 }
 
-EdgeOpDef Unary(const char* name, DTypeSet allowed, const char* summary,
-                std::vector<AttrSpec> attrs = {}) {
+Row Unary(const char* name, DTypeSet allowed, const char* summary,
+          std::vector<AttrSpec> attrs = {}) {
   return Op(name, {In("input")}, std::move(attrs), {In("out")}, T(allowed), rules::SameAsFirst,
             summary);
 }
 
-EdgeOpDef Binary(const char* name, DTypeSet allowed, const char* summary) {
+Row Binary(const char* name, DTypeSet allowed, const char* summary) {
   return Op(name, {In("self"), In("other")}, {}, {In("out")}, T(allowed), rules::Broadcast,
             summary);
 }
 
-EdgeOpDef Compare(const char* name, const char* summary) {
+Row Compare(const char* name, const char* summary) {
   return Op(name, {In("self"), In("other")}, {}, {Fixed("out", kBool)}, T(kArithmetic),
             rules::BroadcastToBool, summary);
 }
 
-EdgeOpDef Reduction(const char* name, DTypeSet allowed, const char* summary) {
+Row Reduction(const char* name, DTypeSet allowed, const char* summary) {
   return Op(name, {In("input")}, {Ints("dims"), Flag("keepdim")}, {In("out")}, T(allowed),
             rules::Reduce, summary);
 }
 
 std::vector<EdgeOpDef> BuildTable() {
-  return {
+  const std::initializer_list<Row> rows = {
       // Compute-heavy ops; output_min/output_max is a fused clamp (+-inf when none).
       Op("edge.convolution", {In("input"), In("weight"), Optional("bias")},
          {Ints("stride"), Ints("padding"), Ints("dilation"), Int("groups"), Real("output_min"),
           Real("output_max")},
          {In("out")}, T(kFloat), rules::Convolution,
-         "1-d/2-d/3-d convolution, NC* layout, weight [O, C/groups, k...], fused output clamp"),
+         "1-d/2-d/3-d convolution, NC* layout, weight [O, C/groups, k...], fused output clamp")
+          .Macs(macs::Convolution),
       Op("edge.linear", {In("input"), In("weight"), Optional("bias")},
          {Real("output_min"), Real("output_max")}, {In("out")}, T(kFloat), rules::Linear,
-         "input [..., K] x weight [N, K]^T + bias [N], fused output clamp"),
+         "input [..., K] x weight [N, K]^T + bias [N], fused output clamp")
+          .Macs(macs::MatrixProduct),
       Op("edge.matmul", {In("self"), In("other")}, {}, {In("out")}, T(kFloat), rules::Matmul,
-         "batched matrix product of two rank >= 2 tensors, batch dims broadcast"),
+         "batched matrix product of two rank >= 2 tensors, batch dims broadcast")
+          .Macs(macs::MatrixProduct),
       Op("edge.batch_norm",
          {In("input"), In("running_mean"), In("running_var"), Optional("weight"),
           Optional("bias")},
@@ -115,15 +163,15 @@ std::vector<EdgeOpDef> BuildTable() {
       Unary("edge.abs", kArithmetic, "|x|"),
 
       // Elementwise binary, broadcasting, no implicit promotion.
-      Binary("edge.add", kArithmetic, "self + other"),
+      Binary("edge.add", kArithmetic, "self + other").Commutative(),
       Binary("edge.sub", kArithmetic, "self - other"),
-      Binary("edge.mul", kArithmetic, "self * other"),
+      Binary("edge.mul", kArithmetic, "self * other").Commutative(),
       Binary("edge.div", kFloat, "self / other (true division)"),
       Binary("edge.pow", kFloat, "self ** other"),
-      Binary("edge.maximum", kArithmetic, "elementwise max"),
-      Binary("edge.minimum", kArithmetic, "elementwise min"),
-      Compare("edge.eq", "self == other"),
-      Compare("edge.ne", "self != other"),
+      Binary("edge.maximum", kArithmetic, "elementwise max").Commutative(),
+      Binary("edge.minimum", kArithmetic, "elementwise min").Commutative(),
+      Compare("edge.eq", "self == other").Commutative(),
+      Compare("edge.ne", "self != other").Commutative(),
       Compare("edge.lt", "self < other"),
       Compare("edge.le", "self <= other"),
       Compare("edge.gt", "self > other"),
@@ -133,7 +181,8 @@ std::vector<EdgeOpDef> BuildTable() {
          "condition ? self : other, broadcasting"),
       Op("edge.cast", {In("input")}, {Type("dtype")}, {In("out", "U")},
          {{"T", DTypeSet::All()}, {"U", DTypeSet::All()}}, rules::Cast,
-         "convert to dtype (the only op whose output dtype differs from its input's)"),
+         "convert to dtype (the only op whose output dtype differs from its input's)")
+          .Noop(noop::SameType),
 
       // Reductions.
       Reduction("edge.mean", kFloat, "mean over dims (all when empty)"),
@@ -158,16 +207,29 @@ std::vector<EdgeOpDef> BuildTable() {
 
       // Data movement.
       Op("edge.reshape", {In("input")}, {Ints("shape")}, {In("out")}, T(DTypeSet::All()),
-         rules::Reshape, "same elements in a new shape (fully specified, no -1)"),
+         rules::Reshape, "same elements in a new shape (fully specified, no -1)")
+          .ViewOfInput0()
+          .Noop(noop::SameType)
+          .CollapsesChains(noop::SkipInner)
+          .Folds(fold::Reshape),
       Op("edge.permute", {In("input")}, {Ints("dims")}, {In("out")}, T(DTypeSet::All()),
-         rules::Permute, "reorder dims (transpose, t, permute)"),
+         rules::Permute, "reorder dims (transpose, t, permute)")
+          .Noop(noop::IdentityPermutation)
+          .CollapsesChains(noop::ComposePermutations)
+          .Folds(fold::Permute),
       Op("edge.slice", {In("input")}, {Int("dim"), Int("start"), Int("end"), Int("step")},
          {In("out")}, T(DTypeSet::All()), rules::Slice,
-         "elements start, start+step, ... < end along dim (all normalised)"),
+         "elements start, start+step, ... < end along dim (all normalised)")
+          .Noop(noop::WholeSlice)
+          .Folds(fold::Slice),
       Op("edge.concatenate", {Variadic("tensors")}, {Int("dim")}, {In("out")},
-         T(DTypeSet::All()), rules::Concatenate, "join tensors along a normalised dim"),
+         T(DTypeSet::All()), rules::Concatenate, "join tensors along a normalised dim")
+          .Noop(noop::SingleInput)
+          .Folds(fold::Concatenate),
       Op("edge.expand", {In("input")}, {Ints("sizes")}, {In("out")}, T(DTypeSet::All()),
-         rules::Expand, "broadcast to sizes"),
+         rules::Expand, "broadcast to sizes")
+          .Noop(noop::SameType)
+          .Folds(fold::Expand),
       Op("edge.index_select", {In("input"), In("index", "I")}, {Int("dim")}, {In("out")},
          {{"T", DTypeSet::All()}, {"I", kIndex}}, rules::IndexSelect,
          "gather entries of a 1-d index along dim (embedding, index.Tensor)"),
@@ -175,6 +237,10 @@ std::vector<EdgeOpDef> BuildTable() {
          T(kArithmetic), rules::ConstantPad,
          "pad with a constant; pad pairs innermost dim first (negative crops)"),
   };
+  std::vector<EdgeOpDef> table;
+  table.reserve(rows.size());
+  for (const Row& row : rows) table.push_back(row.def);
+  return table;
 }
 
 bool KindMatches(AttrKind kind, const ir::AttrValue& value) {
@@ -188,6 +254,18 @@ bool KindMatches(AttrKind kind, const ir::AttrValue& value) {
     case AttrKind::kString: return value.kind() == Kind::kString;
   }
   return false;
+}
+
+// The row's facts as short words for the docs table.
+std::vector<std::string> RenderFacts(const EdgeOpDef& def) {
+  std::vector<std::string> facts;
+  if (def.commutative) facts.push_back("commutative");
+  if (def.output_storage == OutputStorage::kViewOfInput0) facts.push_back("view of input");
+  if (def.macs != nullptr) facts.push_back("MACs");
+  if (def.is_noop != nullptr) facts.push_back("no-op rule");
+  if (def.collapse_chain != nullptr) facts.push_back("chains collapse");
+  if (def.fold != nullptr) facts.push_back("folds on constants");
+  return facts;
 }
 
 std::string Where(const ir::Node& node) {
@@ -250,8 +328,9 @@ const EdgeOpDef* FindEdgeOp(std::string_view name) {
 bool IsEdgeOpName(std::string_view op) { return op.substr(0, 5) == "edge."; }
 
 std::string RenderEdgeOpTableMarkdown() {
-  std::string text = "| op | tensor inputs | attributes | outputs | dtypes | kernel | meaning |\n"
-                     "|---|---|---|---|---|---|---|\n";
+  std::string text =
+      "| op | tensor inputs | attributes | outputs | dtypes | kernel | facts | meaning |\n"
+      "|---|---|---|---|---|---|---|---|\n";
   auto operand = [](const TensorOperand& o) {
     std::string type = o.type_var.empty() ? o.fixed.ToString() : o.type_var;
     return absl::StrCat(o.name, ": ", type, o.optional ? "?" : "", o.variadic ? "..." : "");
@@ -268,7 +347,8 @@ std::string RenderEdgeOpTableMarkdown() {
     }
     absl::StrAppend(&text, "| `", def.name, "` | ", absl::StrJoin(inputs, ", "), " | ",
                     absl::StrJoin(attrs, ", "), " | ", absl::StrJoin(outputs, ", "), " | ",
-                    absl::StrJoin(vars, "; "), " | `", def.kernel, "` | ", def.summary, " |\n");
+                    absl::StrJoin(vars, "; "), " | `", def.kernel, "` | ",
+                    absl::StrJoin(RenderFacts(def), ", "), " | ", def.summary, " |\n");
   }
   return text;
 }

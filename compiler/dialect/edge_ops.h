@@ -1,7 +1,10 @@
 // The Edge op set: the small, canonical, dtype-specialised ops the compiler
 // lowers ATen into, and that the runtime's portable kernels and the backends
-// implement. One table (edge_ops.cpp) holds, per op, its operands, attributes,
-// dtype constraints, shape rule and runtime kernel name.
+// implement. One table (edge_ops.cpp) holds every per-op fact: operands,
+// attributes, dtype constraints, shape rule, runtime kernel name, and what the
+// passes, the planner and the reports ask (commutativity, MAC count, whether
+// the output may share its input's storage, when a node does nothing, how to
+// fold it on constants). Nothing else keeps a list of Edge op names.
 //
 // Conventions every Edge graph follows (checked by VerifyEdgeGraph):
 //   - node op strings are the table's names ("edge.convolution");
@@ -17,6 +20,7 @@
 //     ir::kMaxTensorBytes bytes (compiler/ir/tensor_limits.h).
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -72,6 +76,29 @@ struct TypeVariable {
 using ShapeRule = absl::StatusOr<std::vector<ir::TensorType>> (*)(
     const std::vector<const ir::TensorType*>& inputs, const ir::Node& node);
 
+// Where a node's output lives relative to its inputs, for the memory planner.
+enum class OutputStorage {
+  kOwn,           // a buffer of its own
+  kViewOfInput0,  // may share input 0's bytes (same elements in the same order: the
+                  // kernel copies nothing when the two alias); Edge has no in-place ops
+};
+
+// The multiply-accumulates one execution of a node performs (node_macs.h has the rules).
+// Saturating; 0 for a malformed node rather than an error.
+using MacRule = uint64_t (*)(const ir::Node& node);
+
+// True when the node's output equals its input 0 (same type, same elements), so readers
+// may read input 0 instead (noop_rules.h). Called on verified nodes with one output.
+using NoopRule = bool (*)(const ir::Node& node);
+
+// Rewrites `node`, whose input 0 is produced by `inner` of the same op, to read
+// `inner`'s input instead (one node for the chain; noop_rules.h).
+using ChainRule = void (*)(ir::Node& node, const ir::Node& inner);
+
+// The output's bytes when every input is a constant with data (fold_rules.h). Called on
+// verified nodes with one non-empty output; empty when the rule declines.
+using FoldRule = std::vector<uint8_t> (*)(const ir::Node& node);
+
 // One row of the Edge op table.
 struct EdgeOpDef {
   std::string name;                    // "edge.convolution"
@@ -82,6 +109,14 @@ struct EdgeOpDef {
   ShapeRule shape_rule;
   std::string kernel;  // the name the runtime registers its portable kernel under
   std::string summary;  // one line for docs/edge-dialect.md and --help texts
+
+  // Facts the passes, the planner and the reports read (edge_ops.cpp sets them per row).
+  bool commutative = false;  // swapping inputs 0 and 1 leaves the outputs unchanged (CSE)
+  OutputStorage output_storage = OutputStorage::kOwn;
+  MacRule macs = nullptr;              // nullptr: no multiply-accumulates worth counting
+  NoopRule is_noop = nullptr;          // nullptr: never a no-op (remove_noop_ops)
+  ChainRule collapse_chain = nullptr;  // nullptr: chains stay (remove_noop_ops)
+  FoldRule fold = nullptr;             // nullptr: not evaluated at compile time (fold_constants)
 };
 
 // The whole table, in a stable order.
@@ -93,7 +128,7 @@ const EdgeOpDef* FindEdgeOp(std::string_view name);
 // True for op strings of the Edge dialect ("edge." prefix).
 bool IsEdgeOpName(std::string_view op);
 
-// The table as markdown (op, operands, attributes, dtypes, kernel, summary), the
+// The table as markdown (op, operands, attributes, dtypes, kernel, facts, summary), the
 // form docs/edge-dialect.md embeds and `torchir-compile --list-edge-ops` prints.
 std::string RenderEdgeOpTableMarkdown();
 

@@ -3,6 +3,8 @@
 #include <limits>
 #include <vector>
 
+#include "compiler/dialect/edge_ops.h"
+
 namespace torchir::dialect {
 namespace {
 
@@ -28,20 +30,9 @@ uint64_t Volume(const std::vector<int64_t>& sizes, size_t first) {
 }  // namespace
 
 uint64_t NodeMacs(const ir::Node& node) {
-  const std::string& op = node.op();
   if (node.num_outputs() == 0) return 0;
-  const uint64_t out = Volume(node.output(0)->sizes(), 0);
-  if (op == "edge.convolution") {
-    if (node.num_inputs() < 2 || node.input(1)->sizes().size() < 2) return 0;
-    // The weight [O, C_in/groups, k...] holds the reduction volume of one output element.
-    return SaturatingMul(out, Volume(node.input(1)->sizes(), 1));
-  }
-  if (op == "edge.linear" || op == "edge.matmul") {
-    if (node.num_inputs() < 1 || node.input(0)->sizes().empty()) return 0;
-    const int64_t k = node.input(0)->sizes().back();
-    return k < 0 ? 0 : SaturatingMul(out, static_cast<uint64_t>(k));
-  }
-  return 0;
+  const EdgeOpDef* def = FindEdgeOp(node.op());
+  return def != nullptr && def->macs != nullptr ? def->macs(node) : 0;
 }
 
 uint64_t GraphMacs(const ir::Graph& graph) {
@@ -50,4 +41,22 @@ uint64_t GraphMacs(const ir::Graph& graph) {
   return total;
 }
 
+namespace mac_rules {
+
+uint64_t Convolution(const ir::Node& node) {
+  if (node.num_outputs() == 0 || node.num_inputs() < 2 || node.input(1)->sizes().size() < 2) {
+    return 0;
+  }
+  return SaturatingMul(Volume(node.output(0)->sizes(), 0), Volume(node.input(1)->sizes(), 1));
+}
+
+uint64_t MatrixProduct(const ir::Node& node) {
+  if (node.num_outputs() == 0 || node.num_inputs() < 1 || node.input(0)->sizes().empty()) {
+    return 0;
+  }
+  const int64_t k = node.input(0)->sizes().back();
+  return k < 0 ? 0 : SaturatingMul(Volume(node.output(0)->sizes(), 0), static_cast<uint64_t>(k));
+}
+
+}  // namespace mac_rules
 }  // namespace torchir::dialect

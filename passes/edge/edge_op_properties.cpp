@@ -10,9 +10,8 @@ bool EdgeOpProperties::IsPure(const ir::Node& node) const {
 }
 
 bool EdgeOpProperties::IsCommutative(const ir::Node& node) const {
-  const std::string& op = node.op();
-  return op == "edge.add" || op == "edge.mul" || op == "edge.maximum" || op == "edge.minimum" ||
-         op == "edge.eq" || op == "edge.ne";
+  const dialect::EdgeOpDef* def = dialect::FindEdgeOp(node.op());
+  return def != nullptr && def->commutative;
 }
 
 const EdgeOpProperties& GetEdgeOpProperties() {

@@ -1,5 +1,5 @@
-// What the generic passes need to know about Edge ops: all are pure, and the
-// elementwise ones that do not care about operand order are commutative.
+// What the generic passes need to know about Edge ops: all are pure, and those whose
+// table row says so (compiler/dialect/edge_ops.cpp) are commutative.
 #pragma once
 
 #include "passes/op_properties.h"

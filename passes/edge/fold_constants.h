@@ -1,4 +1,4 @@
-// Evaluates data-movement ops on constants at compile time.
+// Evaluates Edge ops on constants at compile time.
 #pragma once
 
 #include <string_view>

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/dialect/edge_ops.h"
 #include "compiler/ir/checked_math.h"
 #include "compiler/ir/tensor_limits.h"
 #include "memory_planner/checker.h"
@@ -25,30 +26,6 @@ constexpr uint64_t kAlignment = 64;
 // they run (XNNPACK: XNN_EXTRA_BYTES); the planner only honours the number.
 constexpr char kReadOverrunAttr[] = "read_overrun_bytes";
 
-// ATen ops whose result shares its first input's storage at the graph level:
-// in-place ops (their output is input 0 updated) and the views and no-ops that
-// keep a contiguous tensor contiguous. The Edge dialect's op table will carry
-// this property per op; until lowering exists, the ATen names are listed here.
-bool SharesInputStorage(const ir::Node& node) {
-  const std::string& op = node.op();
-  // aten.<name>_.<overload> is PyTorch's in-place naming.
-  size_t last_dot = op.rfind('.');
-  if (op.rfind("aten.", 0) == 0 && last_dot != std::string::npos && last_dot > 5 &&
-      op[last_dot - 1] == '_' && op[5] != '_') {
-    return true;
-  }
-  static const char* const kViewOps[] = {
-      "aten.view.default",    "aten.reshape.default",    "aten._unsafe_view.default",
-      "aten.flatten.using_ints", "aten.squeeze.dim",     "aten.squeeze.default",
-      "aten.squeeze.dims",    "aten.unsqueeze.default",  "aten.alias.default",
-      "aten.detach.default",  "aten.contiguous.default", "aten.dropout.default",
-      "aten.clone.default",   "aten.lift_fresh_copy.default", "edge.reshape"};
-  for (const char* view : kViewOps) {
-    if (op == view) return true;
-  }
-  return false;
-}
-
 // The value whose storage the node's single output shares, or nullptr.
 const ir::Value* SharedStorageSource(const ir::Node& node) {
   if (node.num_outputs() != 1 || node.num_inputs() == 0) return nullptr;
@@ -58,7 +35,11 @@ const ir::Value* SharedStorageSource(const ir::Node& node) {
     return i >= 0 && static_cast<size_t>(i) < node.num_inputs() ? node.input(static_cast<size_t>(i))
                                                                  : node.input(0);
   }
-  return SharesInputStorage(node) ? node.input(0) : nullptr;
+  // Edge ops say so in their table row; anything else (a delegate call) owns its outputs.
+  const dialect::EdgeOpDef* def = dialect::FindEdgeOp(node.op());
+  return def != nullptr && def->output_storage == dialect::OutputStorage::kViewOfInput0
+             ? node.input(0)
+             : nullptr;
 }
 
 }  // namespace

@@ -28,9 +28,9 @@ struct GraphMemoryPlan {
 };
 
 // Builds the planner's plain program from `graph` (node outputs and graph inputs are
-// buffers, weights and constants are not; outputs of in-place and view-only ops,
-// and getitem results, share their source's storage), computes lifetimes in node
-// order (or a memory-aware order when it lowers the peak), and plans one arena
+// buffers, weights and constants are not; outputs of Edge ops whose table row says
+// kViewOfInput0 share input 0's storage, getitem results their source's), computes
+// lifetimes in node order (or a memory-aware order when it lowers the peak), and plans one arena
 // "activations" with 64-byte alignment, checking the plan with the independent
 // checker.
 absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph);

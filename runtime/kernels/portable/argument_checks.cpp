@@ -1,10 +1,20 @@
 #include "runtime/kernels/portable/argument_checks.h"
 
+#include <cmath>
 #include <limits>
 
 #include "runtime/core/result.h"
 
-namespace torchir::runtime::portable::tensor_ops {
+namespace torchir::runtime::portable {
+
+Error CheckArgCount(KernelArgs args, size_t expected, const char* kernel) {
+  TORCHIR_CHECK_OR_RETURN(args.size() == expected, Error::kInvalidProgram,
+                          "%s: %zu arguments, expected %zu", kernel, args.size(), expected);
+  for (EValue* arg : args) {
+    TORCHIR_CHECK_OR_RETURN(arg != nullptr, Error::kInvalidProgram, "%s: null argument", kernel);
+  }
+  return Error::kOk;
+}
 
 Error CheckTensor(const Tensor& tensor, DTypeSet dtypes, const char* kernel, size_t index) {
   TORCHIR_CHECK_OR_RETURN(dtypes.Contains(tensor.scalar_type()), Error::kInvalidType,
@@ -38,6 +48,11 @@ Error CheckTensorOperand(KernelArgs args, size_t i, DTypeSet dtypes, const char*
   return CheckTensor(args[i]->to_tensor(), dtypes, kernel, i);
 }
 
+Error CheckOptionalTensorOperand(KernelArgs args, size_t i, DTypeSet dtypes, const char* kernel) {
+  if (args[i]->is_none()) return Error::kOk;
+  return CheckTensorOperand(args, i, dtypes, kernel);
+}
+
 Error CheckAttributeKind(KernelArgs args, size_t i, EValue::Tag tag, const char* kernel) {
   TORCHIR_CHECK_OR_RETURN(args[i]->tag() == tag, Error::kInvalidProgram,
                           "%s: argument %zu is not of the attribute's kind", kernel, i);
@@ -60,6 +75,21 @@ Error CheckSizes(const Tensor& tensor, Span<const int64_t> expected, const char*
   return Error::kOk;
 }
 
+Error CheckOutputShape(const Tensor& out, const ExpectedShape& shape, const char* kernel) {
+  TORCHIR_CHECK_OR_RETURN(shape.Matches(out), Error::kShapeMismatch,
+                          "%s: output sizes differ from what the inputs imply", kernel);
+  return Error::kOk;
+}
+
+Error CheckClampBounds(KernelArgs args, size_t min_index, size_t max_index, const char* kernel) {
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, min_index, EValue::Tag::kDouble, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, max_index, EValue::Tag::kDouble, kernel));
+  TORCHIR_CHECK_OR_RETURN(
+      !std::isnan(args[min_index]->to_double()) && !std::isnan(args[max_index]->to_double()),
+      Error::kInvalidProgram, "%s: output clamp bounds must not be NaN", kernel);
+  return Error::kOk;
+}
+
 Error CheckSameShapeUnary(KernelArgs args, DTypeSet dtypes, const char* kernel) {
   const size_t out = args.size() - 1;
   TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 0, dtypes, kernel));
@@ -70,4 +100,4 @@ Error CheckSameShapeUnary(KernelArgs args, DTypeSet dtypes, const char* kernel) 
   return CheckSizes(output, input.sizes(), kernel);
 }
 
-}  // namespace torchir::runtime::portable::tensor_ops
+}  // namespace torchir::runtime::portable

@@ -1,8 +1,7 @@
-// Init-time argument checks shared by the tensor kernels (elementwise math,
-// cast, data movement). Each returns kOk, or logs what is wrong and returns the
-// error: kInvalidProgram for a wrong argument count, kind or attribute value,
-// kInvalidType for a dtype, kShapeMismatch for sizes, kNotSupported for a
-// layout the portable kernels do not handle.
+// The init-time argument checks every portable kernel's `check` function builds on. Each
+// returns kOk, or logs what is wrong and returns the error: kInvalidProgram for a wrong
+// argument count, kind or attribute value, kInvalidType for a dtype, kShapeMismatch for
+// sizes, kNotSupported for a layout or rank the portable kernels do not handle.
 #pragma once
 
 #include <cstddef>
@@ -15,7 +14,7 @@
 #include "runtime/core/tensor.h"
 #include "runtime/kernel/kernel.h"
 
-namespace torchir::runtime::portable::tensor_ops {
+namespace torchir::runtime::portable {
 
 // A set of dtypes, as a bit mask over ScalarType.
 class DTypeSet {
@@ -42,6 +41,9 @@ inline constexpr DTypeSet kRealTypes{ScalarType::kFloat32, ScalarType::kInt32, S
 inline constexpr DTypeSet kIndexTypes{ScalarType::kInt32, ScalarType::kInt64};
 inline constexpr DTypeSet kAllTypes = DTypeSet::All();
 
+// The kernel's arguments have the expected count and none is null.
+Error CheckArgCount(KernelArgs args, size_t expected, const char* kernel);
+
 // `tensor` is contiguous, has rank <= kMaxTensorRank and non-negative sizes
 // whose non-zero product fits in int64_t (so strides computed from them never
 // overflow, even for empty tensors), and a dtype in `dtypes`. `index` is its
@@ -50,6 +52,9 @@ Error CheckTensor(const Tensor& tensor, DTypeSet dtypes, const char* kernel, siz
 
 // args[i] is a tensor that passes CheckTensor.
 Error CheckTensorOperand(KernelArgs args, size_t i, DTypeSet dtypes, const char* kernel);
+
+// args[i] is None (an omitted optional operand) or a tensor as above.
+Error CheckOptionalTensorOperand(KernelArgs args, size_t i, DTypeSet dtypes, const char* kernel);
 
 // args[i] holds a value of kind `tag` (an attribute).
 Error CheckAttributeKind(KernelArgs args, size_t i, EValue::Tag tag, const char* kernel);
@@ -60,9 +65,38 @@ Error CheckSameDType(const Tensor& a, const Tensor& b, const char* kernel);
 // `tensor`'s sizes are exactly `expected`.
 Error CheckSizes(const Tensor& tensor, Span<const int64_t> expected, const char* kernel);
 
+// A shape built on the stack by a check function: what an output's sizes must
+// be. Appending past kMaxTensorRank marks it as matching no tensor.
+class ExpectedShape {
+ public:
+  void Append(int64_t size) {
+    if (rank_ < kMaxTensorRank) sizes_[rank_] = size;
+    ++rank_;
+  }
+  bool Matches(const Tensor& t) const {
+    if (rank_ > kMaxTensorRank || t.dim() != rank_) return false;
+    for (size_t d = 0; d < rank_; ++d) {
+      if (t.size(d) != sizes_[d]) return false;
+    }
+    return true;
+  }
+
+ private:
+  int64_t sizes_[kMaxTensorRank] = {};
+  size_t rank_ = 0;
+};
+
+// `out` has exactly the sizes `shape`.
+Error CheckOutputShape(const Tensor& out, const ExpectedShape& shape, const char* kernel);
+
+// The fused output clamp bounds of convolution and linear (args[min_index],
+// args[max_index]) are doubles and not NaN: NaN bounds come from no activation and
+// would make the clamp order-dependent.
+Error CheckClampBounds(KernelArgs args, size_t min_index, size_t max_index, const char* kernel);
+
 // The common shape of the elementwise unary kernels: args[0] is the input,
 // args.back() the output, both with one dtype from `dtypes` and equal sizes;
 // the caller checks the attributes in between (and the argument count).
 Error CheckSameShapeUnary(KernelArgs args, DTypeSet dtypes, const char* kernel);
 
-}  // namespace torchir::runtime::portable::tensor_ops
+}  // namespace torchir::runtime::portable

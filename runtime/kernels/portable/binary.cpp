@@ -8,13 +8,12 @@
 #include "runtime/kernels/portable/argument_checks.h"
 #include "runtime/kernels/portable/elementwise_util.h"
 #include "runtime/kernels/portable/kernel_util.h"
-#include "runtime/kernels/portable/tensor_kernels.h"
+#include "runtime/kernels/portable/kernels.h"
 
 namespace torchir::runtime::portable {
 namespace {
 
 using tensor_ops::BroadcastPlan;
-using tensor_ops::DTypeSet;
 
 // Integer add, sub and mul wrap around (two's complement) like PyTorch's,
 // computed unsigned because signed overflow is undefined in C++.
@@ -114,15 +113,14 @@ struct Ge {
 Error CheckBinary(KernelArgs args, DTypeSet operands, bool bool_out, const char* kernel) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 3, kernel));
   for (size_t i = 0; i < 2; ++i) {
-    TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckTensorOperand(args, i, operands, kernel));
+    TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, i, operands, kernel));
   }
-  TORCHIR_RETURN_IF_ERROR(
-      tensor_ops::CheckTensorOperand(args, 2, bool_out ? tensor_ops::kBoolOnly : operands, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 2, bool_out ? kBoolOnly : operands, kernel));
   const Tensor& self = args[0]->to_tensor();
   const Tensor& other = args[1]->to_tensor();
   const Tensor& out = args[2]->to_tensor();
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckSameDType(self, other, kernel));
-  if (!bool_out) TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckSameDType(self, out, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckSameDType(self, other, kernel));
+  if (!bool_out) TORCHIR_RETURN_IF_ERROR(CheckSameDType(self, out, kernel));
   BroadcastPlan<2> plan;
   TORCHIR_CHECK_OR_RETURN(tensor_ops::PlanBroadcast(out, {&self, &other}, &plan),
                           Error::kShapeMismatch,
@@ -167,7 +165,7 @@ Error RunComparison(KernelArgs args, const char* kernel) {
 }  // namespace
 
 Error CheckRealBinary(KernelArgs args) {
-  return CheckBinary(args, tensor_ops::kRealTypes, /*bool_out=*/false, "binary op");
+  return CheckBinary(args, kRealTypes, /*bool_out=*/false, "binary op");
 }
 Error RunAdd(KernelContext&, KernelArgs args) { return RunRealBinary<Add>(args, "add"); }
 Error RunSub(KernelContext&, KernelArgs args) { return RunRealBinary<Sub>(args, "sub"); }
@@ -180,13 +178,13 @@ Error RunMinimum(KernelContext&, KernelArgs args) {
 }
 
 Error CheckFloatBinary(KernelArgs args) {
-  return CheckBinary(args, tensor_ops::kFloat32Only, /*bool_out=*/false, "float binary op");
+  return CheckBinary(args, kFloat32Only, /*bool_out=*/false, "float binary op");
 }
 Error RunDiv(KernelContext&, KernelArgs args) { return MapBinary<Div, float, float>(args); }
 Error RunPow(KernelContext&, KernelArgs args) { return MapBinary<Pow, float, float>(args); }
 
 Error CheckComparison(KernelArgs args) {
-  return CheckBinary(args, tensor_ops::kRealTypes, /*bool_out=*/true, "comparison");
+  return CheckBinary(args, kRealTypes, /*bool_out=*/true, "comparison");
 }
 Error RunEq(KernelContext&, KernelArgs args) { return RunComparison<Eq>(args, "eq"); }
 Error RunNe(KernelContext&, KernelArgs args) { return RunComparison<Ne>(args, "ne"); }

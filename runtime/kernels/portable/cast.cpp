@@ -20,9 +20,8 @@
 
 #include "runtime/core/result.h"
 #include "runtime/kernels/portable/argument_checks.h"
-#include "runtime/kernels/portable/kernel_util.h"
+#include "runtime/kernels/portable/kernels.h"
 #include "runtime/kernels/portable/reduced_float.h"
-#include "runtime/kernels/portable/tensor_kernels.h"
 
 namespace torchir::runtime::portable {
 namespace {
@@ -190,16 +189,15 @@ void CastElements(const From* in, To* out, int64_t n) {
 
 Error CheckCast(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 3, "cast"));
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckTensorOperand(args, 0, tensor_ops::kAllTypes, "cast"));
-  TORCHIR_RETURN_IF_ERROR(
-      tensor_ops::CheckAttributeKind(args, 1, EValue::Tag::kScalarType, "cast"));
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckTensorOperand(args, 2, tensor_ops::kAllTypes, "cast"));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 0, kAllTypes, "cast"));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, 1, EValue::Tag::kScalarType, "cast"));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 2, kAllTypes, "cast"));
   const Tensor& input = args[0]->to_tensor();
   const Tensor& out = args[2]->to_tensor();
   TORCHIR_CHECK_OR_RETURN(args[1]->to_scalar_type() == out.scalar_type(), Error::kInvalidType,
                           "cast: dtype attribute differs from the output's dtype %s",
                           ScalarTypeName(out.scalar_type()));
-  return tensor_ops::CheckSizes(out, input.sizes(), "cast");
+  return CheckSizes(out, input.sizes(), "cast");
 }
 
 Error RunCast(KernelContext&, KernelArgs args) {

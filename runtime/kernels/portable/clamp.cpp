@@ -8,7 +8,7 @@
 #include "runtime/kernels/portable/argument_checks.h"
 #include "runtime/kernels/portable/elementwise_util.h"
 #include "runtime/kernels/portable/kernel_util.h"
-#include "runtime/kernels/portable/tensor_kernels.h"
+#include "runtime/kernels/portable/kernels.h"
 
 namespace torchir::runtime::portable {
 namespace {
@@ -56,11 +56,11 @@ struct ClampTo {
 
 Error CheckClamp(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 4, "clamp"));
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckAttributeKind(args, 1, EValue::Tag::kDouble, "clamp"));
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckAttributeKind(args, 2, EValue::Tag::kDouble, "clamp"));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, 1, EValue::Tag::kDouble, "clamp"));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, 2, EValue::Tag::kDouble, "clamp"));
   TORCHIR_CHECK_OR_RETURN(!std::isnan(args[1]->to_double()) && !std::isnan(args[2]->to_double()),
                           Error::kInvalidProgram, "clamp: a bound is NaN");
-  return tensor_ops::CheckSameShapeUnary(args, tensor_ops::kRealTypes, "clamp");
+  return CheckSameShapeUnary(args, kRealTypes, "clamp");
 }
 
 Error RunClamp(KernelContext&, KernelArgs args) {

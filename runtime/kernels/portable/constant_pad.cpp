@@ -9,8 +9,8 @@
 #include "runtime/core/result.h"
 #include "runtime/kernels/portable/argument_checks.h"
 #include "runtime/kernels/portable/kernel_util.h"
+#include "runtime/kernels/portable/kernels.h"
 #include "runtime/kernels/portable/strided_copy.h"
-#include "runtime/kernels/portable/tensor_kernels.h"
 
 namespace torchir::runtime::portable {
 namespace {
@@ -43,17 +43,13 @@ void PadsOf(Span<const int64_t> pad, size_t rank, size_t dim, int64_t* before, i
 
 Error CheckConstantPad(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 4, "constant_pad"));
-  TORCHIR_RETURN_IF_ERROR(
-      tensor_ops::CheckTensorOperand(args, 0, tensor_ops::kRealTypes, "constant_pad"));
-  TORCHIR_RETURN_IF_ERROR(
-      tensor_ops::CheckAttributeKind(args, 1, EValue::Tag::kIntList, "constant_pad"));
-  TORCHIR_RETURN_IF_ERROR(
-      tensor_ops::CheckAttributeKind(args, 2, EValue::Tag::kDouble, "constant_pad"));
-  TORCHIR_RETURN_IF_ERROR(
-      tensor_ops::CheckTensorOperand(args, 3, tensor_ops::kRealTypes, "constant_pad"));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 0, kRealTypes, "constant_pad"));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, 1, EValue::Tag::kIntList, "constant_pad"));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, 2, EValue::Tag::kDouble, "constant_pad"));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 3, kRealTypes, "constant_pad"));
   const Tensor& input = args[0]->to_tensor();
   const Tensor& out = args[3]->to_tensor();
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckSameDType(input, out, "constant_pad"));
+  TORCHIR_RETURN_IF_ERROR(CheckSameDType(input, out, "constant_pad"));
   Span<const int64_t> pad = args[1]->to_int_list();
   TORCHIR_CHECK_OR_RETURN(pad.size() % 2 == 0 && pad.size() / 2 <= input.dim(),
                           Error::kInvalidProgram,
@@ -75,7 +71,7 @@ Error CheckConstantPad(KernelArgs args) {
     TORCHIR_CHECK_OR_RETURN(summed && sizes[d] >= 0, Error::kInvalidProgram,
                             "constant_pad: the pads of dim %zu leave no valid size", d);
   }
-  return tensor_ops::CheckSizes(out, Span<const int64_t>(sizes, input.dim()), "constant_pad");
+  return CheckSizes(out, Span<const int64_t>(sizes, input.dim()), "constant_pad");
 }
 
 Error RunConstantPad(KernelContext&, KernelArgs args) {

@@ -1,8 +1,9 @@
 #include <algorithm>
 #include <initializer_list>
 
-#include "runtime/kernels/portable/compute_kernel_util.h"
-#include "runtime/kernels/portable/compute_kernels.h"
+#include "runtime/kernels/portable/argument_checks.h"
+#include "runtime/kernels/portable/kernel_util.h"
+#include "runtime/kernels/portable/kernels.h"
 #include "runtime/kernels/portable/row_accumulate.h"
 
 namespace torchir::runtime::portable {
@@ -140,14 +141,14 @@ void ConvolveChannelBlock(const Geometry& g, const float* input, const float* we
 
 Error CheckConvolution(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, kNumArgs, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kInput, ScalarType::kFloat32, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kWeight, ScalarType::kFloat32, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckOptionalTensorOfType(args, kBias, ScalarType::kFloat32, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kOut, ScalarType::kFloat32, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kInput, kFloat32Only, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kWeight, kFloat32Only, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckOptionalTensorOperand(args, kBias, kFloat32Only, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kOut, kFloat32Only, kName));
   for (size_t i : {kStride, kPadding, kDilation}) {
-    TORCHIR_RETURN_IF_ERROR(CheckAttributeArg(args, i, EValue::Tag::kIntList, kName));
+    TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, i, EValue::Tag::kIntList, kName));
   }
-  TORCHIR_RETURN_IF_ERROR(CheckAttributeArg(args, kGroups, EValue::Tag::kInt, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, kGroups, EValue::Tag::kInt, kName));
   TORCHIR_RETURN_IF_ERROR(CheckClampBounds(args, kOutputMin, kOutputMax, kName));
 
   const Tensor& input = args[kInput]->to_tensor();

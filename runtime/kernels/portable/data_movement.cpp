@@ -6,23 +6,21 @@
 
 #include "runtime/core/result.h"
 #include "runtime/kernels/portable/argument_checks.h"
-#include "runtime/kernels/portable/kernel_util.h"
+#include "runtime/kernels/portable/kernels.h"
 #include "runtime/kernels/portable/strided_copy.h"
-#include "runtime/kernels/portable/tensor_kernels.h"
 
 namespace torchir::runtime::portable {
 namespace {
 
 using tensor_ops::CopyPlan;
-using tensor_ops::kAllTypes;
 
 // (input, one attribute of kind `tag`, out): tensors of any dtype, the same one.
 Error CheckOneAttributeShapeOp(KernelArgs args, EValue::Tag tag, const char* kernel) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 3, kernel));
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckTensorOperand(args, 0, kAllTypes, kernel));
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckAttributeKind(args, 1, tag, kernel));
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckTensorOperand(args, 2, kAllTypes, kernel));
-  return tensor_ops::CheckSameDType(args[0]->to_tensor(), args[2]->to_tensor(), kernel);
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 0, kAllTypes, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, 1, tag, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 2, kAllTypes, kernel));
+  return CheckSameDType(args[0]->to_tensor(), args[2]->to_tensor(), kernel);
 }
 
 // Slice's output length: elements start, start + step, ... below end.
@@ -36,7 +34,7 @@ Error CheckReshape(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckOneAttributeShapeOp(args, EValue::Tag::kIntList, "reshape"));
   const Tensor& input = args[0]->to_tensor();
   const Tensor& out = args[2]->to_tensor();
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckSizes(out, args[1]->to_int_list(), "reshape"));
+  TORCHIR_RETURN_IF_ERROR(CheckSizes(out, args[1]->to_int_list(), "reshape"));
   TORCHIR_CHECK_OR_RETURN(out.numel() == input.numel(), Error::kShapeMismatch,
                           "reshape: %lld elements cannot become %lld",
                           static_cast<long long>(input.numel()),
@@ -70,8 +68,7 @@ Error CheckPermute(KernelArgs args) {
     seen[d] = true;
     sizes[i] = input.size(static_cast<size_t>(d));
   }
-  return tensor_ops::CheckSizes(args[2]->to_tensor(), Span<const int64_t>(sizes, dims.size()),
-                                "permute");
+  return CheckSizes(args[2]->to_tensor(), Span<const int64_t>(sizes, dims.size()), "permute");
 }
 
 Error RunPermute(KernelContext&, KernelArgs args) {
@@ -91,14 +88,14 @@ Error RunPermute(KernelContext&, KernelArgs args) {
 
 Error CheckSlice(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 6, "slice"));
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckTensorOperand(args, 0, kAllTypes, "slice"));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 0, kAllTypes, "slice"));
   for (size_t i = 1; i <= 4; ++i) {
-    TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckAttributeKind(args, i, EValue::Tag::kInt, "slice"));
+    TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, i, EValue::Tag::kInt, "slice"));
   }
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckTensorOperand(args, 5, kAllTypes, "slice"));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 5, kAllTypes, "slice"));
   const Tensor& input = args[0]->to_tensor();
   const Tensor& out = args[5]->to_tensor();
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckSameDType(input, out, "slice"));
+  TORCHIR_RETURN_IF_ERROR(CheckSameDType(input, out, "slice"));
   const int64_t dim = args[1]->to_int();
   const int64_t start = args[2]->to_int();
   const int64_t end = args[3]->to_int();
@@ -116,7 +113,7 @@ Error CheckSlice(KernelArgs args) {
   int64_t sizes[kMaxTensorRank];
   for (size_t d = 0; d < input.dim(); ++d) sizes[d] = input.size(d);
   sizes[dim] = SliceLength(start, end, step);
-  return tensor_ops::CheckSizes(out, Span<const int64_t>(sizes, input.dim()), "slice");
+  return CheckSizes(out, Span<const int64_t>(sizes, input.dim()), "slice");
 }
 
 Error RunSlice(KernelContext&, KernelArgs args) {
@@ -143,16 +140,15 @@ Error CheckConcatenate(KernelArgs args) {
   TORCHIR_CHECK_OR_RETURN(args[0]->is_tensor_list() && !args[0]->to_tensor_list().empty(),
                           Error::kInvalidProgram,
                           "concatenate: argument 0 is not a non-empty tensor list");
-  TORCHIR_RETURN_IF_ERROR(
-      tensor_ops::CheckAttributeKind(args, 1, EValue::Tag::kInt, "concatenate"));
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckTensorOperand(args, 2, kAllTypes, "concatenate"));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, 1, EValue::Tag::kInt, "concatenate"));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 2, kAllTypes, "concatenate"));
   Span<Tensor* const> tensors = args[0]->to_tensor_list();
   const Tensor& out = args[2]->to_tensor();
   for (const Tensor* tensor : tensors) {
     TORCHIR_CHECK_OR_RETURN(tensor != nullptr, Error::kInvalidProgram,
                             "concatenate: a null tensor in the list");
-    TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckTensor(*tensor, kAllTypes, "concatenate", 0));
-    TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckSameDType(*tensor, out, "concatenate"));
+    TORCHIR_RETURN_IF_ERROR(CheckTensor(*tensor, kAllTypes, "concatenate", 0));
+    TORCHIR_RETURN_IF_ERROR(CheckSameDType(*tensor, out, "concatenate"));
   }
   const Tensor& first = *tensors[0];
   const int64_t dim = args[1]->to_int();
@@ -174,7 +170,7 @@ Error CheckConcatenate(KernelArgs args) {
     TORCHIR_CHECK_OR_RETURN(!__builtin_add_overflow(sizes[dim], next.size(dim), &sizes[dim]),
                             Error::kShapeMismatch, "concatenate: the output size overflows");
   }
-  return tensor_ops::CheckSizes(out, Span<const int64_t>(sizes, first.dim()), "concatenate");
+  return CheckSizes(out, Span<const int64_t>(sizes, first.dim()), "concatenate");
 }
 
 // Each input lands in a slab of the output along dim.
@@ -201,7 +197,7 @@ Error CheckExpand(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckOneAttributeShapeOp(args, EValue::Tag::kIntList, "expand"));
   const Tensor& input = args[0]->to_tensor();
   Span<const int64_t> sizes = args[1]->to_int_list();
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckSizes(args[2]->to_tensor(), sizes, "expand"));
+  TORCHIR_RETURN_IF_ERROR(CheckSizes(args[2]->to_tensor(), sizes, "expand"));
   TORCHIR_CHECK_OR_RETURN(sizes.size() >= input.dim(), Error::kShapeMismatch,
                           "expand: %zu sizes for a rank-%zu input", sizes.size(), input.dim());
   const size_t leading = sizes.size() - input.dim();

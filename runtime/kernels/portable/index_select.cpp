@@ -6,9 +6,8 @@
 
 #include "runtime/core/result.h"
 #include "runtime/kernels/portable/argument_checks.h"
-#include "runtime/kernels/portable/kernel_util.h"
+#include "runtime/kernels/portable/kernels.h"
 #include "runtime/kernels/portable/strided_copy.h"
-#include "runtime/kernels/portable/tensor_kernels.h"
 
 namespace torchir::runtime::portable {
 namespace {
@@ -44,18 +43,14 @@ bool IndicesInRange(const Index* index, int64_t count, int64_t limit) {
 
 Error CheckIndexSelect(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 4, "index_select"));
-  TORCHIR_RETURN_IF_ERROR(
-      tensor_ops::CheckTensorOperand(args, 0, tensor_ops::kAllTypes, "index_select"));
-  TORCHIR_RETURN_IF_ERROR(
-      tensor_ops::CheckTensorOperand(args, 1, tensor_ops::kIndexTypes, "index_select"));
-  TORCHIR_RETURN_IF_ERROR(
-      tensor_ops::CheckAttributeKind(args, 2, EValue::Tag::kInt, "index_select"));
-  TORCHIR_RETURN_IF_ERROR(
-      tensor_ops::CheckTensorOperand(args, 3, tensor_ops::kAllTypes, "index_select"));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 0, kAllTypes, "index_select"));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 1, kIndexTypes, "index_select"));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, 2, EValue::Tag::kInt, "index_select"));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 3, kAllTypes, "index_select"));
   const Tensor& input = args[0]->to_tensor();
   const Tensor& index = args[1]->to_tensor();
   const Tensor& out = args[3]->to_tensor();
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckSameDType(input, out, "index_select"));
+  TORCHIR_RETURN_IF_ERROR(CheckSameDType(input, out, "index_select"));
   const int64_t dim = args[2]->to_int();
   TORCHIR_CHECK_OR_RETURN(
       dim >= 0 && dim < static_cast<int64_t>(input.dim()), Error::kInvalidProgram,
@@ -65,7 +60,7 @@ Error CheckIndexSelect(KernelArgs args) {
   int64_t sizes[kMaxTensorRank];
   for (size_t d = 0; d < input.dim(); ++d) sizes[d] = input.size(d);
   sizes[dim] = index.size(0);
-  return tensor_ops::CheckSizes(out, Span<const int64_t>(sizes, input.dim()), "index_select");
+  return CheckSizes(out, Span<const int64_t>(sizes, input.dim()), "index_select");
 }
 
 Error RunIndexSelect(KernelContext&, KernelArgs args) {

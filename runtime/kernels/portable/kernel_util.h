@@ -1,7 +1,9 @@
-// Helpers shared by the portable kernels: argument checks for the init-time
-// `check` functions and a dtype switch for `run`.
+// Small helpers shared by the portable kernels: dims, sizes, sliding windows, the
+// fused output clamp, and a dtype switch for `run`. The init-time argument checks
+// are in argument_checks.h.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -13,39 +15,6 @@
 
 namespace torchir::runtime::portable {
 
-// The kernel's arguments have the expected count.
-inline Error CheckArgCount(KernelArgs args, size_t expected, const char* kernel) {
-  TORCHIR_CHECK_OR_RETURN(args.size() == expected, Error::kInvalidProgram,
-                          "%s: %zu arguments, expected %zu", kernel, args.size(), expected);
-  for (EValue* arg : args) {
-    TORCHIR_CHECK_OR_RETURN(arg != nullptr, Error::kInvalidProgram, "%s: null argument", kernel);
-  }
-  return Error::kOk;
-}
-
-// args[i] is a tensor whose dim order is contiguous (empty or 0..n-1).
-inline Error CheckTensorArg(KernelArgs args, size_t i, const char* kernel) {
-  TORCHIR_CHECK_OR_RETURN(args[i]->is_tensor(), Error::kInvalidType,
-                          "%s: argument %zu is not a tensor", kernel, i);
-  const Tensor& t = args[i]->to_tensor();
-  Span<const uint8_t> order = t.dim_order();
-  for (size_t d = 0; d < order.size(); ++d) {
-    TORCHIR_CHECK_OR_RETURN(order[d] == d, Error::kNotSupported,
-                            "%s: argument %zu is not contiguous", kernel, i);
-  }
-  // The product of the non-zero sizes fits int64, so every partial product a kernel forms
-  // (outer and inner extents, merged dims) does too, even when a zero size makes the tensor
-  // empty (the program's validation bounds only the total).
-  int64_t product = 1;
-  for (int64_t size : t.sizes()) {
-    if (size == 0) continue;
-    TORCHIR_CHECK_OR_RETURN(size > 0 && !__builtin_mul_overflow(product, size, &product),
-                            Error::kInvalidProgram, "%s: argument %zu has too many elements",
-                            kernel, i);
-  }
-  return Error::kOk;
-}
-
 // Both tensors have the same sizes.
 inline bool SameSizes(const Tensor& a, const Tensor& b) {
   if (a.dim() != b.dim()) return false;
@@ -55,26 +24,86 @@ inline bool SameSizes(const Tensor& a, const Tensor& b) {
   return true;
 }
 
-// `out` has the broadcast shape of `a` and `b` (numpy rules, aligned at the
-// trailing dimension).
-inline bool IsBroadcastOf(const Tensor& out, const Tensor& a, const Tensor& b) {
-  const size_t rank = a.dim() > b.dim() ? a.dim() : b.dim();
-  if (out.dim() != rank) return false;
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t sa = i < a.dim() ? a.size(a.dim() - 1 - i) : 1;
-    const int64_t sb = i < b.dim() ? b.size(b.dim() - 1 - i) : 1;
-    const int64_t so = out.size(rank - 1 - i);
-    if (sa != sb && sa != 1 && sb != 1) return false;
-    if (so != (sa == 1 ? sb : sa)) return false;
-  }
-  return true;
-}
-
 // Normalises a possibly negative dim against `rank`; -1 when out of range.
 inline int64_t NormalizeDim(int64_t dim, size_t rank) {
   const int64_t r = static_cast<int64_t>(rank);
   if (dim < 0) dim += r;
   return dim >= 0 && dim < r ? dim : -1;
+}
+
+// The data of an optional float operand, or nullptr when it was omitted.
+inline const float* OptionalFloatData(const EValue& arg) {
+  return arg.is_none() ? nullptr : arg.to_tensor().data_ptr<float>();
+}
+
+// Normalises `dim` like the compiler's shape rules do: a 0-d tensor accepts
+// dims -1 and 0 (PyTorch treats it as having one dim). -1 when out of range.
+inline int64_t NormalizeDimAllowingScalar(int64_t dim, size_t rank) {
+  return NormalizeDim(dim, rank == 0 ? 1 : rank);
+}
+
+// The product of t.size(d) for d in [begin, end).
+inline int64_t SizeProduct(const Tensor& t, size_t begin, size_t end) {
+  int64_t product = 1;
+  for (size_t d = begin; d < end; ++d) product *= t.size(d);
+  return product;
+}
+
+// The number of windows a sliding window takes over `length` (PyTorch's
+// convolution and pooling formula, shape_rules.cpp's WindowOutput). Checked
+// arithmetic: the attributes come from an untrusted program, and once this
+// succeeds every window index the kernels compute fits in int64.
+inline Error SlidingWindowCount(int64_t length, int64_t kernel_size, int64_t stride,
+                                int64_t padding, int64_t dilation, bool ceil_mode,
+                                const char* kernel, int64_t* count) {
+  TORCHIR_CHECK_OR_RETURN(
+      kernel_size > 0 && stride > 0 && dilation > 0 && padding >= 0, Error::kInvalidProgram,
+      "%s: kernel size %lld, stride %lld, dilation %lld must be positive and "
+      "padding %lld non-negative",
+      kernel, static_cast<long long>(kernel_size), static_cast<long long>(stride),
+      static_cast<long long>(dilation), static_cast<long long>(padding));
+  int64_t span = 0;
+  int64_t padded = 0;
+  int64_t limit = 0;
+  const bool overflow = __builtin_mul_overflow(dilation, kernel_size - 1, &span) ||
+                        __builtin_add_overflow(span, 1, &span) ||
+                        __builtin_mul_overflow(padding, 2, &padded) ||
+                        __builtin_add_overflow(padded, length, &padded) ||
+                        __builtin_add_overflow(padded, stride, &limit);
+  TORCHIR_CHECK_OR_RETURN(!overflow, Error::kInvalidProgram, "%s: window attributes overflow",
+                          kernel);
+  const int64_t numerator = padded - span;
+  TORCHIR_CHECK_OR_RETURN(numerator >= 0, Error::kInvalidProgram,
+                          "%s: a window of %lld does not fit length %lld with padding %lld", kernel,
+                          static_cast<long long>(span), static_cast<long long>(length),
+                          static_cast<long long>(padding));
+  int64_t windows = (ceil_mode ? (numerator + stride - 1) / stride : numerator / stride) + 1;
+  // With ceil_mode the last window must start inside the input or its left padding.
+  if (ceil_mode && (windows - 1) * stride >= length + padding) --windows;
+  *count = windows;
+  return Error::kOk;
+}
+
+// The fused output clamp as float bounds (+-inf stay infinite).
+struct OutputClamp {
+  float min;
+  float max;
+};
+
+inline OutputClamp ClampFromArgs(KernelArgs args, size_t min_index, size_t max_index) {
+  return {static_cast<float>(args[min_index]->to_double()),
+          static_cast<float>(args[max_index]->to_double())};
+}
+
+// Clamps `count` values in place like at::clamp: a NaN stays NaN and min > max
+// gives max.
+inline void ApplyOutputClamp(float* values, int64_t count, OutputClamp clamp) {
+  if (clamp.min == -INFINITY && clamp.max == INFINITY) return;
+  for (int64_t i = 0; i < count; ++i) {
+    const float v = values[i];
+    const float low = v < clamp.min ? clamp.min : v;
+    values[i] = low > clamp.max ? clamp.max : low;
+  }
 }
 
 }  // namespace torchir::runtime::portable

@@ -1,7 +1,8 @@
 #include <algorithm>
 
-#include "runtime/kernels/portable/compute_kernel_util.h"
-#include "runtime/kernels/portable/compute_kernels.h"
+#include "runtime/kernels/portable/argument_checks.h"
+#include "runtime/kernels/portable/kernel_util.h"
+#include "runtime/kernels/portable/kernels.h"
 
 namespace torchir::runtime::portable {
 namespace {
@@ -67,10 +68,10 @@ void LinearTile(const float* input, const float* weight, const float* bias, floa
 
 Error CheckLinear(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, kNumArgs, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kInput, ScalarType::kFloat32, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kWeight, ScalarType::kFloat32, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckOptionalTensorOfType(args, kBias, ScalarType::kFloat32, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kOut, ScalarType::kFloat32, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kInput, kFloat32Only, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kWeight, kFloat32Only, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckOptionalTensorOperand(args, kBias, kFloat32Only, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kOut, kFloat32Only, kName));
   TORCHIR_RETURN_IF_ERROR(CheckClampBounds(args, kOutputMin, kOutputMax, kName));
   const Tensor& input = args[kInput]->to_tensor();
   const Tensor& weight = args[kWeight]->to_tensor();

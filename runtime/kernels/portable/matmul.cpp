@@ -1,7 +1,8 @@
 #include <algorithm>
 
-#include "runtime/kernels/portable/compute_kernel_util.h"
-#include "runtime/kernels/portable/compute_kernels.h"
+#include "runtime/kernels/portable/argument_checks.h"
+#include "runtime/kernels/portable/kernel_util.h"
+#include "runtime/kernels/portable/kernels.h"
 #include "runtime/kernels/portable/row_accumulate.h"
 
 namespace torchir::runtime::portable {
@@ -82,9 +83,9 @@ void BatchStrides(const Tensor& t, size_t out_batch_rank, int64_t* strides) {
 
 Error CheckMatmul(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, kNumArgs, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kSelf, ScalarType::kFloat32, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kOther, ScalarType::kFloat32, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kOut, ScalarType::kFloat32, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kSelf, kFloat32Only, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kOther, kFloat32Only, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kOut, kFloat32Only, kName));
   const Tensor& a = args[kSelf]->to_tensor();
   const Tensor& b = args[kOther]->to_tensor();
   TORCHIR_CHECK_OR_RETURN(a.dim() >= 2 && b.dim() >= 2, Error::kInvalidProgram,

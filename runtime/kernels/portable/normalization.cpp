@@ -1,8 +1,9 @@
 #include <cmath>
 #include <initializer_list>
 
-#include "runtime/kernels/portable/compute_kernel_util.h"
-#include "runtime/kernels/portable/compute_kernels.h"
+#include "runtime/kernels/portable/argument_checks.h"
+#include "runtime/kernels/portable/kernel_util.h"
+#include "runtime/kernels/portable/kernels.h"
 
 namespace torchir::runtime::portable {
 namespace {
@@ -29,7 +30,7 @@ enum LayerNormArg : size_t {
 
 // A per-channel operand is a float32 [channels] tensor.
 Error CheckPerChannel(KernelArgs args, size_t i, int64_t channels, const char* kernel) {
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, i, ScalarType::kFloat32, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, i, kFloat32Only, kernel));
   const Tensor& t = args[i]->to_tensor();
   TORCHIR_CHECK_OR_RETURN(t.dim() == 1 && t.size(0) == channels, Error::kInvalidProgram,
                           "%s: argument %zu must be [%lld]", kernel, i,
@@ -41,7 +42,7 @@ Error CheckPerChannel(KernelArgs args, size_t i, int64_t channels, const char* k
 Error CheckNormalizedOperand(KernelArgs args, size_t i, Span<const int64_t> shape) {
   const char* kernel = "layer_norm";
   if (args[i]->is_none()) return Error::kOk;
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, i, ScalarType::kFloat32, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, i, kFloat32Only, kernel));
   const Tensor& t = args[i]->to_tensor();
   bool same = t.dim() == shape.size();
   for (size_t d = 0; same && d < shape.size(); ++d) same = t.size(d) == shape[d];
@@ -55,9 +56,9 @@ Error CheckNormalizedOperand(KernelArgs args, size_t i, Span<const int64_t> shap
 Error CheckBatchNorm(KernelArgs args) {
   const char* kernel = "batch_norm";
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, kBnNumArgs, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kBnInput, ScalarType::kFloat32, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kBnOut, ScalarType::kFloat32, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckAttributeArg(args, kBnEps, EValue::Tag::kDouble, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kBnInput, kFloat32Only, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kBnOut, kFloat32Only, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, kBnEps, EValue::Tag::kDouble, kernel));
   const Tensor& input = args[kBnInput]->to_tensor();
   TORCHIR_CHECK_OR_RETURN(input.dim() >= 2, Error::kInvalidProgram,
                           "%s: input needs a channel dim (rank >= 2)", kernel);
@@ -100,11 +101,11 @@ Error RunBatchNorm(KernelContext& /*context*/, KernelArgs args) {
 Error CheckLayerNorm(KernelArgs args) {
   const char* kernel = "layer_norm";
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, kLnNumArgs, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kLnInput, ScalarType::kFloat32, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kLnOut, ScalarType::kFloat32, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kLnInput, kFloat32Only, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kLnOut, kFloat32Only, kernel));
   TORCHIR_RETURN_IF_ERROR(
-      CheckAttributeArg(args, kLnNormalizedShape, EValue::Tag::kIntList, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckAttributeArg(args, kLnEps, EValue::Tag::kDouble, kernel));
+      CheckAttributeKind(args, kLnNormalizedShape, EValue::Tag::kIntList, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, kLnEps, EValue::Tag::kDouble, kernel));
   const Tensor& input = args[kLnInput]->to_tensor();
   Span<const int64_t> shape = args[kLnNormalizedShape]->to_int_list();
   bool suffix = !shape.empty() && shape.size() <= input.dim();

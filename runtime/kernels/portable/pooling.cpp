@@ -1,8 +1,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "runtime/kernels/portable/compute_kernel_util.h"
-#include "runtime/kernels/portable/compute_kernels.h"
+#include "runtime/kernels/portable/argument_checks.h"
+#include "runtime/kernels/portable/kernel_util.h"
+#include "runtime/kernels/portable/kernels.h"
 
 namespace torchir::runtime::portable {
 namespace {
@@ -58,16 +59,16 @@ Error CheckPool2d(KernelArgs args, size_t num_args, size_t dilation_index, size_
                   const char* kernel) {
   // The leading arguments are laid out alike in both ops.
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, num_args, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, 0, ScalarType::kFloat32, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, num_args - 1, ScalarType::kFloat32, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 0, kFloat32Only, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, num_args - 1, kFloat32Only, kernel));
   const size_t list_args[] = {kMaxKernelSize, kMaxStride, kMaxPadding, dilation_index};
   for (size_t i : list_args) {
     if (i >= num_args) continue;
-    TORCHIR_RETURN_IF_ERROR(CheckAttributeArg(args, i, EValue::Tag::kIntList, kernel));
+    TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, i, EValue::Tag::kIntList, kernel));
     TORCHIR_CHECK_OR_RETURN(args[i]->to_int_list().size() == 2, Error::kInvalidProgram,
                             "%s: kernel_size, stride, padding and dilation need 2 entries", kernel);
   }
-  TORCHIR_RETURN_IF_ERROR(CheckAttributeArg(args, ceil_index, EValue::Tag::kBool, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, ceil_index, EValue::Tag::kBool, kernel));
   const Tensor& input = args[0]->to_tensor();
   TORCHIR_CHECK_OR_RETURN(input.dim() == 3 || input.dim() == 4, Error::kInvalidProgram,
                           "%s: input must be [N, C, H, W] or [C, H, W]", kernel);
@@ -146,7 +147,7 @@ Error CheckAvgPool2d(KernelArgs args) {
   const char* kernel = "avg_pool2d";
   TORCHIR_RETURN_IF_ERROR(
       CheckPool2d(args, kAvgNumArgs, /*dilation_index=*/kAvgNumArgs, kAvgCeilMode, kernel));
-  return CheckAttributeArg(args, kAvgCountIncludePad, EValue::Tag::kBool, kernel);
+  return CheckAttributeKind(args, kAvgCountIncludePad, EValue::Tag::kBool, kernel);
 }
 
 Error RunAvgPool2d(KernelContext& /*context*/, KernelArgs args) {
@@ -193,10 +194,10 @@ Error RunAvgPool2d(KernelContext& /*context*/, KernelArgs args) {
 Error CheckAdaptiveAvgPool2d(KernelArgs args) {
   const char* kernel = "adaptive_avg_pool2d";
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, kAdaptiveNumArgs, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kAdaptiveInput, ScalarType::kFloat32, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kAdaptiveOut, ScalarType::kFloat32, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kAdaptiveInput, kFloat32Only, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kAdaptiveOut, kFloat32Only, kernel));
   TORCHIR_RETURN_IF_ERROR(
-      CheckAttributeArg(args, kAdaptiveOutputSize, EValue::Tag::kIntList, kernel));
+      CheckAttributeKind(args, kAdaptiveOutputSize, EValue::Tag::kIntList, kernel));
   const Tensor& input = args[kAdaptiveInput]->to_tensor();
   Span<const int64_t> size = args[kAdaptiveOutputSize]->to_int_list();
   TORCHIR_CHECK_OR_RETURN(

@@ -1,24 +1,17 @@
 #include "runtime/kernels/portable/portable_kernels.h"
 
-#include <initializer_list>
-
 #include "runtime/kernel/kernel_registry.h"
-#include "runtime/kernels/portable/kernel_lists.h"
+#include "runtime/kernels/portable/kernels.h"
 
 namespace torchir::runtime::portable {
 
 Span<const Kernel> PortableKernels() {
-  static Kernel all[kMaxRegisteredKernels];
-  static size_t count = [] {
-    size_t n = 0;
-    for (Span<const Kernel> part : {ComputeKernels(), TensorKernels()}) {
-      for (const Kernel& kernel : part) {
-        if (n < kMaxRegisteredKernels) all[n++] = kernel;
-      }
-    }
-    return n;
-  }();
-  return Span<const Kernel>(all, count);
+  static const Kernel kKernels[] = {
+#define TORCHIR_PORTABLE_KERNEL(name, check, run, num_outputs) {#name, check, run, num_outputs},
+#include "runtime/kernels/portable/kernel_list.h"
+#undef TORCHIR_PORTABLE_KERNEL
+  };
+  return Span<const Kernel>(kKernels);
 }
 
 Error RegisterPortableKernels() {

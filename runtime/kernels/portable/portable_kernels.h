@@ -1,6 +1,6 @@
 // The portable kernels: one per Edge op, registered under the Edge op table's
-// `kernel` names. Plain C++ written for clarity first and reasonable speed
-// second; they run everything no delegate took.
+// `kernel` names, all listed once in kernel_list.h. Plain C++ written for clarity
+// first and reasonable speed second; they run everything no delegate took.
 #pragma once
 
 #include "runtime/core/error.h"

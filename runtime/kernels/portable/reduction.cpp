@@ -4,8 +4,9 @@
 #include <limits>
 #include <type_traits>
 
-#include "runtime/kernels/portable/compute_kernel_util.h"
-#include "runtime/kernels/portable/compute_kernels.h"
+#include "runtime/kernels/portable/argument_checks.h"
+#include "runtime/kernels/portable/kernel_util.h"
+#include "runtime/kernels/portable/kernels.h"
 
 namespace torchir::runtime::portable {
 namespace {
@@ -216,13 +217,7 @@ Error RunReduction(KernelArgs args, const char* kernel) {
 
 // float32, or with `integers` also int32 and int64.
 Error CheckReducibleType(KernelArgs args, size_t i, bool integers, const char* kernel) {
-  TORCHIR_RETURN_IF_ERROR(CheckTensorArg(args, i, kernel));
-  const ScalarType type = args[i]->to_tensor().scalar_type();
-  const bool allowed = type == ScalarType::kFloat32 ||
-                       (integers && (type == ScalarType::kInt32 || type == ScalarType::kInt64));
-  TORCHIR_CHECK_OR_RETURN(allowed, Error::kInvalidType, "%s: unsupported dtype %s", kernel,
-                          ScalarTypeName(type));
-  return CheckTensorOfType(args, i, type, kernel);
+  return CheckTensorOperand(args, i, integers ? kRealTypes : kFloat32Only, kernel);
 }
 
 // mean, sum and amax: the output is the input without the reduced dims (size 1 with keepdim).
@@ -231,9 +226,9 @@ Error CheckReduction(KernelArgs args, bool integers, bool nonempty, const char* 
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, kNumArgs, kernel));
   TORCHIR_RETURN_IF_ERROR(CheckReducibleType(args, kInput, integers, kernel));
   const Tensor& input = args[kInput]->to_tensor();
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kOut, input.scalar_type(), kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckAttributeArg(args, kDims, EValue::Tag::kIntList, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckAttributeArg(args, kKeepdim, EValue::Tag::kBool, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kOut, DTypeSet(input.scalar_type()), kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, kDims, EValue::Tag::kIntList, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, kKeepdim, EValue::Tag::kBool, kernel));
   Span<const int64_t> dims = args[kDims]->to_int_list();
   bool listed[kMaxTensorRank] = {};
   for (int64_t dim : dims) {
@@ -298,10 +293,12 @@ Error CheckMaxDim(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, kMaxNumArgs, kernel));
   TORCHIR_RETURN_IF_ERROR(CheckReducibleType(args, kMaxInput, /*integers=*/true, kernel));
   const Tensor& input = args[kMaxInput]->to_tensor();
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kMaxValues, input.scalar_type(), kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kMaxIndices, ScalarType::kInt64, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckAttributeArg(args, kMaxDim, EValue::Tag::kInt, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckAttributeArg(args, kMaxKeepdim, EValue::Tag::kBool, kernel));
+  TORCHIR_RETURN_IF_ERROR(
+      CheckTensorOperand(args, kMaxValues, DTypeSet(input.scalar_type()), kernel));
+  TORCHIR_RETURN_IF_ERROR(
+      CheckTensorOperand(args, kMaxIndices, DTypeSet(ScalarType::kInt64), kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, kMaxDim, EValue::Tag::kInt, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, kMaxKeepdim, EValue::Tag::kBool, kernel));
   const int64_t dim = NormalizeDimAllowingScalar(args[kMaxDim]->to_int(), input.dim());
   TORCHIR_CHECK_OR_RETURN(dim >= 0, Error::kInvalidProgram,
                           "%s: dim %lld is out of range for rank %zu", kernel,

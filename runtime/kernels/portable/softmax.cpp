@@ -1,8 +1,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "runtime/kernels/portable/compute_kernel_util.h"
-#include "runtime/kernels/portable/compute_kernels.h"
+#include "runtime/kernels/portable/argument_checks.h"
+#include "runtime/kernels/portable/kernel_util.h"
+#include "runtime/kernels/portable/kernels.h"
 
 namespace torchir::runtime::portable {
 namespace {
@@ -74,9 +75,9 @@ Error RunSoftmaxAlongDim(KernelArgs args) {
 Error CheckSoftmax(KernelArgs args) {
   const char* kernel = "softmax";
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, kNumArgs, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kInput, ScalarType::kFloat32, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOfType(args, kOut, ScalarType::kFloat32, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckAttributeArg(args, kDim, EValue::Tag::kInt, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kInput, kFloat32Only, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kOut, kFloat32Only, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, kDim, EValue::Tag::kInt, kernel));
   const Tensor& input = args[kInput]->to_tensor();
   TORCHIR_CHECK_OR_RETURN(NormalizeDimAllowingScalar(args[kDim]->to_int(), input.dim()) >= 0,
                           Error::kInvalidProgram, "%s: dim %lld is out of range for rank %zu",

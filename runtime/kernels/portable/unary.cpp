@@ -9,13 +9,11 @@
 #include "runtime/kernels/portable/argument_checks.h"
 #include "runtime/kernels/portable/elementwise_util.h"
 #include "runtime/kernels/portable/kernel_util.h"
-#include "runtime/kernels/portable/tensor_kernels.h"
+#include "runtime/kernels/portable/kernels.h"
 
 namespace torchir::runtime::portable {
 namespace {
 
-using tensor_ops::CheckAttributeKind;
-using tensor_ops::CheckSameShapeUnary;
 using tensor_ops::MapElements;
 
 // relu6(x + 3) with std::min/max, which (unlike fmin/fmax) keep a NaN as PyTorch does.
@@ -125,7 +123,7 @@ bool IsGeluMode(Span<const char> text, const char* mode) {
 
 Error CheckFloatUnary(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 2, "unary float op"));
-  return CheckSameShapeUnary(args, tensor_ops::kFloat32Only, "unary float op");
+  return CheckSameShapeUnary(args, kFloat32Only, "unary float op");
 }
 
 Error RunHardswish(KernelContext&, KernelArgs args) { return RunFloat(args, Hardswish()); }
@@ -145,7 +143,7 @@ Error CheckGelu(KernelArgs args) {
   Span<const char> mode = args[1]->to_string();
   TORCHIR_CHECK_OR_RETURN(IsGeluMode(mode, "none") || IsGeluMode(mode, "tanh"),
                           Error::kInvalidProgram, "gelu: approximate must be 'none' or 'tanh'");
-  return CheckSameShapeUnary(args, tensor_ops::kFloat32Only, "gelu");
+  return CheckSameShapeUnary(args, kFloat32Only, "gelu");
 }
 
 Error RunGelu(KernelContext&, KernelArgs args) {
@@ -156,7 +154,7 @@ Error RunGelu(KernelContext&, KernelArgs args) {
 Error CheckLeakyRelu(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 3, "leaky_relu"));
   TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, 1, EValue::Tag::kDouble, "leaky_relu"));
-  return CheckSameShapeUnary(args, tensor_ops::kFloat32Only, "leaky_relu");
+  return CheckSameShapeUnary(args, kFloat32Only, "leaky_relu");
 }
 
 Error RunLeakyRelu(KernelContext&, KernelArgs args) {
@@ -165,7 +163,7 @@ Error RunLeakyRelu(KernelContext&, KernelArgs args) {
 
 Error CheckRealUnary(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 2, "unary op"));
-  return CheckSameShapeUnary(args, tensor_ops::kRealTypes, "unary op");
+  return CheckSameShapeUnary(args, kRealTypes, "unary op");
 }
 
 Error RunNeg(KernelContext&, KernelArgs args) { return RunReal<Neg>(args, "neg"); }

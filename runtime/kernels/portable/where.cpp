@@ -6,16 +6,15 @@
 #include "runtime/core/result.h"
 #include "runtime/kernels/portable/argument_checks.h"
 #include "runtime/kernels/portable/elementwise_util.h"
-#include "runtime/kernels/portable/kernel_util.h"
-#include "runtime/kernels/portable/tensor_kernels.h"
+#include "runtime/kernels/portable/kernels.h"
 
 namespace torchir::runtime::portable {
 namespace {
 
 using tensor_ops::BroadcastPlan;
 
-constexpr tensor_ops::DTypeSet kWhereTypes{ScalarType::kFloat32, ScalarType::kInt32,
-                                           ScalarType::kInt64, ScalarType::kBool};
+constexpr DTypeSet kWhereTypes{ScalarType::kFloat32, ScalarType::kInt32, ScalarType::kInt64,
+                               ScalarType::kBool};
 
 // Any non-zero condition byte counts as true.
 struct Select {
@@ -41,14 +40,14 @@ void SelectWords(const BroadcastPlan<3>& plan, KernelArgs args, const Tensor& ou
 
 Error CheckWhere(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 4, "where"));
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckTensorOperand(args, 0, tensor_ops::kBoolOnly, "where"));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 0, kBoolOnly, "where"));
   for (size_t i = 1; i < 4; ++i) {
-    TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckTensorOperand(args, i, kWhereTypes, "where"));
+    TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, i, kWhereTypes, "where"));
   }
   const Tensor& self = args[1]->to_tensor();
   const Tensor& out = args[3]->to_tensor();
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckSameDType(self, args[2]->to_tensor(), "where"));
-  TORCHIR_RETURN_IF_ERROR(tensor_ops::CheckSameDType(self, out, "where"));
+  TORCHIR_RETURN_IF_ERROR(CheckSameDType(self, args[2]->to_tensor(), "where"));
+  TORCHIR_RETURN_IF_ERROR(CheckSameDType(self, out, "where"));
   BroadcastPlan<3> plan;
   TORCHIR_CHECK_OR_RETURN(Plan(out, args, &plan), Error::kShapeMismatch,
                           "where: the output is not the broadcast shape of the operands");

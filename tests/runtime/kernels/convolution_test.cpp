@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/runtime/kernels/compute_kernel_test_util.h"
+#include "tests/runtime/kernels/kernel_test_support.h"
 
 namespace torchir::testing {
 namespace {
@@ -29,9 +29,9 @@ struct ConvAttrs {
 std::unique_ptr<ir::Graph> Conv(std::vector<int64_t> input, std::vector<int64_t> weight,
                                 const ConvAttrs& attrs, std::vector<int64_t> out) {
   GraphBuilder b;
-  std::vector<ir::Value*> inputs = {b.Input("x", OfType(attrs.dtype, input)),
-                                    b.Input("w", OfType(attrs.dtype, weight))};
-  if (attrs.bias) inputs.push_back(b.Input("b", OfType(attrs.dtype, {weight[0]})));
+  std::vector<ir::Value*> inputs = {b.Input("x", TypeOf(attrs.dtype, input)),
+                                    b.Input("w", TypeOf(attrs.dtype, weight))};
+  if (attrs.bias) inputs.push_back(b.Input("b", TypeOf(attrs.dtype, {weight[0]})));
   b.Output(b.Op("edge.convolution", inputs)
                .Attr("stride", attrs.stride)
                .Attr("padding", attrs.padding)
@@ -39,7 +39,7 @@ std::unique_ptr<ir::Graph> Conv(std::vector<int64_t> input, std::vector<int64_t>
                .Attr("groups", attrs.groups)
                .Attr("output_min", attrs.output_min)
                .Attr("output_max", attrs.output_max)
-               .Out(OfType(attrs.dtype, out)));
+               .Out(TypeOf(attrs.dtype, out)));
   return b.Build();
 }
 

@@ -11,7 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/runtime/kernels/kernel_harness.h"
-#include "tests/runtime/kernels/tensor_kernel_test_support.h"
+#include "tests/runtime/kernels/kernel_test_support.h"
 #include "tests/support/graph_builder.h"
 
 namespace torchir::testing {

@@ -1,5 +1,6 @@
 // Every Edge op has a portable kernel under its table's kernel name, and every
-// portable kernel belongs to an Edge op.
+// portable kernel (runtime/kernels/portable/kernel_list.h) belongs to an Edge op,
+// listed once.
 #include <set>
 #include <string>
 
@@ -28,6 +29,13 @@ TEST(PortableKernelCoverage, EveryKernelBelongsToAnEdgeOp) {
   for (const runtime::Kernel& kernel : runtime::portable::PortableKernels()) {
     EXPECT_TRUE(table_kernels.count(kernel.name)) << "kernel '" << kernel.name
                                                   << "' implements no Edge op";
+  }
+}
+
+TEST(PortableKernelCoverage, EveryKernelIsListedOnce) {
+  std::set<std::string> seen;
+  for (const runtime::Kernel& kernel : runtime::portable::PortableKernels()) {
+    EXPECT_TRUE(seen.insert(kernel.name).second) << "kernel '" << kernel.name << "' listed twice";
   }
 }
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/runtime/kernels/compute_kernel_test_util.h"
+#include "tests/runtime/kernels/kernel_test_support.h"
 
 namespace torchir::testing {
 namespace {
@@ -17,8 +17,8 @@ std::unique_ptr<ir::Graph> Reduce(const std::string& op, ir::DType dtype,
                                   std::vector<int64_t> input, std::vector<int64_t> dims,
                                   bool keepdim, std::vector<int64_t> out) {
   GraphBuilder b;
-  ir::Value* x = b.Input("x", OfType(dtype, input));
-  b.Output(b.Op(op, {x}).Attr("dims", dims).Attr("keepdim", keepdim).Out(OfType(dtype, out)));
+  ir::Value* x = b.Input("x", TypeOf(dtype, input));
+  b.Output(b.Op(op, {x}).Attr("dims", dims).Attr("keepdim", keepdim).Out(TypeOf(dtype, out)));
   return b.Build();
 }
 
@@ -26,11 +26,11 @@ std::unique_ptr<ir::Graph> MaxDim(ir::DType dtype, std::vector<int64_t> input, i
                                   bool keepdim, std::vector<int64_t> out,
                                   ir::DType index_dtype = ir::DType::kInt64) {
   GraphBuilder b;
-  ir::Value* x = b.Input("x", OfType(dtype, input));
+  ir::Value* x = b.Input("x", TypeOf(dtype, input));
   std::vector<ir::Value*> outs = b.Op("edge.max_dim", {x})
                                      .Attr("dim", dim)
                                      .Attr("keepdim", keepdim)
-                                     .Outs({OfType(dtype, out), OfType(index_dtype, out)});
+                                     .Outs({TypeOf(dtype, out), TypeOf(index_dtype, out)});
   b.Output(outs[0]);
   b.Output(outs[1]);
   return b.Build();

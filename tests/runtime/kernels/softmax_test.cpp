@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tests/runtime/kernels/compute_kernel_test_util.h"
+#include "tests/runtime/kernels/kernel_test_support.h"
 
 namespace torchir::testing {
 namespace {

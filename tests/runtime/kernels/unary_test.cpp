@@ -10,13 +10,12 @@
 #include "compiler/dialect/shape_rules.h"
 #include "gtest/gtest.h"
 #include "tests/runtime/kernels/kernel_harness.h"
-#include "tests/runtime/kernels/tensor_kernel_test_support.h"
+#include "tests/runtime/kernels/kernel_test_support.h"
 #include "tests/support/graph_builder.h"
 
 namespace torchir::testing {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // One op, its attributes, and the input range that keeps it defined.

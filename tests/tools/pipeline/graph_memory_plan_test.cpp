@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "compiler/dialect/edge_ops.h"
 #include "memory_planner/checker.h"
 
 namespace torchir::pipeline {
@@ -11,43 +12,42 @@ ir::TensorType F32(std::vector<int64_t> sizes) {
   return ir::TensorType{ir::DType::kFloat32, std::move(sizes)};
 }
 
-// x[1,256] -> relu -> relu_ (in place) -> view[16,16] -> neg -> output;
-// 1 KiB per tensor.
+// x[1,256] -> clamp -> reshape[16,16] -> neg -> output; 1 KiB per tensor. The
+// planner reads no attributes, so the nodes carry none.
 class GraphMemoryPlanTest : public ::testing::Test {
  protected:
   void SetUp() override {
     x = graph.AddInput("x", F32({1, 256}));
-    relu = graph.AppendNode("relu", "aten.relu.default", {x}, {"relu"}, {F32({1, 256})});
-    inplace = graph.AppendNode("relu_", "aten.relu_.default", {relu->output()}, {"relu_"},
-                               {F32({1, 256})});
-    view = graph.AppendNode("view", "aten.view.default", {inplace->output()}, {"view"},
-                            {F32({16, 16})});
-    neg = graph.AppendNode("neg", "aten.neg.default", {view->output()}, {"neg"}, {F32({16, 16})});
+    clamp = graph.AppendNode("clamp", "edge.clamp", {x}, {"clamp"}, {F32({1, 256})});
+    view = graph.AppendNode("view", "edge.reshape", {clamp->output()}, {"view"}, {F32({16, 16})});
+    neg = graph.AppendNode("neg", "edge.neg", {view->output()}, {"neg"}, {F32({16, 16})});
     graph.AddOutput(neg->output());
   }
   ir::Graph graph;
   ir::Value* x = nullptr;
-  ir::Node *relu = nullptr, *inplace = nullptr, *view = nullptr, *neg = nullptr;
+  ir::Node *clamp = nullptr, *view = nullptr, *neg = nullptr;
 };
 
-TEST_F(GraphMemoryPlanTest, InPlaceAndViewOutputsShareTheirSourceStorage) {
+// The Edge table says which ops' outputs are views (OutputStorage::kViewOfInput0):
+// edge.reshape's is, edge.clamp's and edge.neg's are not.
+TEST_F(GraphMemoryPlanTest, ViewOutputsShareTheirSourceStorage) {
   absl::StatusOr<GraphMemoryPlan> plan = PlanGraphMemory(graph);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  ASSERT_EQ(plan->buffer_values.size(), 5u);
+  ASSERT_EQ(plan->buffer_values.size(), 4u);
   const auto& placements = plan->result.plan.placements;
-  // Buffers: x, relu, relu_, view, neg (in that order).
+  // Buffers: x, clamp, view, neg (in that order).
+  EXPECT_EQ(plan->problem.buffers[1].base, memory_planner::kNoBuffer);
   EXPECT_EQ(plan->problem.buffers[2].base, 1);
-  EXPECT_EQ(plan->problem.buffers[3].base, 2);
+  EXPECT_EQ(plan->problem.buffers[3].base, memory_planner::kNoBuffer);
   EXPECT_EQ(placements[1].offset, placements[2].offset);
-  EXPECT_EQ(placements[2].offset, placements[3].offset);
   EXPECT_TRUE(memory_planner::CheckPlan(plan->problem, plan->result.plan).empty());
 }
 
 TEST_F(GraphMemoryPlanTest, PlanReachesTheLowerBound) {
   absl::StatusOr<GraphMemoryPlan> plan = PlanGraphMemory(graph);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  // x and relu are live together at the first node; relu's storage (shared by
-  // relu_ and view) and neg at the last. Two 1 KiB blocks at any time.
+  // x and clamp are live together at the first node; clamp's storage (shared by
+  // the view) and neg at the last. Two 1 KiB blocks at any time.
   EXPECT_EQ(plan->report.lower_bound_bytes, 2048u);
   EXPECT_EQ(plan->report.planned_bytes, 2048u);
   EXPECT_EQ(plan->report.naive_bytes, 3u * 1024u);
@@ -58,15 +58,42 @@ TEST_F(GraphMemoryPlanTest, ReadOverrunBytesPadTheBuffersOfTheNodeThatAsks) {
   neg->SetAttr("read_overrun_bytes", ir::AttrValue::Int(16));
   absl::StatusOr<GraphMemoryPlan> plan = PlanGraphMemory(graph);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  // Buffers: x, relu, relu_, view, neg. neg's input is the view, its output neg.
+  // Buffers: x, clamp, view, neg. neg's input is the view, its output neg.
   EXPECT_EQ(plan->problem.buffers[0].extra_bytes, 0u);
   EXPECT_EQ(plan->problem.buffers[1].extra_bytes, 0u);
+  EXPECT_EQ(plan->problem.buffers[2].extra_bytes, 16u);
   EXPECT_EQ(plan->problem.buffers[3].extra_bytes, 16u);
-  EXPECT_EQ(plan->problem.buffers[4].extra_bytes, 16u);
   EXPECT_TRUE(memory_planner::CheckPlan(plan->problem, plan->result.plan).empty());
   // The view's padding is reserved inside its base's block, so the pair no
   // longer fits in 2 KiB.
   EXPECT_GT(plan->report.planned_bytes, 2048u);
+}
+
+// Every Edge op's output shares input 0's storage exactly when its table row says
+// kViewOfInput0, and a view then really lands on its source's bytes.
+TEST(GraphMemoryPlanTableTest, OutputsAliasTheirInputExactlyWhenTheTableSaysView) {
+  size_t views = 0;
+  for (const dialect::EdgeOpDef& def : dialect::EdgeOps()) {
+    SCOPED_TRACE(def.name);
+    ir::Graph graph;
+    ir::Value* x = graph.AddInput("x", F32({64}));
+    ir::Node* first = graph.AppendNode("first", "edge.neg", {x}, {"first"}, {F32({64})});
+    ir::Node* node = graph.AppendNode("node", def.name, {first->output()}, {"node"}, {F32({64})});
+    ir::Node* last = graph.AppendNode("last", "edge.neg", {node->output()}, {"last"}, {F32({64})});
+    graph.AddOutput(last->output());
+    absl::StatusOr<GraphMemoryPlan> plan = PlanGraphMemory(graph);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    // Buffers: x, first, node, last.
+    const bool view = def.output_storage == dialect::OutputStorage::kViewOfInput0;
+    views += view ? 1 : 0;
+    EXPECT_EQ(plan->problem.buffers[2].base, view ? 1 : memory_planner::kNoBuffer);
+    const auto& placements = plan->result.plan.placements;
+    if (view) EXPECT_EQ(placements[2].offset, placements[1].offset);
+    // Not a view: `first` is still read while `node` is written, so they cannot overlap.
+    if (!view) EXPECT_NE(placements[2].offset, placements[1].offset);
+    EXPECT_TRUE(memory_planner::CheckPlan(plan->problem, plan->result.plan).empty());
+  }
+  EXPECT_GE(views, 1u);  // edge.reshape
 }
 
 TEST(GraphMemoryPlanEmpty, AGraphWithoutNodesPlansItsInputs) {

@@ -1,14 +1,16 @@
-// Helpers for the tensor kernel tests (unary, binary, cast, data movement):
-// tensor types of any dtype, the dtypes the Edge table allows for an op, typed
-// host tensors, and running a one-node graph through its portable kernel alone.
-// The last serves what the LibTorch reference cannot: dtypes LibTorch 1.13
-// lacks (uint16/32/64, float8), hand-computed expectations, and an output that
-// shares its input's storage (as the memory planner arranges for edge.reshape).
+// Helpers for the portable kernel tests: tensor types of any dtype, the dtypes the
+// Edge table allows for an op, typed host tensors, checking a one-node graph
+// against the LibTorch reference (kernel_harness.h) or that its kernel refuses
+// it, and running a one-node graph through its portable kernel alone. The last
+// serves what the LibTorch reference cannot: dtypes LibTorch 1.13 lacks
+// (uint16/32/64, float8), hand-computed expectations, and an output that shares
+// its input's storage (as the memory planner arranges for edge.reshape).
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +25,7 @@
 #include "runtime/core/evalue.h"
 #include "runtime/kernel/kernel_registry.h"
 #include "runtime/kernels/portable/portable_kernels.h"
+#include "tests/runtime/kernels/kernel_harness.h"
 #include "tests/support/graph_builder.h"
 #include "tools/reference/host_tensor.h"
 
@@ -34,8 +37,39 @@ inline ::testing::AssertionResult IsOk(const absl::Status& status) {
   return ::testing::AssertionFailure() << status.message();
 }
 
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
 inline ir::TensorType TypeOf(ir::DType dtype, std::vector<int64_t> sizes) {
   return ir::TensorType{dtype, std::move(sizes)};
+}
+
+inline ir::TensorType I32(std::vector<int64_t> sizes) {
+  return TypeOf(ir::DType::kInt32, std::move(sizes));
+}
+
+// The graph passes the Edge verifier (so each test states a call the compiler
+// could emit) and its kernel matches the reference on random inputs (floats in
+// [low, high), integers in [int_low, int_high)).
+inline void ExpectMatchesReference(const ir::Graph& graph, uint32_t seed,
+                                   verify::Tolerance tolerance = {1e-5, 1e-4}, double low = -2.0,
+                                   double high = 2.0, int64_t int_low = 0, int64_t int_high = 10) {
+  absl::Status verified = dialect::VerifyEdgeGraph(graph);
+  ASSERT_TRUE(verified.ok()) << verified.message();
+  absl::Status compared = CompareKernelWithReference(
+      graph, RandomInputs(graph, seed, low, high, int_low, int_high), tolerance);
+  EXPECT_TRUE(compared.ok()) << compared.message();
+}
+
+// The kernel's init-time check refuses the node with `expected`.
+inline void ExpectKernelRefuses(const ir::Graph& graph, runtime::Error expected) {
+  EXPECT_STREQ(runtime::ErrorName(CheckKernel(graph)), runtime::ErrorName(expected));
+}
+
+// As above, and the compiler's Edge verifier refuses the node too: the two
+// agree on what a valid call is.
+inline void ExpectRefused(const ir::Graph& graph, runtime::Error expected) {
+  EXPECT_FALSE(dialect::VerifyEdgeGraph(graph).ok()) << "the Edge verifier accepts the node";
+  ExpectKernelRefuses(graph, expected);
 }
 
 // The dtypes type variable `var` of Edge op `op` may take, in DType order.

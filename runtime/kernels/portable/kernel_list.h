@@ -1,0 +1,124 @@
+// The portable kernel list: one line per Edge op, the one source from which the runtime
+// declares (kernels.h) and registers (portable_kernels.cpp) its portable kernels. An
+// X-macro list, deliberately without an include guard: the includer defines
+//
+//   TORCHIR_PORTABLE_KERNEL(name, check, run, num_outputs)
+//
+// first, and #undefs it after.
+//   name         the Edge op table's `kernel` name (compiler/dialect/edge_ops.cpp);
+//                portable_kernel_coverage_test fails when the list and the table differ;
+//   check, run   its init-time check and its run function (runtime/kernel/kernel.h); ops
+//                with the same argument shape share a check;
+//   num_outputs  how many trailing arguments the kernel writes (the op's output count).
+//
+// Arguments follow kernel.h's order: the op's tensor operands, its attributes, its outputs,
+// in the Edge table's order. Each check verifies every fact its run relies on (count and
+// kinds, dtypes, ranks, output shapes), so that run never reads or writes out of bounds.
+
+// ---- convolution.cpp, linear.cpp, matmul.cpp: float32 ------------------------------------
+// convolution(input, weight, bias?, stride, padding, dilation, groups, output_min, output_max,
+// out): 1-d to 3-d, NC* layout. Accumulates whole output rows, a block of output channels at a
+// time, so that the inner loops are contiguous and need no scratch memory.
+TORCHIR_PORTABLE_KERNEL(convolution, CheckConvolution, RunConvolution, 1)
+// linear(input [..., K], weight [N, K], bias? [N], output_min, output_max, out [..., N]). Tiles
+// of input rows x weight rows, each a set of dot products over K.
+TORCHIR_PORTABLE_KERNEL(linear, CheckLinear, RunLinear, 1)
+// matmul(self [..., M, K], other [..., K, N], out [..., M, N]), batch dims broadcast. Output
+// rows accumulate rows of `other`, several output rows per pass.
+TORCHIR_PORTABLE_KERNEL(matmul, CheckMatmul, RunMatmul, 1)
+
+// ---- normalization.cpp, softmax.cpp: float32 ---------------------------------------------
+// batch_norm(input [N, C, ...], running_mean, running_var, weight?, bias?, eps, out),
+// inference: one scale and shift per channel.
+TORCHIR_PORTABLE_KERNEL(batch_norm, CheckBatchNorm, RunBatchNorm, 1)
+// layer_norm(input, weight?, bias?, normalized_shape, eps, out): statistics over the trailing
+// normalized_shape dims, accumulated in double.
+TORCHIR_PORTABLE_KERNEL(layer_norm, CheckLayerNorm, RunLayerNorm, 1)
+// softmax(input, dim, out) and log_softmax(input, dim, out), max-subtracted.
+TORCHIR_PORTABLE_KERNEL(softmax, CheckSoftmax, RunSoftmax, 1)
+TORCHIR_PORTABLE_KERNEL(log_softmax, CheckSoftmax, RunLogSoftmax, 1)
+
+// ---- unary.cpp, clamp.cpp: (input, [attributes], out), out the input's dtype and sizes ---
+// clamp(input, min, max, out), float32/int32/int64, +-inf for an open side; integer tensors
+// clamp to the integers inside [min, max].
+TORCHIR_PORTABLE_KERNEL(clamp, CheckClamp, RunClamp, 1)
+// float32 only, no attributes.
+TORCHIR_PORTABLE_KERNEL(hardswish, CheckFloatUnary, RunHardswish, 1)
+TORCHIR_PORTABLE_KERNEL(hardsigmoid, CheckFloatUnary, RunHardsigmoid, 1)
+TORCHIR_PORTABLE_KERNEL(sigmoid, CheckFloatUnary, RunSigmoid, 1)
+TORCHIR_PORTABLE_KERNEL(tanh, CheckFloatUnary, RunTanh, 1)
+// gelu(input, approximate: "none" | "tanh", out), float32.
+TORCHIR_PORTABLE_KERNEL(gelu, CheckGelu, RunGelu, 1)
+TORCHIR_PORTABLE_KERNEL(silu, CheckFloatUnary, RunSilu, 1)
+// leaky_relu(input, negative_slope, out), float32.
+TORCHIR_PORTABLE_KERNEL(leaky_relu, CheckLeakyRelu, RunLeakyRelu, 1)
+TORCHIR_PORTABLE_KERNEL(exp, CheckFloatUnary, RunExp, 1)
+TORCHIR_PORTABLE_KERNEL(log, CheckFloatUnary, RunLog, 1)
+TORCHIR_PORTABLE_KERNEL(sqrt, CheckFloatUnary, RunSqrt, 1)
+TORCHIR_PORTABLE_KERNEL(rsqrt, CheckFloatUnary, RunRsqrt, 1)
+TORCHIR_PORTABLE_KERNEL(erf, CheckFloatUnary, RunErf, 1)
+// float32/int32/int64; integers wrap around like PyTorch's.
+TORCHIR_PORTABLE_KERNEL(neg, CheckRealUnary, RunNeg, 1)
+TORCHIR_PORTABLE_KERNEL(abs, CheckRealUnary, RunAbs, 1)
+
+// ---- binary.cpp: (self, other, out), broadcasting ----------------------------------------
+// float32/int32/int64, out of the same dtype.
+TORCHIR_PORTABLE_KERNEL(add, CheckRealBinary, RunAdd, 1)
+TORCHIR_PORTABLE_KERNEL(sub, CheckRealBinary, RunSub, 1)
+TORCHIR_PORTABLE_KERNEL(mul, CheckRealBinary, RunMul, 1)
+// float32 only.
+TORCHIR_PORTABLE_KERNEL(div, CheckFloatBinary, RunDiv, 1)
+TORCHIR_PORTABLE_KERNEL(pow, CheckFloatBinary, RunPow, 1)
+TORCHIR_PORTABLE_KERNEL(maximum, CheckRealBinary, RunMaximum, 1)
+TORCHIR_PORTABLE_KERNEL(minimum, CheckRealBinary, RunMinimum, 1)
+// float32/int32/int64 operands, bool out.
+TORCHIR_PORTABLE_KERNEL(eq, CheckComparison, RunEq, 1)
+TORCHIR_PORTABLE_KERNEL(ne, CheckComparison, RunNe, 1)
+TORCHIR_PORTABLE_KERNEL(lt, CheckComparison, RunLt, 1)
+TORCHIR_PORTABLE_KERNEL(le, CheckComparison, RunLe, 1)
+TORCHIR_PORTABLE_KERNEL(gt, CheckComparison, RunGt, 1)
+TORCHIR_PORTABLE_KERNEL(ge, CheckComparison, RunGe, 1)
+
+// ---- where.cpp, cast.cpp -----------------------------------------------------------------
+// where(condition: bool, self, other, out), all three broadcast.
+TORCHIR_PORTABLE_KERNEL(where, CheckWhere, RunWhere, 1)
+// cast(input, dtype, out), any dtype pair, PyTorch's conversions.
+TORCHIR_PORTABLE_KERNEL(cast, CheckCast, RunCast, 1)
+
+// ---- reduction.cpp -----------------------------------------------------------------------
+// mean/sum/amax(input, dims, keepdim, out): over `dims`, all dims when empty. mean takes
+// float32, sum and amax float32, int32 and int64; float sums accumulate in double.
+TORCHIR_PORTABLE_KERNEL(mean, CheckMean, RunMean, 1)
+TORCHIR_PORTABLE_KERNEL(sum, CheckSum, RunSum, 1)
+TORCHIR_PORTABLE_KERNEL(amax, CheckAmax, RunAmax, 1)
+// max_dim(input, dim, keepdim, values, indices): float32, int32, int64; indices are int64 and
+// point at the first maximum (a NaN counts as the maximum, as in PyTorch).
+TORCHIR_PORTABLE_KERNEL(max_dim, CheckMaxDim, RunMaxDim, 2)
+
+// ---- pooling.cpp: float32, over the last two dims of a 3-d or 4-d input ------------------
+// max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, out) and
+// avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, out), windows
+// exactly as PyTorch places them.
+TORCHIR_PORTABLE_KERNEL(max_pool2d, CheckMaxPool2d, RunMaxPool2d, 1)
+TORCHIR_PORTABLE_KERNEL(avg_pool2d, CheckAvgPool2d, RunAvgPool2d, 1)
+// adaptive_avg_pool2d(input, output_size, out): PyTorch's floor/ceil window bounds.
+TORCHIR_PORTABLE_KERNEL(adaptive_avg_pool2d, CheckAdaptiveAvgPool2d, RunAdaptiveAvgPool2d, 1)
+
+// ---- data_movement.cpp, index_select.cpp, constant_pad.cpp: the output is contiguous -----
+// Any dtype unless said otherwise.
+// reshape(input, shape, out); out may share the input's storage (the planner's choice, from
+// the Edge table's output_storage).
+TORCHIR_PORTABLE_KERNEL(reshape, CheckReshape, RunReshape, 1)
+// permute(input, dims, out).
+TORCHIR_PORTABLE_KERNEL(permute, CheckPermute, RunPermute, 1)
+// slice(input, dim, start, end, step, out), all normalised: 0 <= start <= end <= size.
+TORCHIR_PORTABLE_KERNEL(slice, CheckSlice, RunSlice, 1)
+// concatenate(tensors: TensorList, dim, out), dim normalised.
+TORCHIR_PORTABLE_KERNEL(concatenate, CheckConcatenate, RunConcatenate, 1)
+// expand(input, sizes, out).
+TORCHIR_PORTABLE_KERNEL(expand, CheckExpand, RunExpand, 1)
+// index_select(input, index: int32/int64 1-d, dim, out); index values are checked at run
+// (kIndexOutOfRange).
+TORCHIR_PORTABLE_KERNEL(index_select, CheckIndexSelect, RunIndexSelect, 1)
+// constant_pad(input, pad, value, out), float32/int32/int64.
+TORCHIR_PORTABLE_KERNEL(constant_pad, CheckConstantPad, RunConstantPad, 1)
