@@ -30,6 +30,10 @@ KernelTarget ExpectedKernelTarget(int64_t hwy_target) {
     case HWY_SSSE3:
       return KernelTarget::kX86Sse4;
     case HWY_NEON:
+    case HWY_SVE:  // SVE runs the NEON tile on fixed 128-bit vectors
+    case HWY_SVE2:
+    case HWY_SVE_256:
+    case HWY_SVE2_128:
       return KernelTarget::kArmNeon;
     default:
       return KernelTarget::kPortable;
