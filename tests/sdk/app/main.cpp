@@ -23,8 +23,14 @@ namespace {
 const char* SafetensorsDtype(ScalarType type) {
   switch (type) {
     case ScalarType::kFloat32: return "F32";
+    case ScalarType::kFloat64: return "F64";
+    case ScalarType::kFloat16: return "F16";
+    case ScalarType::kBFloat16: return "BF16";
+    case ScalarType::kInt8: return "I8";
+    case ScalarType::kInt16: return "I16";
     case ScalarType::kInt32: return "I32";
     case ScalarType::kInt64: return "I64";
+    case ScalarType::kUInt8: return "U8";
     case ScalarType::kBool: return "BOOL";
     default: return nullptr;
   }
