@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Cross-builds the device side of torchir for aarch64 (tests/aarch64/device:
-# runtime, portable kernels, XNNPACK delegate, native kernels, their unit
-# tests and the zoo runner) with cmake/toolchains/aarch64-linux-gnu.cmake,
-# against the sysroot of scripts/arm64_sysroot.sh. The fixture of
-# `ctest -L aarch64`; the other tests of the label read BUILD_DIR/sysroot.txt.
+# Cross-builds the device side of torchir for aarch64 with
+# cmake/toolchains/aarch64-linux-gnu.cmake against the sysroot of
+# scripts/arm64_sysroot.sh: tests/aarch64/device (runtime, portable kernels,
+# XNNPACK delegate, C API, native kernels and delegate, their unit tests) into
+# BUILD_DIR/device; the runtime SDK (cmake -S runtime, installed into
+# BUILD_DIR/sdk-prefix) and tests/sdk/app against it, the zoo's runner, into
+# BUILD_DIR/app. The fixture of `ctest -L aarch64`; the other tests of the
+# label read BUILD_DIR/sysroot.txt.
 #
 #   tests/aarch64/cross_build.sh BUILD_DIR
 #
@@ -17,8 +20,8 @@ if [[ $# -ne 1 ]]; then
   exit 2
 fi
 SOURCE_DIR=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=$1
-mkdir -p "$OUT"
+mkdir -p "$1"
+OUT=$(cd "$1" && pwd)
 rm -f "$OUT/SKIPPED" "$OUT/sysroot.txt"
 
 for tool in aarch64-linux-gnu-g++ qemu-aarch64; do
@@ -39,14 +42,29 @@ if command -v ccache > /dev/null; then
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$SOURCE_DIR} CCACHE_NOHASHDIR=true
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 fi
+step() {  # step NAME COMMAND...: runs COMMAND, its output in OUT/NAME.log
+  local name=$1
+  shift
+  "$@" > "$OUT/$name.log" 2>&1 ||
+    { grep -A20 -m5 "FAILED:" "$OUT/$name.log" || tail -40 "$OUT/$name.log"
+      echo "FAIL: $name (log: $OUT/$name.log)"; exit 1; }
+}
+cross=(-G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"
+       -DCMAKE_TOOLCHAIN_FILE="$SOURCE_DIR/cmake/toolchains/aarch64-linux-gnu.cmake"
+       -DTORCHIR_ARM64_SYSROOT="$sysroot")
 start=$SECONDS
-cmake -S "$SOURCE_DIR/tests/aarch64/device" -B "$OUT/device" -G Ninja \
-  -DCMAKE_TOOLCHAIN_FILE="$SOURCE_DIR/cmake/toolchains/aarch64-linux-gnu.cmake" \
-  -DTORCHIR_ARM64_SYSROOT="$sysroot" -DTORCHIR_SOURCE_DIR="$SOURCE_DIR" \
-  -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" > "$OUT/configure.log" 2>&1 ||
-  { tail -40 "$OUT/configure.log"; echo "FAIL: configuring the aarch64 build"; exit 1; }
-cmake --build "$OUT/device" > "$OUT/build.log" 2>&1 ||
-  { grep -A20 -m5 "FAILED:" "$OUT/build.log" || tail -40 "$OUT/build.log"
-    echo "FAIL: building for aarch64 (log: $OUT/build.log)"; exit 1; }
+# 1. The device side with its unit tests (tests/aarch64/device).
+step device-configure cmake -S "$SOURCE_DIR/tests/aarch64/device" -B "$OUT/device" "${cross[@]}" \
+  -DTORCHIR_SOURCE_DIR="$SOURCE_DIR"
+step device-build cmake --build "$OUT/device"
+# 2. The SDK as docs/embedding.md builds it for arm64 (cmake -S runtime, installed), and the
+#    SDK's example app against it: the runner of the zoo programs (run_zoo.sh).
+step sdk-configure cmake -S "$SOURCE_DIR/runtime" -B "$OUT/sdk" "${cross[@]}" \
+  -DCMAKE_INSTALL_PREFIX="$OUT/sdk-prefix"
+step sdk-build cmake --build "$OUT/sdk"
+step sdk-install cmake --install "$OUT/sdk"
+step app-configure cmake -S "$SOURCE_DIR/tests/sdk/app" -B "$OUT/app" "${cross[@]}" \
+  -DCMAKE_PREFIX_PATH="$OUT/sdk-prefix"
+step app-build cmake --build "$OUT/app"
 echo "$sysroot" > "$OUT/sysroot.txt"
 echo "PASS: cross-built for aarch64 in $((SECONDS - start)) s against $sysroot"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every zoo program on aarch64 against x86-64: each model of the zoo (its
 # `export` flavour) is compiled on the host for BACKEND, run under
-# qemu-aarch64 by the cross-built runner (tests/sdk/app/main.cpp: fixed
-# inputs; it writes the inputs it used and the outputs), and the host's
+# qemu-aarch64 by the SDK app cross-built against the arm64 SDK
+# (tests/sdk/app/main.cpp: fixed inputs; it writes the inputs it used and the
+# outputs), and the host's
 # torchir-run runs the same program on those inputs and compares its outputs
 # with the arm64 ones at ATOL + RTOL * |x86 output|. Where the x86-64 run of a
 # delegate differs, arm64 must agree with the portable kernels on x86-64
@@ -24,7 +25,7 @@ if [[ -f $OUT/SKIPPED ]]; then
 fi
 [[ -f $OUT/sysroot.txt ]] || { echo "FAIL: no aarch64 build in $OUT (tests/aarch64/cross_build.sh)"; exit 1; }
 sysroot=$(cat "$OUT/sysroot.txt")
-runner=$OUT/device/sdk_app
+runner=$OUT/app/sdk_app
 work=$OUT/zoo-$BACKEND
 rm -rf "$work"
 mkdir -p "$work"
