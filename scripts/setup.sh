@@ -18,6 +18,7 @@ PACKAGES=(
   libtorch-dev                        # the PyTorch 1.13 paths of the C++ benchmark suite
   libgtest-dev libgmock-dev libbenchmark-dev
   libhwy-dev                          # Highway: the native backend's SIMD kernels, dispatched at run time
+  g++-aarch64-linux-gnu qemu-user     # ctest -L aarch64: the arm64 cross build, run under emulation
   python3-torch python3-torchvision   # model zoo export (/usr/bin/python3)
   python3-venv                        # scripts/python_env.sh when python3 is Debian's
   libopenblas0-pthread                # a fair BLAS for PyTorch baselines
@@ -46,6 +47,9 @@ fi
 
 # The Python environment (torch 2.x, pytorch-ir, ExecuTorch, ONNX Runtime), made once.
 VENV_PYTHON=$(scripts/python_env.sh)
+# The arm64 sysroot of the aarch64 tests (Debian's arm64 packages unpacked into ~/.cache/torchir,
+# never installed), made once; without the archive the aarch64 tests skip, so this only warns.
+scripts/arm64_sysroot.sh > /dev/null || echo "setup: no arm64 sysroot: ctest -L aarch64 will skip" >&2
 
 if [[ "${1:-}" == "--no-build" ]]; then exit 0; fi
 
