@@ -24,7 +24,7 @@ PACKAGES=(
   libpthreadpool-dev libpthreadpool0
   libcpuinfo-dev libcpuinfo0
   libhwy-dev libhwy1                    # the native kernels (Highway: NEON / SVE)
-  libgtest-dev                          # the runtime unit tests (static libraries)
+  libgtest-dev libgmock-dev             # the runtime unit tests (static libraries)
   libflatbuffers-dev                    # the headers of the generated schema code
   libc6 libstdc++6 libgcc-s1            # what the emulated programs load at run time
 )

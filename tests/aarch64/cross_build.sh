@@ -3,9 +3,9 @@
 # cmake/toolchains/aarch64-linux-gnu.cmake against the sysroot of
 # scripts/arm64_sysroot.sh: tests/aarch64/device (runtime, portable kernels,
 # XNNPACK delegate, C API, native kernels and delegate, their unit tests) into
-# BUILD_DIR/device; the runtime SDK (cmake -S runtime, installed into
-# BUILD_DIR/sdk-prefix) and tests/sdk/app against it, the zoo's runner, into
-# BUILD_DIR/app. The fixture of `ctest -L aarch64`; the other tests of the
+# BUILD_DIR/device; the runtime SDK with the device runner torchir-bench
+# (cmake -S runtime, into BUILD_DIR/sdk, installed into BUILD_DIR/sdk-prefix)
+# and tests/sdk/app against the installed SDK into BUILD_DIR/app. The fixture of `ctest -L aarch64`; the other tests of the
 # label read BUILD_DIR/sysroot.txt.
 #
 #   tests/aarch64/cross_build.sh BUILD_DIR
@@ -52,15 +52,21 @@ step() {  # step NAME COMMAND...: runs COMMAND, its output in OUT/NAME.log
 cross=(-G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"
        -DCMAKE_TOOLCHAIN_FILE="$SOURCE_DIR/cmake/toolchains/aarch64-linux-gnu.cmake"
        -DTORCHIR_ARM64_SYSROOT="$sysroot")
+# Builds configured against another sysroot (a changed package list makes a new one) have
+# cached the old one's libraries: start them afresh.
+if [[ $(cat "$OUT/builds-sysroot.txt" 2>/dev/null) != "$sysroot" ]]; then
+  rm -rf "$OUT/device" "$OUT/sdk" "$OUT/sdk-prefix" "$OUT/app"
+  echo "$sysroot" > "$OUT/builds-sysroot.txt"
+fi
 start=$SECONDS
 # 1. The device side with its unit tests (tests/aarch64/device).
 step device-configure cmake -S "$SOURCE_DIR/tests/aarch64/device" -B "$OUT/device" "${cross[@]}" \
   -DTORCHIR_SOURCE_DIR="$SOURCE_DIR"
 step device-build cmake --build "$OUT/device"
-# 2. The SDK as docs/embedding.md builds it for arm64 (cmake -S runtime, installed), and the
-#    SDK's example app against it: the runner of the zoo programs (run_zoo.sh).
+# 2. The SDK as docs/embedding.md builds it for arm64 (cmake -S runtime, installed) with the
+#    device runner torchir-bench (run_zoo.sh's runner), and the SDK's example apps against it.
 step sdk-configure cmake -S "$SOURCE_DIR/runtime" -B "$OUT/sdk" "${cross[@]}" \
-  -DCMAKE_INSTALL_PREFIX="$OUT/sdk-prefix"
+  -DCMAKE_INSTALL_PREFIX="$OUT/sdk-prefix" -DTORCHIR_RUNTIME_BENCH=ON
 step sdk-build cmake --build "$OUT/sdk"
 step sdk-install cmake --install "$OUT/sdk"
 step app-configure cmake -S "$SOURCE_DIR/tests/sdk/app" -B "$OUT/app" "${cross[@]}" \
