@@ -34,11 +34,12 @@ set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
 set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
 
 # Debian's cross compiler also searches the host's /usr/include: the sysroot's
-# headers come first (-isystem, so warnings in them stay quiet), and the
-# linker finds libraries named plainly (-lpthreadpool) and resolves their own dependencies (libXNNPACK.so needs
-# libpthreadpool.so.0, ...) in the sysroot.
+# headers come first (-isystem, so warnings in them stay quiet). The linker
+# finds libraries named plainly (-lpthreadpool) in the sysroot and resolves
+# their own dependencies there (libXNNPACK.so needs libpthreadpool.so.0, ...).
 set(_torchir_sysroot_libs
-  "${TORCHIR_ARM64_SYSROOT}/usr/lib/aarch64-linux-gnu;${TORCHIR_ARM64_SYSROOT}/lib/aarch64-linux-gnu")
+  "${TORCHIR_ARM64_SYSROOT}/usr/lib/aarch64-linux-gnu"
+  "${TORCHIR_ARM64_SYSROOT}/lib/aarch64-linux-gnu")
 set(CMAKE_C_FLAGS_INIT "-isystem ${TORCHIR_ARM64_SYSROOT}/usr/include")
 set(CMAKE_CXX_FLAGS_INIT "-isystem ${TORCHIR_ARM64_SYSROOT}/usr/include")
 foreach(kind EXE SHARED MODULE)

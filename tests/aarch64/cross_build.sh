@@ -5,8 +5,8 @@
 # XNNPACK delegate, C API, native kernels and delegate, their unit tests) into
 # BUILD_DIR/device; the runtime SDK with the device runner torchir-bench
 # (cmake -S runtime, into BUILD_DIR/sdk, installed into BUILD_DIR/sdk-prefix)
-# and tests/sdk/app against the installed SDK into BUILD_DIR/app. The fixture of `ctest -L aarch64`; the other tests of the
-# label read BUILD_DIR/sysroot.txt.
+# and tests/sdk/app against the installed SDK into BUILD_DIR/app. The fixture
+# of `ctest -L aarch64`; the other tests of the label read BUILD_DIR/sysroot.txt.
 #
 #   tests/aarch64/cross_build.sh BUILD_DIR
 #

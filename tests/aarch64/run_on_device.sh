@@ -11,5 +11,6 @@ if [[ -f $OUT/SKIPPED ]]; then
   echo "SKIP: $(cat "$OUT/SKIPPED")"
   exit 77
 fi
-[[ -f $OUT/sysroot.txt ]] || { echo "FAIL: no aarch64 build in $OUT (tests/aarch64/cross_build.sh)"; exit 1; }
+[[ -f $OUT/sysroot.txt ]] ||
+  { echo "FAIL: no aarch64 build in $OUT (tests/aarch64/cross_build.sh)"; exit 1; }
 exec qemu-aarch64 -L "$(cat "$OUT/sysroot.txt")" "$OUT/device/$PROGRAM" "$@"

@@ -10,5 +10,6 @@ if [[ -f $OUT/SKIPPED ]]; then
   echo "SKIP: $(cat "$OUT/SKIPPED")"
   exit 77
 fi
-[[ -f $OUT/sysroot.txt ]] || { echo "FAIL: no aarch64 build in $OUT (tests/aarch64/cross_build.sh)"; exit 1; }
+[[ -f $OUT/sysroot.txt ]] ||
+  { echo "FAIL: no aarch64 build in $OUT (tests/aarch64/cross_build.sh)"; exit 1; }
 ctest --test-dir "$OUT/device" --output-on-failure --timeout 600

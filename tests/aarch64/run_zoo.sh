@@ -20,7 +20,8 @@ if [[ -f $OUT/SKIPPED ]]; then
   echo "SKIP: $(cat "$OUT/SKIPPED")"
   exit 77
 fi
-[[ -f $OUT/sysroot.txt ]] || { echo "FAIL: no aarch64 build in $OUT (tests/aarch64/cross_build.sh)"; exit 1; }
+[[ -f $OUT/sysroot.txt ]] ||
+  { echo "FAIL: no aarch64 build in $OUT (tests/aarch64/cross_build.sh)"; exit 1; }
 sysroot=$(cat "$OUT/sysroot.txt")
 bench=$OUT/sdk/tools/bench/torchir-bench
 work=$OUT/zoo-$BACKEND
