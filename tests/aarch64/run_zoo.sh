@@ -2,20 +2,26 @@
 # Every zoo program on arm64 against x86-64: each model of the zoo (its
 # `export` flavour) is compiled here for BACKEND and run here by torchir-run on
 # the zoo's inputs, writing its outputs; then the device runner torchir-bench,
-# cross-built with the arm64 SDK (cross_build.sh), runs the same program on the
+# cross-built for arm64 (cross_build.sh), runs the same program on the
 # same inputs under qemu-aarch64 and checks its outputs against those:
 # |arm64 - x86-64| <= ATOL + RTOL * |x86-64|.
 #
-#   tests/aarch64/run_zoo.sh BUILD_DIR TORCHIR_COMPILE TORCHIR_RUN ZOO_DIR BACKEND ATOL RTOL
+#   tests/aarch64/run_zoo.sh BUILD_DIR TORCHIR_COMPILE TORCHIR_RUN ZOO_DIR BACKENDS ATOL RTOL \
+#       [TORCHIR_COMPILE_OPTION...]
 #
-# BUILD_DIR is cross_build.sh's. A program with delegate calls fails to load
-# when its backend is missing, so every XNNPACK call of the zoo runs on arm64.
+# BUILD_DIR is cross_build.sh's; BACKENDS is torchir-compile's --backend list,
+# the options after RTOL go to torchir-compile too (--target neon). A program
+# with delegate calls fails to load when its backend is missing, so every
+# delegate call of the zoo runs on arm64. The runner is the device build's
+# torchir-bench, which has the native delegate (the SDK's has not).
 set -euo pipefail
-if [[ $# -ne 7 ]]; then
-  echo "usage: $0 BUILD_DIR TORCHIR_COMPILE TORCHIR_RUN ZOO_DIR BACKEND ATOL RTOL" >&2
+if [[ $# -lt 7 ]]; then
+  echo "usage: $0 BUILD_DIR TORCHIR_COMPILE TORCHIR_RUN ZOO_DIR BACKENDS ATOL RTOL" \
+       "[TORCHIR_COMPILE_OPTION...]" >&2
   exit 2
 fi
 OUT=$1 COMPILE=$2 RUN=$3 ZOO=$4 BACKEND=$5 ATOL=$6 RTOL=$7
+shift 7
 if [[ -f $OUT/SKIPPED ]]; then
   echo "SKIP: $(cat "$OUT/SKIPPED")"
   exit 77
@@ -23,8 +29,8 @@ fi
 [[ -f $OUT/sysroot.txt ]] ||
   { echo "FAIL: no aarch64 build in $OUT (tests/aarch64/cross_build.sh)"; exit 1; }
 sysroot=$(cat "$OUT/sysroot.txt")
-bench=$OUT/sdk/tools/bench/torchir-bench
-work=$OUT/zoo-$BACKEND
+bench=$OUT/device/bench/torchir-bench
+work=$OUT/zoo-${BACKEND//,/-}
 rm -rf "$work"
 mkdir -p "$work"
 
@@ -36,7 +42,7 @@ for export_dir in "$ZOO"/*/export; do
   models=$((models + 1))
   pte=$work/$model.pte x86=$work/$model.x86.safetensors log=$work/$model.log
   if ! "$COMPILE" "$export_dir/model.json" --weights "$export_dir/weights.safetensors" \
-      --backend "$BACKEND" -o "$pte" --quiet > "$log" 2>&1; then
+      --backend "$BACKEND" "$@" -o "$pte" --quiet > "$log" 2>&1; then
     failed+=("$model (compile)")
   elif ! "$RUN" "$pte" --inputs "$export_dir/inputs.safetensors" --outputs "$x86" --quiet \
       >> "$log" 2>&1; then
