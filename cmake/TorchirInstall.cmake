@@ -27,13 +27,30 @@ install(TARGETS torchir_portable_kernels EXPORT torchir-portable_kernels-targets
 install(EXPORT torchir-portable_kernels-targets NAMESPACE torchir::
   DESTINATION ${_torchir_cmakedir})
 set(_torchir_pc_files runtime portable-kernels)
+# The thread pool the delegates share (backends/common), in its own export set so that both
+# delegate components can name it.
+if(TARGET torchir_backend_common)
+  install(TARGETS torchir_backend_common EXPORT torchir-backend_common-targets
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT torchir-backend_common-targets NAMESPACE torchir::
+    DESTINATION ${_torchir_cmakedir})
+endif()
+if(TARGET torchir_native_backend)
+  install(FILES ${_torchir_root}/backends/native/runtime/native_backend.h
+    DESTINATION include/torchir/backends/native/runtime)
+  # The kernels and the blob schema are private to the delegate, but a static library's
+  # private link items travel with it, so the export must name them.
+  install(TARGETS torchir_native_backend torchir_native_kernels torchir_native_blob
+    EXPORT torchir-native-targets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT torchir-native-targets NAMESPACE torchir:: DESTINATION ${_torchir_cmakedir})
+  list(APPEND _torchir_pc_files native)
+endif()
 if(TARGET torchir_xnnpack_backend)
   install(FILES ${_torchir_root}/backends/xnnpack/runtime/xnnpack_backend.h
     DESTINATION include/torchir/backends/xnnpack/runtime)
-  # torchir_xnnpack_blob (header-only) and torchir_backend_common (the shared thread pool) are
-  # private, but a static library's private link items travel with it, so the export must
-  # name them.
-  install(TARGETS torchir_xnnpack_backend torchir_xnnpack_blob torchir_backend_common
+  # torchir_xnnpack_blob (header-only) is private, but a static library's private link items
+  # travel with it, so the export must name it.
+  install(TARGETS torchir_xnnpack_backend torchir_xnnpack_blob
     EXPORT torchir-xnnpack-targets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(EXPORT torchir-xnnpack-targets NAMESPACE torchir:: DESTINATION ${_torchir_cmakedir})
@@ -53,6 +70,9 @@ if(TARGET torchir_c_api)
   set(TORCHIR_PC_C_API_REQUIRES "torchir-portable-kernels = ${PROJECT_VERSION}")
   if(TARGET torchir_xnnpack_backend)
     string(APPEND TORCHIR_PC_C_API_REQUIRES ", torchir-xnnpack = ${PROJECT_VERSION}")
+  endif()
+  if(TARGET torchir_native_backend)
+    string(APPEND TORCHIR_PC_C_API_REQUIRES ", torchir-native = ${PROJECT_VERSION}")
   endif()
   list(APPEND _torchir_pc_files c-api)
 endif()

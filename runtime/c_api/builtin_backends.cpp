@@ -2,6 +2,9 @@
 
 #include "runtime/kernels/portable/portable_kernels.h"
 #include "torchir/c_api.h"
+#ifdef TORCHIR_C_API_WITH_NATIVE
+#include "backends/native/runtime/native_backend.h"
+#endif
 #ifdef TORCHIR_C_API_WITH_XNNPACK
 #include "backends/xnnpack/runtime/xnnpack_backend.h"
 #endif
@@ -18,18 +21,24 @@ runtime::Error RegisterBuiltinBackends(const BuiltinBackendOptions& options) {
     xnnpack.max_memory_bytes = options.xnnpack_max_memory_bytes;
   }
   error = runtime::xnnpack::RegisterXnnpackBackend(xnnpack);
-#else
-  (void)options;
 #endif
+#ifdef TORCHIR_C_API_WITH_NATIVE
+  if (error != runtime::Error::kOk) return error;
+  error = runtime::native::RegisterNativeBackend({options.num_threads});
+#endif
+  (void)options;
   return error;
 }
 
 uint32_t BuiltinBackendBits() {
+  uint32_t bits = 0;
 #ifdef TORCHIR_C_API_WITH_XNNPACK
-  return TORCHIR_BACKEND_XNNPACK;
-#else
-  return 0;
+  bits |= TORCHIR_BACKEND_XNNPACK;
 #endif
+#ifdef TORCHIR_C_API_WITH_NATIVE
+  bits |= TORCHIR_BACKEND_NATIVE;
+#endif
+  return bits;
 }
 
 }  // namespace torchir::c_api

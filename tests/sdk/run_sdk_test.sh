@@ -55,7 +55,9 @@ for f in include/torchir/runtime/executor/program.h \
          lib/cmake/torchir/torchirConfig.cmake lib/cmake/torchir/FindXNNPACK.cmake \
          lib/pkgconfig/torchir-runtime.pc lib/pkgconfig/torchir-xnnpack.pc \
          include/torchir/c_api.h lib/libtorchir_c_api.a lib/pkgconfig/torchir-c-api.pc \
-         lib/cmake/torchir/torchir-c_api-targets.cmake; do
+         lib/cmake/torchir/torchir-c_api-targets.cmake \
+         include/torchir/backends/native/runtime/native_backend.h lib/libtorchir_native_backend.a \
+         lib/cmake/torchir/torchir-native-targets.cmake lib/pkgconfig/torchir-native.pc; do
   [[ -f $PREFIX/$f ]] || { echo "FAIL: $f not installed"; exit 1; }
 done
 if [[ -e $PREFIX/include/torchir/runtime/c_api ]]; then
@@ -111,6 +113,22 @@ for export_dir in "$@"; do
     echo "${app#"$WORK"/}: $out"
     cmp -s "$WORK/$model.c.out.bin" "$WORK/$model.out.bin" ||
       { echo "FAIL: ${app#"$WORK"/} and the C++ app disagree on $model"; status=1; }
+  done
+  # The C API registers the native delegate too: the model compiled --backend native,xnnpack,
+  # run by the C apps and by torchir-run on the same inputs, must give the same bytes.
+  native=$WORK/$model.native
+  step "$model-compile-native" "$COMPILE" "$export_dir/model.json" \
+    --weights "$export_dir/weights.safetensors" --backend native,xnnpack -o "$native.pte" --quiet
+  step "$model-run-native" "$RUN" "$native.pte" --inputs "$WORK/$model.in.safetensors" \
+    --outputs "$native.out.safetensors" --quiet
+  header=$(od -An -tu8 -N8 "$native.out.safetensors" | tr -d ' ')
+  tail -c +$((9 + header)) "$native.out.safetensors" > "$native.out.bin"
+  for app in "$WORK/app/sdk_c_app" "$WORK/c_app_pc" "$WORK/subproject/sdk_c_app"; do
+    out=$("$app" "$native.pte" "$native.c.out.bin") ||
+      { echo "FAIL: $app on $model (native)"; status=1; continue; }
+    echo "${app#"$WORK"/} (native): $out"
+    cmp -s "$native.c.out.bin" "$native.out.bin" ||
+      { echo "FAIL: ${app#"$WORK"/} and torchir-run disagree on $model (native)"; status=1; }
   done
 done
 [[ $status == 0 ]] && echo "PASS: the installed SDK builds and runs an out-of-tree app"

@@ -117,7 +117,11 @@ enum {
 
 /* Backends this library was built with (torchir_backends()). The portable
  * kernels are always in. */
-enum { TORCHIR_BACKEND_XNNPACK = 1u << 0 };
+enum {
+  TORCHIR_BACKEND_XNNPACK = 1u << 0,
+  /* torchir's own kernels (backends/native): `--backend native,...` programs. */
+  TORCHIR_BACKEND_NATIVE = 1u << 1
+};
 
 /* How torchir_program_open_buffer treats the caller's bytes. */
 typedef int32_t torchir_buffer_mode;
