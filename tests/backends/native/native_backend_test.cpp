@@ -506,6 +506,15 @@ TEST_F(NativeBackendTest, RefusesCorruptPackedWeights) {
   }
 }
 
+TEST_F(NativeBackendTest, RefusesPackedWeightsOutsideTheConstants) {
+  // Valid packed weights in an arena: checked at init, rewritten by anything before a run.
+  ExpectRefused(
+      [](Convolution& c) {
+        c.args.tensor(static_cast<size_t>(c.node().weights)).set_constant(false);
+      },
+      "weights argument 1 is not a constant");
+}
+
 TEST_F(NativeBackendTest, RefusesMisalignedPackedWeights) {
   // A uint8 constant may start at any byte of a segment; the kernels read floats from it.
   ExpectRefused(
