@@ -8,9 +8,9 @@
 #   tests/fuzz/run_program_fuzzer.sh BUILD_DIR SECONDS TORCHIR_COMPILE MODEL_DIR...
 #
 # Each MODEL_DIR holds an export (model.json + weights.safetensors), compiled to
-# three seed programs with TORCHIR_COMPILE: --backend portable, --backend
-# xnnpack and --backend native,xnnpack (each of the last two only when it
-# delegates something to that backend). FUZZ_EXTRA_ARGS adds
+# four seed programs with TORCHIR_COMPILE: --backend portable, --backend
+# xnnpack and --backend native,xnnpack with --target host and portable (all
+# but the first only when they delegate something to that backend). FUZZ_EXTRA_ARGS adds
 # libFuzzer flags (e.g. -runs=N, -jobs=N); FUZZ_CORPUS overrides the corpus dir.
 # Objects go to BUILD_DIR/fuzz_program (rebuilt when any runtime source is
 # newer). Exits non-zero when the fuzzer finds a crash, leak, timeout or
@@ -70,9 +70,13 @@ for model_dir in "$@"; do
   "$COMPILE" "$model_dir/model.json" "${weights[@]}" --backend xnnpack \
     -o "$OUT/seeds/$name-xnnpack.pte" --quiet
   grep -q XnnpackBackend "$OUT/seeds/$name-xnnpack.pte" || rm "$OUT/seeds/$name-xnnpack.pte"
-  "$COMPILE" "$model_dir/model.json" "${weights[@]}" --backend native,xnnpack \
-    -o "$OUT/seeds/$name-native.pte" --quiet
-  grep -q NativeBackend "$OUT/seeds/$name-native.pte" || rm "$OUT/seeds/$name-native.pte"
+  # Native weights packed for this CPU, and for the portable kernels (repacked at init).
+  for target in host portable; do
+    "$COMPILE" "$model_dir/model.json" "${weights[@]}" --backend native,xnnpack --target $target \
+      -o "$OUT/seeds/$name-native-$target.pte" --quiet
+    grep -q NativeBackend "$OUT/seeds/$name-native-$target.pte" ||
+      rm "$OUT/seeds/$name-native-$target.pte"
+  done
 done
 # Inputs that once failed (tests/fuzz/program_regressions/): run again first, every time.
 cp "$SOURCE_DIR"/tests/fuzz/program_regressions/*.pte "$OUT/seeds/" 2>/dev/null || true
