@@ -1,17 +1,23 @@
 // libFuzzer target for the runtime's program loader: Program::Load, then
-// Method::Load with the portable kernels and the XNNPACK delegate, then
-// Execute. Any input must end in an Error or a successful run: no crash, no
-// sanitizer report, no leak, no abort (XNNPACK's asserts are compiled in).
+// Method::Load with the portable kernels, the XNNPACK delegate and the native
+// delegate, then Execute. Any input must end in an Error or a successful run:
+// no crash, no sanitizer report, no leak, no abort (XNNPACK's asserts are
+// compiled in).
 //
-// The custom mutator (LLVMFuzzerCustomMutator) reaches into the XNNPACK
-// delegate blobs, which plain byte mutations of a whole program rarely change
-// without breaking the program's FlatBuffer first. Half of the mutations pick
-// one blob of the input and either
+// The custom mutator (LLVMFuzzerCustomMutator) reaches into the delegates'
+// data, which plain byte mutations of a whole program rarely change without
+// breaking the program's FlatBuffer first. Half of the mutations pick one
+// XNNPACK blob, native blob or native packed-weight header of the input and
+// either
 //   - mutate its bytes with libFuzzer's own mutator, size kept, or
-//   - set one field of the blob's FlatBuffer in place, so the blob still
-//     verifies: a node's input or output index, a value's dim, argument or
-//     is_output, a node's int or float parameter, a blob constant, or the
-//     blob's version or argument count, to a nearby or boundary value.
+//   - set one field in place, so the blob still verifies and the mutation
+//     reaches the delegate's checks: in an XNNPACK blob a node's input or
+//     output index, a value's dim, argument or is_output, a node's int or
+//     float parameter, a blob constant, or the blob's version or argument
+//     count; in a native blob a convolution's size, stride, padding, argument
+//     index, activation or clamp bound, or the version or argument count; in
+//     a packed-weight header its magic, version, target, nr, kc, K, N or float
+//     count — each to a nearby or boundary value.
 // The other half are libFuzzer's mutations of the whole program.
 #include <cmath>
 #include <cstddef>
@@ -21,6 +27,9 @@
 #include <random>
 #include <vector>
 
+#include "backends/native/packed_weights.h"
+#include "backends/native/runtime/native_backend.h"
+#include "backends/native/serialization/native_blob_generated.h"
 #include "backends/xnnpack/runtime/xnnpack_backend.h"
 #include "backends/xnnpack/serialization/xnnpack_blob_generated.h"
 #include "runtime/executor/data_loader.h"
@@ -29,14 +38,16 @@
 #include "runtime/executor/program.h"
 #include "runtime/kernels/portable/portable_kernels.h"
 #include "runtime/platform/platform.h"
-#include "tests/backends/xnnpack/runtime/xnnpack_blob_ranges.h"
+#include "tests/backends/delegate_ranges.h"
 
 extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
 
 namespace {
 
 namespace fb = ::torchir::xnnpack;
-using torchir::testing::xnnpack::BlobRange;
+namespace nfb = ::torchir::native::fb;
+using torchir::native::PackedBHeader;
+using torchir::testing::ByteRange;
 
 // Init memory is capped so that a program asking for huge arenas fails with
 // kOutOfMemory instead of exhausting the fuzzer's RSS limit; so is what XNNPACK
@@ -72,8 +83,8 @@ void AddVectorFields(const flatbuffers::Vector<T>* vector, Field::Kind kind, con
   }
 }
 
-// Every scalar of a blob that verifies; none when it does not.
-std::vector<Field> BlobFields(const uint8_t* blob, size_t size) {
+// Every scalar of an XNNPACK blob that verifies; none when it does not.
+std::vector<Field> XnnpackBlobFields(const uint8_t* blob, size_t size) {
   std::vector<Field> fields;
   flatbuffers::Verifier verifier(blob, size);
   if (!fb::VerifyGraphBuffer(verifier)) return fields;
@@ -95,6 +106,52 @@ std::vector<Field> BlobFields(const uint8_t* blob, size_t size) {
       AddVectorFields(node->ints(), Field::Kind::kSigned, blob, &fields);
       AddVectorFields(node->floats(), Field::Kind::kDouble, blob, &fields);
     }
+  }
+  return fields;
+}
+
+// Every scalar a native blob that verifies holds (FlatBuffers leaves fields at their default
+// out of the buffer: those cannot be set in place); none when it does not verify.
+std::vector<Field> NativeBlobFields(const uint8_t* blob, size_t size) {
+  std::vector<Field> fields;
+  flatbuffers::Verifier verifier(blob, size);
+  if (!nfb::VerifyBlobBuffer(verifier)) return fields;
+  const nfb::Blob* parsed = nfb::GetBlob(blob);
+  AddTableField(parsed, nfb::Blob::VT_VERSION, 4, Field::Kind::kUnsigned, blob, &fields);
+  AddTableField(parsed, nfb::Blob::VT_NUM_ARGUMENTS, 4, Field::Kind::kUnsigned, blob, &fields);
+  if (parsed->convolutions() == nullptr) return fields;
+  for (const nfb::Convolution* node : *parsed->convolutions()) {
+    // batch .. padding_right: uint64, 2 apart in the vtable.
+    for (flatbuffers::voffset_t at = nfb::Convolution::VT_BATCH;
+         at <= nfb::Convolution::VT_PADDING_RIGHT; at += 2) {
+      AddTableField(node, at, 8, Field::Kind::kUnsigned, blob, &fields);
+    }
+    for (flatbuffers::voffset_t at = nfb::Convolution::VT_INPUT; at <= nfb::Convolution::VT_OUTPUT;
+         at += 2) {
+      AddTableField(node, at, 4, Field::Kind::kSigned, blob, &fields);
+    }
+    AddTableField(node, nfb::Convolution::VT_ACTIVATION, 4, Field::Kind::kUnsigned, blob, &fields);
+    AddTableField(node, nfb::Convolution::VT_OUTPUT_MIN, 4, Field::Kind::kFloat, blob, &fields);
+    AddTableField(node, nfb::Convolution::VT_OUTPUT_MAX, 4, Field::Kind::kFloat, blob, &fields);
+  }
+  return fields;
+}
+
+// The fields of a packed-weight header (backends/native/packed_weights.h).
+std::vector<Field> PackedHeaderFields(size_t size) {
+  const Field all[] = {
+      {offsetof(PackedBHeader, magic), 4, Field::Kind::kUnsigned},
+      {offsetof(PackedBHeader, version), 4, Field::Kind::kUnsigned},
+      {offsetof(PackedBHeader, target), 4, Field::Kind::kUnsigned},
+      {offsetof(PackedBHeader, nr), 4, Field::Kind::kUnsigned},
+      {offsetof(PackedBHeader, kc), 4, Field::Kind::kUnsigned},
+      {offsetof(PackedBHeader, k), 8, Field::Kind::kUnsigned},
+      {offsetof(PackedBHeader, n), 8, Field::Kind::kUnsigned},
+      {offsetof(PackedBHeader, data_floats), 8, Field::Kind::kUnsigned},
+  };
+  std::vector<Field> fields;
+  for (const Field& field : all) {
+    if (field.offset + field.width <= size) fields.push_back(field);
   }
   return fields;
 }
@@ -145,9 +202,8 @@ double NewReal(double old, std::minstd_rand& rng) {
   }
 }
 
-// Overwrites one field of the blob in place. False when the blob does not verify.
-bool MutateBlobField(uint8_t* blob, size_t size, std::minstd_rand& rng) {
-  const std::vector<Field> fields = BlobFields(blob, size);
+// Overwrites one of `fields` of `blob` in place. False when there is none.
+bool MutateField(uint8_t* blob, const std::vector<Field>& fields, std::minstd_rand& rng) {
   if (fields.empty()) return false;
   const Field& field = fields[rng() % fields.size()];
   uint8_t* at = blob + field.offset;
@@ -179,6 +235,32 @@ bool MutateBlobField(uint8_t* blob, size_t size, std::minstd_rand& rng) {
   }
 }
 
+// What the mutator may corrupt in place: a delegate's data and how to find its fields.
+struct Target {
+  ByteRange range;
+  std::vector<Field> (*fields)(const uint8_t* bytes, size_t size);
+};
+
+std::vector<Field> HeaderFields(const uint8_t*, size_t size) { return PackedHeaderFields(size); }
+
+std::vector<Target> MutationTargets(const uint8_t* program, size_t size) {
+  std::vector<Target> targets;
+  for (const ByteRange& range :
+       torchir::testing::DelegateBlobRanges(program, size, "XnnpackBackend")) {
+    targets.push_back({range, &XnnpackBlobFields});
+  }
+  for (const ByteRange& range :
+       torchir::testing::DelegateBlobRanges(program, size, "NativeBackend")) {
+    targets.push_back({range, &NativeBlobFields});
+  }
+  for (const ByteRange& range : torchir::testing::DelegateConstantRanges(
+           program, size, "NativeBackend", torchir::pte::ScalarType::UInt8,
+           torchir::native::kPackedBHeaderBytes)) {
+    targets.push_back({range, &HeaderFields});
+  }
+  return targets;
+}
+
 }  // namespace
 
 extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
@@ -188,25 +270,25 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
     // Align a copy: the FlatBuffers verifier checks the alignment of scalars.
     std::vector<uint64_t> storage(size / 8 + 1);
     std::memcpy(storage.data(), data, size);
-    uint8_t* aligned = reinterpret_cast<uint8_t*>(storage.data());
-    const std::vector<BlobRange> ranges =
-        torchir::testing::xnnpack::XnnpackBlobRanges(aligned, size);
-    if (!ranges.empty()) {
-      const BlobRange& range = ranges[rng() % ranges.size()];
-      // The blob on its own, 8-byte aligned as the delegate requires (a mutated program's
+    const std::vector<Target> targets =
+        MutationTargets(reinterpret_cast<uint8_t*>(storage.data()), size);
+    if (!targets.empty()) {
+      const Target& target = targets[rng() % targets.size()];
+      const ByteRange& range = target.range;
+      // The range on its own, 8-byte aligned as the delegates require (a mutated program's
       // segment may start anywhere).
-      std::vector<uint64_t> blob_storage(range.size / 8 + 1);
-      uint8_t* blob = reinterpret_cast<uint8_t*>(blob_storage.data());
-      std::memcpy(blob, data + range.offset, range.size);
+      std::vector<uint64_t> range_storage(range.size / 8 + 1);
+      uint8_t* bytes = reinterpret_cast<uint8_t*>(range_storage.data());
+      std::memcpy(bytes, data + range.offset, range.size);
       bool mutated = false;
-      if (rng() % 2 == 0) mutated = MutateBlobField(blob, range.size, rng);
+      if (rng() % 2 == 0) mutated = MutateField(bytes, target.fields(bytes, range.size), rng);
       if (!mutated && range.size > 0) {
-        // libFuzzer's mutators on the blob alone; a shorter result keeps the old tail.
-        std::vector<uint8_t> copy(blob, blob + range.size);
+        // libFuzzer's mutators on the range alone; a shorter result keeps the old tail.
+        std::vector<uint8_t> copy(bytes, bytes + range.size);
         const size_t new_size = LLVMFuzzerMutate(copy.data(), copy.size(), copy.size());
-        std::memcpy(blob, copy.data(), new_size < copy.size() ? new_size : copy.size());
+        std::memcpy(bytes, copy.data(), new_size < copy.size() ? new_size : copy.size());
       }
-      std::memcpy(data + range.offset, blob, range.size);
+      std::memcpy(data + range.offset, bytes, range.size);
       return size;
     }
   }
@@ -218,7 +300,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static bool initialised = [] {
     SetLogHook(Quiet);
     return portable::RegisterPortableKernels() == Error::kOk &&
-           xnnpack::RegisterXnnpackBackend({/*num_threads=*/1, kInitBudget}) == Error::kOk;
+           xnnpack::RegisterXnnpackBackend({/*num_threads=*/1, kInitBudget}) == Error::kOk &&
+           native::RegisterNativeBackend({/*num_threads=*/1}) == Error::kOk;
   }();
   if (!initialised) __builtin_trap();
 

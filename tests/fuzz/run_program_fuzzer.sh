@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Builds the .pte program-loader fuzzer (runtime + portable kernels + the XNNPACK
-# delegate, clang with libFuzzer + ASan + UBSan; Debian's XNNPACK itself is not
-# instrumented but keeps its asserts) and runs it for a bounded time, seeded
-# with real programs compiled from zoo exports for both backends.
+# and native delegates, clang with libFuzzer + ASan + UBSan; Debian's XNNPACK
+# and Highway are not instrumented, XNNPACK keeps its asserts) and runs it for a
+# bounded time, seeded with real programs compiled from zoo exports for every
+# backend.
 #
 #   tests/fuzz/run_program_fuzzer.sh BUILD_DIR SECONDS TORCHIR_COMPILE MODEL_DIR...
 #
 # Each MODEL_DIR holds an export (model.json + weights.safetensors), compiled to
-# two seed programs with TORCHIR_COMPILE: --backend portable and --backend
-# xnnpack (the latter only when it delegates something). FUZZ_EXTRA_ARGS adds
+# four seed programs with TORCHIR_COMPILE: --backend portable, --backend
+# xnnpack and --backend native,xnnpack with --target host and portable (all
+# but the first only when they delegate something to that backend). FUZZ_EXTRA_ARGS adds
 # libFuzzer flags (e.g. -runs=N, -jobs=N); FUZZ_CORPUS overrides the corpus dir.
 # Objects go to BUILD_DIR/fuzz_program (rebuilt when any runtime source is
 # newer). Exits non-zero when the fuzzer finds a crash, leak, timeout or
@@ -30,12 +32,14 @@ CXXFLAGS=(-std=c++17 -g -O1 -fno-omit-frame-pointer -fno-exceptions -fno-rtti
           -fsanitize=address,undefined -fno-sanitize-recover=undefined
           -I"$SOURCE_DIR" -I"$BUILD_DIR/generated")
 mapfile -t SOURCES < <(cd "$SOURCE_DIR" && ls runtime/*/*.cpp runtime/kernels/portable/*.cpp \
-  backends/xnnpack/runtime/*.cpp | grep -v "^runtime/examples/")
-LIBS=(-lXNNPACK -lpthreadpool -lcpuinfo -lpthread)
+  backends/xnnpack/runtime/*.cpp backends/native/*.cpp backends/native/runtime/*.cpp \
+  backends/common/*.cpp | grep -v "^runtime/examples/\|^runtime/c_api/")
+LIBS=(-lXNNPACK -lhwy -lpthreadpool -lcpuinfo -lpthread)
 
 newest_input=$(find "$SOURCE_DIR/runtime" "$SOURCE_DIR/schema" "$BUILD_DIR/generated" \
   "$SOURCE_DIR/backends/xnnpack/runtime" "$SOURCE_DIR/backends/xnnpack/serialization" \
-  "$SOURCE_DIR/tests/backends/xnnpack/runtime/xnnpack_blob_ranges.h" \
+  "$SOURCE_DIR/backends/native" "$SOURCE_DIR/backends/common" \
+  "$SOURCE_DIR/tests/backends/delegate_ranges.h" \
   "$SOURCE_DIR/tests/fuzz/fuzz_program_loader.cpp" -type f -printf '%T@\n' | sort -n | tail -1)
 stale() { [[ ! -e $1 ]] || [[ $(stat -c %Y "$1") -lt ${newest_input%.*} ]]; }
 
@@ -66,6 +70,13 @@ for model_dir in "$@"; do
   "$COMPILE" "$model_dir/model.json" "${weights[@]}" --backend xnnpack \
     -o "$OUT/seeds/$name-xnnpack.pte" --quiet
   grep -q XnnpackBackend "$OUT/seeds/$name-xnnpack.pte" || rm "$OUT/seeds/$name-xnnpack.pte"
+  # Native weights packed for this CPU, and for the portable kernels (repacked at init).
+  for target in host portable; do
+    "$COMPILE" "$model_dir/model.json" "${weights[@]}" --backend native,xnnpack --target $target \
+      -o "$OUT/seeds/$name-native-$target.pte" --quiet
+    grep -q NativeBackend "$OUT/seeds/$name-native-$target.pte" ||
+      rm "$OUT/seeds/$name-native-$target.pte"
+  done
 done
 # Inputs that once failed (tests/fuzz/program_regressions/): run again first, every time.
 cp "$SOURCE_DIR"/tests/fuzz/program_regressions/*.pte "$OUT/seeds/" 2>/dev/null || true

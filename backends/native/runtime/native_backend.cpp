@@ -368,6 +368,9 @@ class NativeBackend final : public Backend {
     const Tensor* weights = nullptr;
     TORCHIR_RETURN_IF_ERROR(
         ArgumentTensor(args, node.weights(), ScalarType::kUInt8, "weights", index, &weights));
+    // Checked once here and read in place at every run: bytes in an arena could change after.
+    BLOB_CHECK(weights->is_constant(), "node %zu: weights argument %d is not a constant", index,
+               node.weights());
     // A uint8 constant may start at any byte; the kernels read the packed floats in place.
     BLOB_CHECK(reinterpret_cast<uintptr_t>(weights->data()) % alignof(float) == 0,
                "node %zu: weights argument %d is not %zu-byte aligned", index, node.weights(),

@@ -7,6 +7,8 @@
 #include <hwy/targets.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -231,7 +233,10 @@ std::unique_ptr<Convolution> MakeConvolution(const Convolution2dShape& s,
   node.output_max = options.max;
   float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
   if (options.activation == fb::Activation::Relu) lo = 0.0f;
-  if (options.activation == fb::Activation::Clamp) lo = options.min, hi = options.max;
+  if (options.activation == fb::Activation::Clamp) {
+    lo = options.min;
+    hi = options.max;
+  }
   c->expected = NaiveConvolution(s, input, oihw, bias, residual, lo, hi);
   c->blob.nodes.push_back(node);
   return c;
@@ -507,6 +512,15 @@ TEST_F(NativeBackendTest, RefusesCorruptPackedWeights) {
         },
         "packed weights");
   }
+}
+
+TEST_F(NativeBackendTest, RefusesPackedWeightsOutsideTheConstants) {
+  // Valid packed weights in an arena: checked at init, rewritten by anything before a run.
+  ExpectRefused(
+      [](Convolution& c) {
+        c.args.tensor(static_cast<size_t>(c.node().weights)).set_constant(false);
+      },
+      "weights argument 1 is not a constant");
 }
 
 TEST_F(NativeBackendTest, RefusesMisalignedPackedWeights) {

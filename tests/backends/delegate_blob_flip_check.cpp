@@ -1,19 +1,23 @@
-// Corrupts the XNNPACK delegate blobs of real programs one byte at a time and runs each
-// corrupted program through Program::Load, Method::Load (the delegate's init: blob checks,
-// XNNPACK's subgraph, runtime and weight packing) and Execute. Every outcome must be a clean
-// Error or a successful run: a crash or an abort (XNNPACK's asserts) ends the process with
-// the program, byte and mask that caused it on stderr.
+// Corrupts one backend's delegate data in real programs one byte at a time and runs each
+// corrupted program through Program::Load, Method::Load (the delegates' init: blob checks,
+// XNNPACK's subgraph, runtime and weight packing, the native delegate's argument and
+// packed-weight checks) and Execute, with the portable kernels and both delegates registered.
+// Every outcome must be a clean Error or a successful run: a crash or an abort (XNNPACK's
+// asserts) ends the process with the program, byte and mask that caused it on stderr.
 //
-//   xnnpack_blob_flip_check [--max-trials N] [--exhaustive-below BYTES] PROGRAM.pte...
+//   delegate_blob_flip_check --backend-id ID [--constant-prefix BYTES] [--max-trials N]
+//                            [--exhaustive-below BYTES] PROGRAM.pte...
 //
-// Trials: every byte of every XNNPACK blob XORed with each of 0xFF, 0x01 and 0x80 (an index
-// off by one, a sign or exponent bit). Weight packing at init dominates the cost (XNNPACK
-// packs per init, about 1 ms per MiB of weights), so programs smaller than BYTES (default
-// 1 MiB) get every trial and larger ones at most N (default 1000), sampled
-// deterministically: N trials evenly spread over the trial list, each shifted inside its
-// stride by a fixed hash of its rank, so every blob region is visited and every run tries the
-// same bytes. Exits 1 when an original program does not run or no blob was found at all;
-// prints per-program counts.
+// Corrupted: the blob of every delegate whose backend id is ID ("XnnpackBackend",
+// "NativeBackend"), and with --constant-prefix the first BYTES of every uint8 constant those
+// delegates' calls pass (the native delegate's packed weights: 64 covers their header).
+// Trials: every such byte XORed with each of 0xFF, 0x01 and 0x80 (an index off by one, a sign
+// or exponent bit). Weight packing at init dominates the cost (XNNPACK packs per init, about
+// 1 ms per MiB of weights), so programs smaller than BYTES (default 1 MiB) get every trial and
+// larger ones at most N (default 1000), sampled deterministically: N trials evenly spread over
+// the trial list, each shifted inside its stride by a fixed hash of its rank, so every region
+// is visited and every run tries the same bytes. Exits 1 when an original program does not
+// run or no delegate data was found at all; prints per-program counts.
 #include <unistd.h>
 
 #include <csignal>
@@ -26,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/native/runtime/native_backend.h"
 #include "backends/xnnpack/runtime/xnnpack_backend.h"
 #include "runtime/executor/data_loader.h"
 #include "runtime/executor/memory_allocator.h"
@@ -33,7 +38,7 @@
 #include "runtime/executor/program.h"
 #include "runtime/kernels/portable/portable_kernels.h"
 #include "runtime/platform/platform.h"
-#include "tests/backends/xnnpack/runtime/xnnpack_blob_ranges.h"
+#include "tests/backends/delegate_ranges.h"
 
 namespace {
 
@@ -43,7 +48,7 @@ using torchir::runtime::MallocAllocator;
 using torchir::runtime::Method;
 using torchir::runtime::Program;
 using torchir::runtime::Result;
-using torchir::testing::xnnpack::BlobRange;
+using torchir::testing::ByteRange;
 
 constexpr uint8_t kMasks[] = {0xFF, 0x01, 0x80};
 // What XNNPACK may allocate per delegate: a flipped window parameter must fail cleanly
@@ -115,10 +120,10 @@ Outcome Run(const uint8_t* data, size_t size) {
 }
 
 // Trial `t` of a program: which byte (an offset into the concatenated blob ranges) and mask.
-void TrialAt(size_t t, const std::vector<BlobRange>& ranges, size_t* offset, uint8_t* mask) {
+void TrialAt(size_t t, const std::vector<ByteRange>& ranges, size_t* offset, uint8_t* mask) {
   size_t byte = t / kNumMasks;
   *mask = kMasks[t % kNumMasks];
-  for (const BlobRange& range : ranges) {
+  for (const ByteRange& range : ranges) {
     if (byte < range.size) {
       *offset = range.offset + byte;
       return;
@@ -132,9 +137,15 @@ void TrialAt(size_t t, const std::vector<BlobRange>& ranges, size_t* offset, uin
 int main(int argc, char** argv) {
   size_t max_trials = 1000;
   size_t exhaustive_below = size_t{1} << 20;
+  size_t constant_prefix = 0;
+  const char* backend_id = nullptr;
   std::vector<const char*> paths;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--max-trials") == 0 && i + 1 < argc) {
+    if (std::strcmp(argv[i], "--backend-id") == 0 && i + 1 < argc) {
+      backend_id = argv[++i];
+    } else if (std::strcmp(argv[i], "--constant-prefix") == 0 && i + 1 < argc) {
+      constant_prefix = std::strtoull(argv[++i], nullptr, 10);
+    } else if (std::strcmp(argv[i], "--max-trials") == 0 && i + 1 < argc) {
       max_trials = std::strtoull(argv[++i], nullptr, 10);
     } else if (std::strcmp(argv[i], "--exhaustive-below") == 0 && i + 1 < argc) {
       exhaustive_below = std::strtoull(argv[++i], nullptr, 10);
@@ -142,8 +153,10 @@ int main(int argc, char** argv) {
       paths.push_back(argv[i]);
     }
   }
-  if (paths.empty() || max_trials == 0) {
-    std::fprintf(stderr, "usage: %s [--max-trials N] [--exhaustive-below BYTES] PROGRAM.pte...\n",
+  if (paths.empty() || max_trials == 0 || backend_id == nullptr) {
+    std::fprintf(stderr,
+                 "usage: %s --backend-id ID [--constant-prefix BYTES] [--max-trials N] "
+                 "[--exhaustive-below BYTES] PROGRAM.pte...\n",
                  argv[0]);
     return 2;
   }
@@ -152,8 +165,9 @@ int main(int argc, char** argv) {
     torchir::runtime::SetLogHook([](torchir::runtime::LogLevel, const char*) {});
   }
   if (torchir::runtime::portable::RegisterPortableKernels() != Error::kOk ||
-      torchir::runtime::xnnpack::RegisterXnnpackBackend({1, kXnnpackMemoryBudget}) != Error::kOk) {
-    std::fprintf(stderr, "cannot register the kernels or the XNNPACK backend\n");
+      torchir::runtime::xnnpack::RegisterXnnpackBackend({1, kXnnpackMemoryBudget}) != Error::kOk ||
+      torchir::runtime::native::RegisterNativeBackend({1}) != Error::kOk) {
+    std::fprintf(stderr, "cannot register the kernels or the backends\n");
     return 1;
   }
 
@@ -172,12 +186,20 @@ int main(int argc, char** argv) {
       ++failures;
       continue;
     }
-    const std::vector<BlobRange> ranges =
-        torchir::testing::xnnpack::XnnpackBlobRanges(file.data, file.size);
+    std::vector<ByteRange> ranges =
+        torchir::testing::DelegateBlobRanges(file.data, file.size, backend_id);
+    const size_t num_blobs = ranges.size();
+    if (constant_prefix > 0) {
+      for (const ByteRange& range : torchir::testing::DelegateConstantRanges(
+               file.data, file.size, backend_id, torchir::pte::ScalarType::UInt8,
+               constant_prefix)) {
+        ranges.push_back(range);
+      }
+    }
     size_t blob_bytes = 0;
-    for (const BlobRange& range : ranges) blob_bytes += range.size;
+    for (const ByteRange& range : ranges) blob_bytes += range.size;
     if (blob_bytes == 0) {
-      std::printf("%s: no XNNPACK blob\n", path);
+      std::printf("%s: no %s data\n", path, backend_id);
       continue;
     }
     ++programs_with_blobs;
@@ -200,16 +222,16 @@ int main(int argc, char** argv) {
     }
     total_trials += trials;
     std::printf(
-        "%s: %zu blob(s), %zu bytes, %zu of %zu trials%s: refused at load %zu, at init %zu, "
-        "failed at execute %zu, ran %zu\n",
-        path, ranges.size(), blob_bytes, trials, all_trials,
+        "%s: %zu blob(s), %zu constant(s), %zu bytes, %zu of %zu trials%s: refused at load %zu, "
+        "at init %zu, failed at execute %zu, ran %zu\n",
+        path, num_blobs, ranges.size() - num_blobs, blob_bytes, trials, all_trials,
         trials < all_trials ? " (sampled)" : "", counts[0], counts[1], counts[2], counts[3]);
     std::fflush(stdout);
   }
-  std::printf("%zu program(s) with XNNPACK blobs, %zu trials, no crash\n", programs_with_blobs,
-              total_trials);
+  std::printf("%zu program(s) with %s data, %zu trials, no crash\n", programs_with_blobs,
+              backend_id, total_trials);
   if (programs_with_blobs == 0) {
-    std::fprintf(stderr, "FAIL: no XNNPACK blob in any program\n");
+    std::fprintf(stderr, "FAIL: no %s data in any program\n", backend_id);
     ++failures;
   }
   return failures == 0 ? 0 : 1;
