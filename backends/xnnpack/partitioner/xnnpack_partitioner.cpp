@@ -35,6 +35,16 @@ Layout ChooseLayout(const NodeGroup& group,
     auto it = decided.find(node);
     return it != decided.end() && it->second == Layout::kChannelsLast;
   };
+  // A layout conversion the graph already holds (at the border of an earlier backend's
+  // channels-last delegate, e.g. the native kernels'): its far side is channels-last.
+  auto converts = [](const ir::Node* node, bool to_channels_last) {
+    if (node == nullptr || node->op() != "edge.permute") return false;
+    const ir::AttrValue* dims = node->FindAttr("dims");
+    if (dims == nullptr || dims->kind() != ir::AttrValue::Kind::kIntList) return false;
+    const std::vector<int64_t> perm =
+        PhysicalPermutation(Layout::kChannelsLast, node->input(0)->sizes().size());
+    return dims->as_int_list() == (to_channels_last ? perm : InversePermutation(perm));
+  };
   int channels_last = 0;
   int logical = 0;
   for (const ir::Node* node : group.nodes) {
@@ -43,13 +53,17 @@ Layout ChooseLayout(const NodeGroup& group,
           members.count(input->producer()) != 0) {
         continue;
       }
-      ++(is_channels_last(input->producer()) ? channels_last : logical);
+      ++(is_channels_last(input->producer()) || converts(input->producer(), false)
+             ? channels_last
+             : logical);
     }
     for (const ir::Value* output : node->outputs()) {
       if (!IsChannelsLastRank(output)) continue;
       if (output->is_graph_output()) ++logical;
       for (const ir::Use& use : output->uses()) {
-        if (members.count(use.user) == 0) ++(is_channels_last(use.user) ? channels_last : logical);
+        if (members.count(use.user) == 0) {
+          ++(is_channels_last(use.user) || converts(use.user, true) ? channels_last : logical);
+        }
       }
     }
   }
