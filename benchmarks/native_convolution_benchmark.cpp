@@ -32,56 +32,15 @@
 #include "backends/native/depthwise.h"
 #include "backends/native/gemm_config.h"
 #include "backends/native/packed_weights.h"
+#include "benchmarks/fma_peak.h"
+#include "hwy/targets.h"
 
-#undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "benchmarks/native_convolution_benchmark.cpp"
-#include "hwy/foreach_target.h"  // IWYU pragma: keep
-// Must follow foreach_target.h.
-#include "hwy/highway.h"
-
-HWY_BEFORE_NAMESPACE();
-namespace torchir::native::conv_bench {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
-
-// 12 independent FMA chains on full vectors for `iterations` steps; returns the lane count.
-size_t PeakFma(uint64_t iterations, float* sink) {
-  const hn::ScalableTag<float> d;
-  const auto x = hn::Set(d, 0.9999999f);
-  const auto y = hn::Set(d, 1e-7f);
-  auto c0 = hn::Set(d, 1.0f), c1 = hn::Set(d, 1.1f), c2 = hn::Set(d, 1.2f), c3 = hn::Set(d, 1.3f);
-  auto c4 = hn::Set(d, 1.4f), c5 = hn::Set(d, 1.5f), c6 = hn::Set(d, 1.6f), c7 = hn::Set(d, 1.7f);
-  auto c8 = hn::Set(d, 1.8f), c9 = hn::Set(d, 1.9f), c10 = hn::Set(d, 2.0f), c11 = hn::Set(d, 2.1f);
-  for (uint64_t i = 0; i < iterations; ++i) {
-    c0 = hn::MulAdd(c0, x, y);
-    c1 = hn::MulAdd(c1, x, y);
-    c2 = hn::MulAdd(c2, x, y);
-    c3 = hn::MulAdd(c3, x, y);
-    c4 = hn::MulAdd(c4, x, y);
-    c5 = hn::MulAdd(c5, x, y);
-    c6 = hn::MulAdd(c6, x, y);
-    c7 = hn::MulAdd(c7, x, y);
-    c8 = hn::MulAdd(c8, x, y);
-    c9 = hn::MulAdd(c9, x, y);
-    c10 = hn::MulAdd(c10, x, y);
-    c11 = hn::MulAdd(c11, x, y);
-  }
-  const auto sum = hn::Add(hn::Add(hn::Add(c0, c1), hn::Add(c2, c3)),
-                           hn::Add(hn::Add(hn::Add(c4, c5), hn::Add(c6, c7)),
-                                   hn::Add(hn::Add(c8, c9), hn::Add(c10, c11))));
-  *sink = hn::GetLane(sum);
-  return hn::Lanes(d);
-}
-
-}  // namespace HWY_NAMESPACE
-}  // namespace torchir::native::conv_bench
-HWY_AFTER_NAMESPACE();
-
-#if HWY_ONCE
 namespace torchir::native::conv_bench {
 namespace {
 
-HWY_EXPORT(PeakFma);
+using ::torchir::benchmarks::FmaPeakBenchmark;
+using ::torchir::benchmarks::MedianFmaPeak;
+using ::torchir::benchmarks::RandomFloats;
 
 struct Layer {
   const char* name;
@@ -147,47 +106,7 @@ constexpr Layer kLayers[] = {
 
 double g_peak = 0;  // FLOP/s, median at start-up
 
-double ThreadCpuSeconds() {
-  timespec now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return now.tv_sec + now.tv_nsec * 1e-9;
-}
-
-double MedianPeak() {
-  std::vector<double> runs;
-  for (int i = 0; i < 5; ++i) {
-    float sink;
-    const uint64_t iterations = 20'000'000;
-    // CPU time, as Google Benchmark's rates use: the machine is shared.
-    const double start = ThreadCpuSeconds();
-    const size_t lanes = HWY_DYNAMIC_DISPATCH(PeakFma)(iterations, &sink);
-    const double seconds = ThreadCpuSeconds() - start;
-    benchmark::DoNotOptimize(sink);
-    runs.push_back(2.0 * 12 * lanes * iterations / seconds);
-  }
-  std::sort(runs.begin(), runs.end());
-  return runs[2];
-}
-
-void BM_Peak(benchmark::State& state) {
-  float sink = 0;
-  size_t lanes = 0;
-  const uint64_t iterations = 1'000'000;
-  for (auto _ : state) {
-    lanes = HWY_DYNAMIC_DISPATCH(PeakFma)(iterations, &sink);
-    benchmark::DoNotOptimize(sink);
-  }
-  state.counters["GFLOPS"] = benchmark::Counter(2.0 * 12 * lanes * iterations * 1e-9,
-                                                benchmark::Counter::kIsIterationInvariantRate);
-}
-
-std::vector<float> Random(size_t count, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> values(count);
-  for (float& v : values) v = dist(rng);
-  return values;
-}
+void BM_Peak(benchmark::State& state) { FmaPeakBenchmark(state); }
 
 void ReportRate(benchmark::State& state, const Layer& layer) {
   const double flops = Flops(layer);
@@ -200,12 +119,13 @@ void ReportRate(benchmark::State& state, const Layer& layer) {
 void BM_Native(benchmark::State& state, Layer layer, bool residual) {
   const Convolution2dShape s = ShapeOf(layer);
   const size_t out_floats = s.output_height() * s.output_width() * s.output_channels;
-  const std::vector<float> input = Random(s.input_height * s.input_width * s.input_channels, 1);
-  const std::vector<float> weights = Random(
+  const std::vector<float> input =
+      RandomFloats(s.input_height * s.input_width * s.input_channels, 1);
+  const std::vector<float> weights = RandomFloats(
       s.output_channels * (layer.depthwise ? 1 : s.input_channels) * layer.kernel * layer.kernel,
       2);
-  const std::vector<float> bias = Random(s.output_channels, 3);
-  const std::vector<float> skip = Random(out_floats, 4);
+  const std::vector<float> bias = RandomFloats(s.output_channels, 3);
+  const std::vector<float> skip = RandomFloats(out_floats, 4);
   std::vector<float> output(out_floats);
   Epilogue epilogue;
   if (residual) {
@@ -260,13 +180,14 @@ void BM_Native(benchmark::State& state, Layer layer, bool residual) {
 
 void BM_Xnnpack(benchmark::State& state, Layer layer) {
   const Convolution2dShape s = ShapeOf(layer);
-  const std::vector<float> input = Random(s.input_height * s.input_width * s.input_channels, 1);
+  const std::vector<float> input =
+      RandomFloats(s.input_height * s.input_width * s.input_channels, 1);
   const size_t groups = layer.depthwise ? s.input_channels : 1;
   const size_t group_in = s.input_channels / groups, group_out = s.output_channels / groups;
   // OHWI (per group): the values are random, only the amount matters.
   const std::vector<float> kernel =
-      Random(s.output_channels * group_in * layer.kernel * layer.kernel, 2);
-  const std::vector<float> bias = Random(s.output_channels, 3);
+      RandomFloats(s.output_channels * group_in * layer.kernel * layer.kernel, 2);
+  const std::vector<float> bias = RandomFloats(s.output_channels, 3);
   std::vector<float> output(s.output_height() * s.output_width() * s.output_channels);
   const float inf = std::numeric_limits<float>::infinity();
   const uint32_t pad = static_cast<uint32_t>(layer.pad);
@@ -321,7 +242,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: xnn_initialize failed\n");
     return 1;
   }
-  g_peak = MedianPeak();
+  g_peak = MedianFmaPeak();
   std::printf("dispatch target: %s; start-up FMA peak (median of 5): %.1f GFLOP/s\n",
               hwy::TargetName(hwy::SupportedAndGeneratedTargets().front()), g_peak * 1e-9);
   RegisterAll();
@@ -330,4 +251,3 @@ int main(int argc, char** argv) {
   xnn_deinitialize();
   return 0;
 }
-#endif  // HWY_ONCE

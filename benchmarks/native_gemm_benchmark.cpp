@@ -31,59 +31,15 @@
 #include "backends/native/gemm.h"
 #include "backends/native/gemm_config.h"
 #include "backends/native/packed_weights.h"
+#include "benchmarks/fma_peak.h"
+#include "hwy/targets.h"
 
-#undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "benchmarks/native_gemm_benchmark.cpp"
-#include "hwy/foreach_target.h"  // IWYU pragma: keep
-// Must follow foreach_target.h.
-#include "hwy/highway.h"
-
-HWY_BEFORE_NAMESPACE();
-namespace torchir::native::bench {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
-
-// Runs `iterations` steps of 12 independent FMA chains on full vectors and returns the lane
-// count (for the FLOP count). 12 chains cover FMA latency x FMA ports on current x86 cores and
-// fit AVX2's 16 registers with the two operands. The multiplier is just below 1 so the values
-// neither overflow nor turn denormal.
-size_t PeakFma(uint64_t iterations, float* sink) {
-  const hn::ScalableTag<float> d;
-  const auto x = hn::Set(d, 0.9999999f);
-  const auto y = hn::Set(d, 1e-7f);
-  auto c0 = hn::Set(d, 1.0f), c1 = hn::Set(d, 1.1f), c2 = hn::Set(d, 1.2f), c3 = hn::Set(d, 1.3f);
-  auto c4 = hn::Set(d, 1.4f), c5 = hn::Set(d, 1.5f), c6 = hn::Set(d, 1.6f), c7 = hn::Set(d, 1.7f);
-  auto c8 = hn::Set(d, 1.8f), c9 = hn::Set(d, 1.9f), c10 = hn::Set(d, 2.0f), c11 = hn::Set(d, 2.1f);
-  for (uint64_t i = 0; i < iterations; ++i) {
-    c0 = hn::MulAdd(c0, x, y);
-    c1 = hn::MulAdd(c1, x, y);
-    c2 = hn::MulAdd(c2, x, y);
-    c3 = hn::MulAdd(c3, x, y);
-    c4 = hn::MulAdd(c4, x, y);
-    c5 = hn::MulAdd(c5, x, y);
-    c6 = hn::MulAdd(c6, x, y);
-    c7 = hn::MulAdd(c7, x, y);
-    c8 = hn::MulAdd(c8, x, y);
-    c9 = hn::MulAdd(c9, x, y);
-    c10 = hn::MulAdd(c10, x, y);
-    c11 = hn::MulAdd(c11, x, y);
-  }
-  const auto sum = hn::Add(hn::Add(hn::Add(c0, c1), hn::Add(c2, c3)),
-                           hn::Add(hn::Add(hn::Add(c4, c5), hn::Add(c6, c7)),
-                                   hn::Add(hn::Add(c8, c9), hn::Add(c10, c11))));
-  *sink = hn::GetLane(sum);
-  return hn::Lanes(d);
-}
-
-}  // namespace HWY_NAMESPACE
-}  // namespace torchir::native::bench
-HWY_AFTER_NAMESPACE();
-
-#if HWY_ONCE
 namespace torchir::native::bench {
 namespace {
 
-HWY_EXPORT(PeakFma);
+using ::torchir::benchmarks::FmaPeakBenchmark;
+using ::torchir::benchmarks::MedianFmaPeak;
+using ::torchir::benchmarks::RandomFloats;
 
 // A dispatch target forced for the duration of a benchmark (0: the CPU's best).
 class ForcedTarget {
@@ -112,52 +68,14 @@ constexpr Shape kShapes[] = {
 int64_t g_avx2 = 0;  // HWY_AVX2 when the CPU has it and something wider, else 0
 double g_peak_best = 0, g_peak_avx2 = 0;  // FLOP/s, medians at start-up
 
-double ThreadCpuSeconds() {
-  timespec now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return now.tv_sec + now.tv_nsec * 1e-9;
-}
-
-double MeasurePeakOnce(int64_t target) {
-  ForcedTarget forced(target);
-  float sink;
-  const uint64_t iterations = 20'000'000;
-  // CPU time, as Google Benchmark's rates use: the machine is shared, and time other processes
-  // take from this thread is not the kernel's.
-  const double start = ThreadCpuSeconds();
-  const size_t lanes = HWY_DYNAMIC_DISPATCH(PeakFma)(iterations, &sink);
-  const double seconds = ThreadCpuSeconds() - start;
-  benchmark::DoNotOptimize(sink);
-  return 2.0 * 12 * lanes * iterations / seconds;
-}
-
 double MedianPeak(int64_t target) {
-  std::vector<double> runs;
-  for (int i = 0; i < 5; ++i) runs.push_back(MeasurePeakOnce(target));
-  std::sort(runs.begin(), runs.end());
-  return runs[2];
+  ForcedTarget forced(target);
+  return MedianFmaPeak();
 }
 
 void BM_Peak(benchmark::State& state, int64_t target) {
   ForcedTarget forced(target);
-  float sink = 0;
-  size_t lanes = 0;
-  const uint64_t iterations = 1'000'000;
-  for (auto _ : state) {
-    lanes = HWY_DYNAMIC_DISPATCH(PeakFma)(iterations, &sink);
-    benchmark::DoNotOptimize(sink);
-  }
-  const double flops = 2.0 * 12 * lanes * iterations;
-  state.counters["GFLOPS"] =
-      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-}
-
-std::vector<float> Random(size_t count, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> values(count);
-  for (float& v : values) v = dist(rng);
-  return values;
+  FmaPeakBenchmark(state);
 }
 
 void ReportRate(benchmark::State& state, const Shape& shape, double peak) {
@@ -177,9 +95,9 @@ void BM_Native(benchmark::State& state, Shape shape, int64_t target, pthreadpool
     state.SkipWithError("no GEMM config for this target");
     return;
   }
-  const std::vector<float> a = Random(shape.m * shape.k, 1);
-  const std::vector<float> b = Random(shape.k * shape.n, 2);
-  const std::vector<float> bias = Random(shape.n, 3);
+  const std::vector<float> a = RandomFloats(shape.m * shape.k, 1);
+  const std::vector<float> b = RandomFloats(shape.k * shape.n, 2);
+  const std::vector<float> bias = RandomFloats(shape.n, 3);
   std::vector<float> c(shape.m * shape.n);
   // float storage keeps the packed panels and the scratch 4-byte aligned; the header is 64 bytes.
   std::vector<float> packed(PackedBBytes(config, shape.k, shape.n) / sizeof(float) + 16);
@@ -207,9 +125,9 @@ void BM_Native(benchmark::State& state, Shape shape, int64_t target, pthreadpool
 }
 
 void BM_Xnnpack(benchmark::State& state, Shape shape, pthreadpool_t pool) {
-  const std::vector<float> a = Random(shape.m * shape.k, 1);
-  const std::vector<float> b = Random(shape.k * shape.n, 2);
-  const std::vector<float> bias = Random(shape.n, 3);
+  const std::vector<float> a = RandomFloats(shape.m * shape.k, 1);
+  const std::vector<float> b = RandomFloats(shape.k * shape.n, 2);
+  const std::vector<float> bias = RandomFloats(shape.n, 3);
   std::vector<float> kernel(shape.n * shape.k);  // XNNPACK's weights are N x K
   for (size_t k = 0; k < shape.k; ++k) {
     for (size_t n = 0; n < shape.n; ++n) kernel[n * shape.k + k] = b[k * shape.n + n];
@@ -303,4 +221,3 @@ int main(int argc, char** argv) {
   xnn_deinitialize();
   return 0;
 }
-#endif  // HWY_ONCE
