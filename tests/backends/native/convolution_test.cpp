@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hwy/targets.h"
+#include "tests/backends/native/per_target_test.h"
 
 namespace torchir::native {
 namespace {
@@ -129,10 +130,7 @@ void ExpectConvolutionMatchesReference(const Convolution2dShape& s, const Option
               }
             }
           }
-          if (o.epilogue.activation == Activation::kRelu) exact = std::max(exact, 0.0);
-          if (o.epilogue.activation == Activation::kClamp) {
-            exact = std::min(std::max(exact, double{o.epilogue.min}), double{o.epilogue.max});
-          }
+          exact = ReferenceActivation(exact, o.epilogue);
           const double tolerance = 2.0 * (k + 2) * u * magnitude + 1e-30;
           const float got = output[index];
           if (!(std::fabs(got - exact) <= tolerance) && ++failures <= 5) {
@@ -146,12 +144,7 @@ void ExpectConvolutionMatchesReference(const Convolution2dShape& s, const Option
   EXPECT_EQ(failures, 0u);
 }
 
-// Runs each test once per Highway target compiled in and supported by this CPU.
-class ConvolutionTest : public ::testing::TestWithParam<int64_t> {
- protected:
-  void SetUp() override { hwy::SetSupportedTargetsForTest(GetParam()); }
-  void TearDown() override { hwy::SetSupportedTargetsForTest(0); }
-};
+class ConvolutionTest : public PerTargetTest {};
 
 // Every kernel size with every stride and dilation, padded asymmetrically (more at the bottom
 // and right, none at the top for some), so taps fall off every edge.
@@ -364,11 +357,7 @@ TEST_P(ConvolutionTest, RefusesBadShapesAndArguments) {
   EXPECT_EQ(run(good, input.data(), output.data(), scratch.size()), Error::kNotSupported);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTargets, ConvolutionTest,
-                         ::testing::ValuesIn(hwy::SupportedAndGeneratedTargets()),
-                         [](const ::testing::TestParamInfo<int64_t>& info) {
-                           return std::string(hwy::TargetName(info.param));
-                         });
+TORCHIR_INSTANTIATE_PER_TARGET(ConvolutionTest);
 
 }  // namespace
 }  // namespace torchir::native

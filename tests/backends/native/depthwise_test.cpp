@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hwy/targets.h"
+#include "tests/backends/native/per_target_test.h"
 
 namespace torchir::native {
 namespace {
@@ -115,10 +116,7 @@ void ExpectDepthwiseMatchesReference(const Convolution2dShape& s, const Options&
               magnitude += std::fabs(product);
             }
           }
-          if (o.epilogue.activation == Activation::kRelu) exact = std::max(exact, 0.0);
-          if (o.epilogue.activation == Activation::kClamp) {
-            exact = std::min(std::max(exact, double{o.epilogue.min}), double{o.epilogue.max});
-          }
+          exact = ReferenceActivation(exact, o.epilogue);
           const double tolerance = 2.0 * (kh * kw + 2) * u * magnitude + 1e-30;
           const float got = output[index];
           if (!(std::fabs(got - exact) <= tolerance) && ++failures <= 5) {
@@ -132,12 +130,7 @@ void ExpectDepthwiseMatchesReference(const Convolution2dShape& s, const Options&
   EXPECT_EQ(failures, 0u);
 }
 
-// Runs each test once per Highway target compiled in and supported by this CPU.
-class DepthwiseTest : public ::testing::TestWithParam<int64_t> {
- protected:
-  void SetUp() override { hwy::SetSupportedTargetsForTest(GetParam()); }
-  void TearDown() override { hwy::SetSupportedTargetsForTest(0); }
-};
+class DepthwiseTest : public PerTargetTest {};
 
 // Every channel count from 1 to 70: full blocks of 4 vectors, single vectors and the scalar tail
 // of every vector width (1, 4, 8, 16 lanes).
@@ -348,11 +341,7 @@ TEST_P(DepthwiseTest, RefusesBadArguments) {
   EXPECT_EQ(output[(1 * 4 + 1) * 5], 9.0f);  // an inner pixel all 9
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTargets, DepthwiseTest,
-                         ::testing::ValuesIn(hwy::SupportedAndGeneratedTargets()),
-                         [](const ::testing::TestParamInfo<int64_t>& info) {
-                           return std::string(hwy::TargetName(info.param));
-                         });
+TORCHIR_INSTANTIATE_PER_TARGET(DepthwiseTest);
 
 }  // namespace
 }  // namespace torchir::native

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hwy/targets.h"
+#include "tests/backends/native/per_target_test.h"
 
 namespace torchir::native {
 namespace {
@@ -130,22 +131,14 @@ void ExpectGemmMatchesReference(const Problem& p, uint32_t seed) {
         exact += product;
         magnitude += std::fabs(product);
       }
-      if (p.epilogue.activation == Activation::kRelu) exact = std::max(exact, 0.0);
-      if (p.epilogue.activation == Activation::kClamp) {
-        exact = std::min(std::max(exact, double{p.epilogue.min}), double{p.epilogue.max});
-      }
       double tolerance = 2.0 * (p.k + 2) * u * magnitude + 1e-30;
       if (p.epilogue.activation == Activation::kGelu ||
           p.epilogue.activation == Activation::kGeluTanh) {
         // GELU's slope is at most 1.13, so the sum's error carries over; the approximation of
         // erf (1.5e-7) and a dozen float32 roundings add ~2e-7 of |x| (and of 1 near 0).
-        const double x = exact;
-        exact =
-            p.epilogue.activation == Activation::kGelu
-                ? 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)))
-                : 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
-        tolerance = 1.13 * tolerance + 4e-7 * (std::fabs(x) + 1.0);
+        tolerance = 1.13 * tolerance + 4e-7 * (std::fabs(exact) + 1.0);
       }
+      exact = ReferenceActivation(exact, p.epilogue);
       if (!(std::fabs(got - exact) <= tolerance) && ++failures <= 5) {
         ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got << ", expected " << exact << " +- "
                       << tolerance;
@@ -155,12 +148,7 @@ void ExpectGemmMatchesReference(const Problem& p, uint32_t seed) {
   EXPECT_EQ(failures, 0u);
 }
 
-// Runs each test once per Highway target compiled in and supported by this CPU.
-class GemmTest : public ::testing::TestWithParam<int64_t> {
- protected:
-  void SetUp() override { hwy::SetSupportedTargetsForTest(GetParam()); }
-  void TearDown() override { hwy::SetSupportedTargetsForTest(0); }
-};
+class GemmTest : public PerTargetTest {};
 
 TEST_P(GemmTest, DispatchesToTheForcedTarget) {
   EXPECT_EQ(CurrentKernelTarget(), ExpectedKernelTarget(GetParam()));
@@ -321,15 +309,7 @@ TEST_P(GemmTest, RejectsWeightsPackedForAnotherLayoutAndShortScratch) {
   EXPECT_EQ(std::count(c.begin(), c.end(), static_cast<float>(k)), static_cast<long>(c.size()));
 }
 
-std::vector<int64_t> TargetsOfThisCpu() {
-  std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
-  return targets;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllTargets, GemmTest, ::testing::ValuesIn(TargetsOfThisCpu()),
-                         [](const ::testing::TestParamInfo<int64_t>& info) {
-                           return std::string(hwy::TargetName(info.param));
-                         });
+TORCHIR_INSTANTIATE_PER_TARGET(GemmTest);
 
 }  // namespace
 }  // namespace torchir::native
