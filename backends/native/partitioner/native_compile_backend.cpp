@@ -295,9 +295,9 @@ class NativeCompileBackend : public backend::Backend {
 
   std::string description() const override {
     return absl::StrCat(
-        "torchir's own kernels (Highway) run float32 convolutions and linear layers with a "
-        "residual add and clamp fused, and matrix products; weights packed at compile time for "
-        "--target (",
+        "torchir's own kernels (Highway) run float32 convolutions, linear layers (a residual add "
+        "and a clamp or GELU fused after them) and matrix products, weights packed at compile "
+        "time for --target (",
         KernelTargetName(target_), " here)");
   }
 

@@ -321,10 +321,10 @@ TEST_F(TorchirCompileOutputTest, AnUnknownBackendIsAUsageError) {
   EXPECT_TRUE(Outputs().empty());
   // In a list too: the first unknown name, and 'portable' only alone.
   RunResult listed =
-      Compile(Model() + " --backend xnnpack,native -o '" + Path("work/tiny.pte") + "'");
+      Compile(Model() + " --backend xnnpack,tflite -o '" + Path("work/tiny.pte") + "'");
   EXPECT_EQ(listed.exit_code, 2);
-  EXPECT_NE(listed.err.find("error: --backend: unknown backend 'native' (available: xnnpack, "
-                            "portable)\n"),
+  EXPECT_NE(listed.err.find("error: --backend: unknown backend 'tflite' (available: xnnpack, "
+                            "native, portable)\n"),
             std::string::npos)
       << listed.err;
   RunResult mixed =
@@ -334,6 +334,16 @@ TEST_F(TorchirCompileOutputTest, AnUnknownBackendIsAUsageError) {
   EXPECT_TRUE(Outputs().empty());
   RunResult portable = Compile(Model() + " --backend portable -o '" + Path("work/tiny.pte") + "'");
   EXPECT_EQ(portable.exit_code, 0) << portable.err;
+}
+
+TEST_F(TorchirCompileOutputTest, AnUnknownTargetIsAUsageError) {
+  RunResult run = Compile(Model() + " --backend native,xnnpack --target riscv -o '" +
+                          Path("work/tiny.pte") + "'");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("error: --target: unknown target 'riscv' (available: host (here: "),
+            std::string::npos)
+      << run.err;
+  EXPECT_TRUE(Outputs().empty());
 }
 
 TEST_F(TorchirCompileOutputTest, HelpTeachesOutputAndBackend) {

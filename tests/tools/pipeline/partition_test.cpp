@@ -215,9 +215,10 @@ TEST(PartitionTest, BadListsAreRefusedWithTheProblem) {
     EXPECT_EQ(backends.status().code(), absl::StatusCode::kInvalidArgument) << list;
     return std::string(backends.status().message());
   };
-  EXPECT_EQ(error("tflite"), "unknown backend 'tflite' (available: xnnpack, add_only, portable)");
+  EXPECT_EQ(error("tflite"),
+            "unknown backend 'tflite' (available: xnnpack, native, add_only, portable)");
   EXPECT_EQ(error("add_only,tflite"),
-            "unknown backend 'tflite' (available: xnnpack, add_only, portable)");
+            "unknown backend 'tflite' (available: xnnpack, native, add_only, portable)");
   EXPECT_THAT(error("xnnpack,,add_only"), HasSubstr("has an empty entry"));
   EXPECT_THAT(error(""), HasSubstr("has an empty entry"));
   EXPECT_THAT(error("xnnpack,xnnpack"), HasSubstr("names 'xnnpack' twice"));
@@ -225,14 +226,15 @@ TEST(PartitionTest, BadListsAreRefusedWithTheProblem) {
 }
 
 TEST(PartitionTest, TheBuiltInListIsWhatToolsOffer) {
-  EXPECT_THAT(AvailableBackends(), ElementsAre("xnnpack", "portable"));
+  EXPECT_THAT(AvailableBackends(), ElementsAre("xnnpack", "native", "portable"));
   EXPECT_THAT(DescribeAvailableBackends(),
-              ::testing::MatchesRegex("xnnpack: [^;]+; portable, alone: every node runs on the "
-                                      "portable kernels"));
+              ::testing::MatchesRegex("xnnpack: [^;]+; native: [^;]+; portable, alone: every "
+                                      "node runs on the portable kernels"));
   EXPECT_TRUE(CheckBackendList("xnnpack").ok());
   EXPECT_TRUE(CheckBackendList("portable").ok());
-  EXPECT_EQ(CheckBackendList("native,xnnpack").message(),
-            "unknown backend 'native' (available: xnnpack, portable)");
+  EXPECT_TRUE(CheckBackendList("native,xnnpack").ok());
+  EXPECT_EQ(CheckBackendList("native,tflite").message(),
+            "unknown backend 'tflite' (available: xnnpack, native, portable)");
 }
 
 // A backend that numbers its delegates wrongly would make two calls share a payload.
@@ -304,7 +306,7 @@ TEST(PartitionTest, CompileProgramTakesTheRegistryAndListItIsGiven) {
   // add_only is not a built-in backend.
   options.backends = nullptr;
   EXPECT_EQ(CompileProgram(*model, options).status().message(),
-            "unknown backend 'add_only' (available: xnnpack, portable)");
+            "unknown backend 'add_only' (available: xnnpack, native, portable)");
 }
 
 }  // namespace
