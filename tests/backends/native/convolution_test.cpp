@@ -12,19 +12,13 @@
 #include <vector>
 
 #include "hwy/targets.h"
+#include "tests/backends/native/convolution_test_support.h"
 #include "tests/backends/native/per_target_test.h"
 
 namespace torchir::native {
 namespace {
 
 using runtime::Error;
-
-std::vector<float> Random(size_t count, std::mt19937* rng) {
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> values(count);
-  for (float& v : values) v = dist(*rng);
-  return values;
-}
 
 // kernel, stride, dilation, padding (top, left, bottom, right), channels, batch.
 Convolution2dShape Shape(size_t batch, size_t height, size_t width, size_t cin, size_t cout,
@@ -34,23 +28,7 @@ Convolution2dShape Shape(size_t batch, size_t height, size_t width, size_t cin, 
           stride, dilation, dilation, pt,  pl,   pb, pr};
 }
 
-std::string Describe(const Convolution2dShape& s) {
-  auto str = [](size_t v) { return std::to_string(v); };
-  return "N=" + str(s.batch) + " HxW=" + str(s.input_height) + "x" + str(s.input_width) +
-         " Cin=" + str(s.input_channels) + " Cout=" + str(s.output_channels) +
-         " k=" + str(s.kernel_height) + "x" + str(s.kernel_width) +
-         " stride=" + str(s.stride_height) + "x" + str(s.stride_width) +
-         " dilation=" + str(s.dilation_height) + "x" + str(s.dilation_width) +
-         " pad(t,l,b,r)=" + str(s.padding_top) + "," + str(s.padding_left) + "," +
-         str(s.padding_bottom) + "," + str(s.padding_right);
-}
-
-struct Options {
-  bool bias = true;
-  Epilogue epilogue{};  // its residual pointer is set here from `residual`
-  enum Residual { kNone, kSeparate, kInPlace } residual = kNone;
-  size_t threads = 0;  // 0: no pool
-};
+using Options = ConvolutionOptions;
 
 // Runs one convolution on the current target and compares every output element with a
 // double-precision direct convolution. The bound is gemm_test.cpp's: the K = kh*kw*Cin products
@@ -59,9 +37,7 @@ struct Options {
 // allow twice that (padding taps contribute exact zeros). Clamping is exact.
 void ExpectConvolutionMatchesReference(const Convolution2dShape& s, const Options& o,
                                        uint32_t seed) {
-  SCOPED_TRACE(Describe(s) + " bias=" + std::to_string(o.bias) +
-               " activation=" + std::to_string(static_cast<int>(o.epilogue.activation)) +
-               " residual=" + std::to_string(o.residual) + " threads=" + std::to_string(o.threads));
+  SCOPED_TRACE(Describe(s, o));
   ASSERT_EQ(CheckConvolution2dShape(s), Error::kOk);
   std::mt19937 rng(seed);
   const size_t oh = s.output_height(), ow = s.output_width();
@@ -203,19 +179,8 @@ TEST_P(ConvolutionTest, MatchesReferenceForPointwise) {
 TEST_P(ConvolutionTest, AppliesEveryEpilogue) {
   const Convolution2dShape s = Shape(2, 8, 9, 19, 37, 3, 3, 1, 1, 1, 1, 1, 1);
   uint32_t seed = 400;
-  for (Options::Residual residual : {Options::kNone, Options::kSeparate, Options::kInPlace}) {
-    for (Epilogue epilogue :
-         {Epilogue{Activation::kNone, 0, 0}, Epilogue{Activation::kRelu, 0, 0},
-          Epilogue{Activation::kClamp, 0.0f, 6.0f}, Epilogue{Activation::kClamp, -0.5f, 0.5f}}) {
-      for (bool bias : {false, true}) {
-        Options options;
-        options.bias = bias;
-        options.epilogue = epilogue;
-        options.residual = residual;
-        ExpectConvolutionMatchesReference(s, options, seed++);
-      }
-    }
-  }
+  for (const Options& options : EveryEpilogueCase())
+    ExpectConvolutionMatchesReference(s, options, seed++);
 }
 
 // Rows shared between 2 threads (and 3, more than the cores), with a residual and padding: each

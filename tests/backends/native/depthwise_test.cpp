@@ -12,19 +12,13 @@
 #include <vector>
 
 #include "hwy/targets.h"
+#include "tests/backends/native/convolution_test_support.h"
 #include "tests/backends/native/per_target_test.h"
 
 namespace torchir::native {
 namespace {
 
 using runtime::Error;
-
-std::vector<float> Random(size_t count, std::mt19937* rng) {
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> values(count);
-  for (float& v : values) v = dist(*rng);
-  return values;
-}
 
 Convolution2dShape Depthwise(size_t batch, size_t height, size_t width, size_t channels,
                              size_t kernel, size_t stride, size_t dilation, size_t pt, size_t pl,
@@ -33,29 +27,13 @@ Convolution2dShape Depthwise(size_t batch, size_t height, size_t width, size_t c
           stride, dilation, dilation, pt,       pl,       pb,     pr};
 }
 
-std::string Describe(const Convolution2dShape& s) {
-  auto str = [](size_t v) { return std::to_string(v); };
-  return "N=" + str(s.batch) + " HxW=" + str(s.input_height) + "x" + str(s.input_width) +
-         " C=" + str(s.input_channels) + " k=" + str(s.kernel_height) + "x" + str(s.kernel_width) +
-         " stride=" + str(s.stride_height) + " dilation=" + str(s.dilation_height) +
-         " pad(t,l,b,r)=" + str(s.padding_top) + "," + str(s.padding_left) + "," +
-         str(s.padding_bottom) + "," + str(s.padding_right);
-}
-
-struct Options {
-  bool bias = true;
-  Epilogue epilogue{};
-  enum Residual { kNone, kSeparate, kInPlace } residual = kNone;
-  size_t threads = 0;  // 0: no pool
-};
+using Options = ConvolutionOptions;
 
 // Compares every output element with a double-precision direct depthwise convolution. The bound
 // is gemm_test.cpp's with K = kh * kw products: |y - exact| <= 2 (K + 2) u (sum |x*w| + |bias| +
 // |r|), u = 2^-24.
 void ExpectDepthwiseMatchesReference(const Convolution2dShape& s, const Options& o, uint32_t seed) {
-  SCOPED_TRACE(Describe(s) + " bias=" + std::to_string(o.bias) +
-               " activation=" + std::to_string(static_cast<int>(o.epilogue.activation)) +
-               " residual=" + std::to_string(o.residual) + " threads=" + std::to_string(o.threads));
+  SCOPED_TRACE(Describe(s, o));
   ASSERT_EQ(CheckConvolution2dShape(s), Error::kOk);
   std::mt19937 rng(seed);
   const size_t oh = s.output_height(), ow = s.output_width(), c = s.input_channels;
@@ -172,19 +150,8 @@ TEST_P(DepthwiseTest, MatchesReferenceForKernelsStridesDilationsAndPadding) {
 TEST_P(DepthwiseTest, AppliesEveryEpilogue) {
   const Convolution2dShape s = Depthwise(2, 7, 8, 45, 3, 1, 1, 1, 1, 1, 1);
   uint32_t seed = 200;
-  for (Options::Residual residual : {Options::kNone, Options::kSeparate, Options::kInPlace}) {
-    for (Epilogue epilogue :
-         {Epilogue{Activation::kNone, 0, 0}, Epilogue{Activation::kRelu, 0, 0},
-          Epilogue{Activation::kClamp, 0.0f, 6.0f}, Epilogue{Activation::kClamp, -0.3f, 0.4f}}) {
-      for (bool bias : {false, true}) {
-        Options options;
-        options.bias = bias;
-        options.epilogue = epilogue;
-        options.residual = residual;
-        ExpectDepthwiseMatchesReference(s, options, seed++);
-      }
-    }
-  }
+  for (const Options& options : EveryEpilogueCase())
+    ExpectDepthwiseMatchesReference(s, options, seed++);
 }
 
 TEST_P(DepthwiseTest, MatchesReferenceWithThreads) {
