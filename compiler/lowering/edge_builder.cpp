@@ -38,6 +38,7 @@ absl::StatusOr<std::vector<ir::Value*>> EdgeBuilder::Emit(std::string_view op,
     graph_->EraseNode(node);
     return status;
   }
+  if (emitted_ops_ != nullptr) emitted_ops_->push_back(std::string(op));
   return node->outputs();
 }
 

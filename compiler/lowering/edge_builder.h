@@ -25,6 +25,8 @@ class EdgeBuilder {
   // Names new nodes after `base` (the ATen node being lowered): "conv2d",
   // then "conv2d_1", ...
   void set_name_base(std::string base) { name_base_ = std::move(base); }
+  // When set, every op Emit appends is also pushed onto `*ops` (the lowering trace).
+  void set_emitted_ops(std::vector<std::string>* ops) { emitted_ops_ = ops; }
 
   // Appends an Edge node `op` (e.g. "edge.add") and returns its outputs.
   absl::StatusOr<std::vector<ir::Value*>> Emit(std::string_view op,
@@ -46,6 +48,7 @@ class EdgeBuilder {
  private:
   ir::Graph* graph_;
   std::string name_base_ = "edge";
+  std::vector<std::string>* emitted_ops_ = nullptr;
 };
 
 }  // namespace torchir::lowering

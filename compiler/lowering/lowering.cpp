@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
@@ -47,18 +48,20 @@ absl::Status CheckSupported(const ir::Graph& aten) {
   std::vector<std::string> lines;
   for (const auto& [op, nodes] : missing) {
     std::vector<std::string> shown(nodes.begin(), nodes.begin() + std::min<size_t>(3, nodes.size()));
-    lines.push_back(absl::StrCat("unsupported op ", op, " (", nodes.size(), " node",
-                                 nodes.size() == 1 ? "" : "s", ": '",
-                                 absl::StrJoin(shown, "', '"), "'",
-                                 nodes.size() > 3 ? ", ..." : "", ")"));
+    std::string where = absl::StrCat(" (", nodes.size(), " node", nodes.size() == 1 ? "" : "s",
+                                     ": '", absl::StrJoin(shown, "', '"), "'",
+                                     nodes.size() > 3 ? ", ..." : "", ")");
+    const std::string* reason = LoweringRules().RefusalReason(op);
+    lines.push_back(reason == nullptr ? absl::StrCat("unsupported op ", op, where)
+                                      : absl::StrCat("refused op ", op, where, ": ", *reason));
   }
   return absl::UnimplementedError(absl::StrJoin(lines, "\n"));
 }
 
 class Lowerer {
  public:
-  explicit Lowerer(const ir::Graph& aten) : aten_(aten), edge_(std::make_unique<ir::Graph>()),
-                                            builder_(edge_.get()) {}
+  Lowerer(const ir::Graph& aten, LoweringTrace* trace)
+      : aten_(aten), edge_(std::make_unique<ir::Graph>()), builder_(edge_.get()), trace_(trace) {}
 
   absl::StatusOr<std::unique_ptr<ir::Graph>> Run() {
     edge_->model_name = aten_.model_name;
@@ -114,8 +117,11 @@ class Lowerer {
     builder_.set_name_base(node.name());
     LoweringContext context(&builder_, &node,
                             [this](const ir::Value* value) { return Map(value); });
+    std::vector<std::string> emitted;
+    if (trace_ != nullptr) builder_.set_emitted_ops(&emitted);
     absl::StatusOr<std::vector<ir::Value*>> results =
         LoweringRules().Find(node.op())(context, *call);
+    builder_.set_emitted_ops(nullptr);
     if (!results.ok()) {
       std::string message(results.status().message());
       if (message.rfind("node '", 0) != 0) message = absl::StrCat(Where(node), ": ", message);
@@ -145,6 +151,7 @@ class Lowerer {
       }
       map_[output] = result;
     }
+    if (trace_ != nullptr) Record(node, *results, emitted);
     // Functionalise in-place ops: later readers of the mutated input see the result.
     if (IsInPlace(node.op()) && node.num_inputs() > 0 && node.num_outputs() > 0 &&
         (*results)[0] != nullptr) {
@@ -153,20 +160,37 @@ class Lowerer {
     return absl::OkStatus();
   }
 
+  // What the rule of `node` made: the Edge ops it emitted or, when none, whether its result is
+  // a compile-time constant or a value that already existed.
+  void Record(const ir::Node& node, const std::vector<ir::Value*>& results,
+              const std::vector<std::string>& emitted) {
+    std::set<std::string>& made = trace_->edge_ops[node.op()];
+    made.insert(emitted.begin(), emitted.end());
+    if (!emitted.empty()) return;
+    for (const ir::Value* result : results) {
+      if (result == nullptr) continue;
+      made.insert(result->kind() == ir::ValueKind::kConstant ? std::string(kTraceConstant)
+                                                            : std::string(kTraceIdentity));
+    }
+    if (results.empty() || node.num_outputs() == 0) made.insert(std::string(kTraceCheck));
+  }
+
   const ir::Graph& aten_;
   std::unique_ptr<ir::Graph> edge_;
   EdgeBuilder builder_;
+  LoweringTrace* trace_;
   std::unordered_map<const ir::Value*, ir::Value*> map_;
 };
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ir::Graph>> LowerToEdge(const ir::Graph& aten) {
+absl::StatusOr<std::unique_ptr<ir::Graph>> LowerToEdge(const ir::Graph& aten,
+                                                       LoweringTrace* trace) {
   absl::Status supported = CheckSupported(aten);
   if (!supported.ok()) return supported;
   absl::Status well_formed = VerifyAtenGraph(aten);
   if (!well_formed.ok()) return well_formed;
-  return Lowerer(aten).Run();
+  return Lowerer(aten, trace).Run();
 }
 
 std::vector<std::string> SupportedAtenOps() {
@@ -174,5 +198,7 @@ std::vector<std::string> SupportedAtenOps() {
   for (const auto& entry : LoweringRules().rules()) ops.push_back(entry.first);
   return ops;
 }
+
+const std::map<std::string, std::string>& RefusedAtenOps() { return LoweringRules().refusals(); }
 
 }  // namespace torchir::lowering

@@ -20,8 +20,17 @@ class RuleTable {
   LoweringRule Find(std::string_view op) const;
   const std::map<std::string, LoweringRule>& rules() const { return rules_; }
 
+  // Records that `op` is refused on purpose, with the reason shown to the user: ops with no
+  // forward-inference meaning (training, random sampling, gradients) or that a static program
+  // cannot hold (data-dependent shapes, complex dtypes). An op is either ruled or refused.
+  void Refuse(std::string op, std::string reason);
+  // Why `op` is refused, or nullptr when it is not.
+  const std::string* RefusalReason(std::string_view op) const;
+  const std::map<std::string, std::string>& refusals() const { return refusals_; }
+
  private:
   std::map<std::string, LoweringRule> rules_;
+  std::map<std::string, std::string> refusals_;
 };
 
 // Every rule of every family.
@@ -33,5 +42,6 @@ void AddNormalizationRules(RuleTable& table);   // batch_norm family, layer_norm
 void AddElementwiseRules(RuleTable& table);     // arithmetic, comparisons, activations, where
 void AddReductionRules(RuleTable& table);       // mean, sum, max, softmax, pooling
 void AddDataMovementRules(RuleTable& table);    // views, permutes, slices, cat, split, index
+void AddRefusals(RuleTable& table);             // ops refused on purpose, each with its reason
 
 }  // namespace torchir::lowering

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "compiler/frontend/ir_reader.h"
@@ -61,6 +62,53 @@ TEST(LoweringTest, ListsEveryUnsupportedOpAtOnce) {
       << message;
   EXPECT_NE(message.find("unsupported op aten.zorch.default (1 node: 'b')"), std::string::npos)
       << message;
+}
+
+TEST(LoweringTest, RefusedOpsGiveTheirReasonBesideUnsupportedOnes) {
+  auto graph = Parse(Doc(Meta("x", "[4]"), Meta("b", "[4]"),
+                         R"({"name": "a", "op_type": "aten.nonzero.default",
+                             "inputs": [)" + Meta("x", "[4]", "x") + R"(],
+                             "outputs": [)" + Meta("a", "[4]") + R"(]},
+                            {"name": "b", "op_type": "aten.zorch.default",
+                             "inputs": [)" + Meta("a", "[4]", "a") + R"(],
+                             "outputs": [)" + Meta("b", "[4]") + R"(]})"));
+  ASSERT_NE(graph, nullptr);
+  auto edge = LowerToEdge(*graph);
+  ASSERT_FALSE(edge.ok());
+  std::string message(edge.status().message());
+  EXPECT_NE(message.find("refused op aten.nonzero.default (1 node: 'a'): its output shape "
+                         "depends on the input values"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("unsupported op aten.zorch.default (1 node: 'b')"), std::string::npos)
+      << message;
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << message;
+}
+
+TEST(LoweringTest, RefusalsAndRulesAreDisjointAndEveryRefusalHasAReason) {
+  const std::vector<std::string> ruled = SupportedAtenOps();
+  for (const auto& [op, reason] : RefusedAtenOps()) {
+    EXPECT_EQ(std::find(ruled.begin(), ruled.end(), op), ruled.end()) << op;
+    EXPECT_GT(reason.size(), 20u) << op;
+  }
+  EXPECT_NE(RefusedAtenOps().count("aten.convolution_backward.default"), 0u);
+}
+
+TEST(LoweringTest, TraceRecordsWhatEachAtenOpBecame) {
+  auto graph = Parse(Doc(Meta("x", "[2, 3]"), Meta("c", "[2, 3]"),
+                         R"({"name": "r", "op_type": "aten.relu.default",
+                             "inputs": [)" + Meta("x", "[2, 3]", "x") + R"(],
+                             "outputs": [)" + Meta("r", "[2, 3]") + R"(]},
+                            {"name": "c", "op_type": "aten.clone.default",
+                             "inputs": [)" + Meta("r", "[2, 3]", "r") + R"(],
+                             "outputs": [)" + Meta("c", "[2, 3]") + R"(]})"));
+  ASSERT_NE(graph, nullptr);
+  LoweringTrace trace;
+  ASSERT_TRUE(LowerToEdge(*graph, &trace).ok());
+  ASSERT_EQ(trace.edge_ops.size(), 2u);
+  EXPECT_EQ(trace.edge_ops["aten.relu.default"], std::set<std::string>{"edge.clamp"});
+  EXPECT_EQ(trace.edge_ops["aten.clone.default"],
+            std::set<std::string>{std::string(kTraceIdentity)});
 }
 
 TEST(LoweringTest, WeightsComeOverWithTheirKeysAndLinearBecomesEdgeLinear) {
