@@ -391,6 +391,34 @@ _OPS = [
     _op("to_dtype", lambda m, x, ids: (x.to(torch.float16), (x * 4.0).to(torch.int32),
                                        ids.float() * 0.5, x.double()),
         [VEC, ("ids", (2, 3), "index:10")], "to float16/int32/float32/float64"),
+    # argument forms and overloads the networks above never reach (docs/op-coverage.md lists
+    # what each covers)
+    _op("compare_forms", lambda m, x, y: (x == y, x != y, x >= y, x > y, x <= y, x < y,
+                                          x == 0.5, x != 0.5, x >= 0.5, x > 0.5, x <= 0.5,
+                                          x < 0.5),
+        [("x", (2, 3, 4), "index:3"), ("y", (2, 3, 4), "index:3")],
+        "==, !=, >=, >, <=, < of two int64 tensors and of a tensor and a number"),
+    _op("arith_forms", lambda m, x, y: _arith_forms(m, x, y), [VEC, ("y", (2, 3, 4), "positive")],
+        "pow of tensors, maximum/minimum, erf, log, rsub, clamp by tensors, "
+        "clamp_min/max, mean and amax over everything"),
+    _op("inplace_forms", lambda m, x, y: _inplace_forms(m, x, y), [VEC, ("y", (2, 3, 4), "positive")],
+        "in-place abs_, mul_, add_, sub_, div_, exp_, log_, sqrt_, rsqrt_, neg_, clamp_, sigmoid_, "
+        "tanh_, erf_, masked_fill_ (by a number and a 0-d tensor), clamp_min_, clamp_max_, clamp_ by a "
+        "tensor, leaky_relu_, hardsigmoid_, silu_"),
+    _op("factories", lambda m, x: _factories(m, x), [("x", (2, 3))],
+        "arange (end; start, end, step), zeros/ones/full and their _like forms added to x"),
+    _op("shape_forms", lambda m, x, y: _shape_forms(m, x, y), [("x", (2, 1, 3, 4)), ("y", (3, 4))],
+        "squeeze(), movedim, swapaxes, unflatten, unbind, expand_as, broadcast_to, split by "
+        "sizes, F.pad, index_select by a computed index, type_as"),
+    _op("where_forms", lambda m, x, y: (torch.where(x > 0, x, 0.0), torch.where(x > 0, 1.0, y),
+                                        x.masked_fill(y > 0, torch.tensor(2.0))),
+        [VEC, ("y", (2, 3, 4))], "where with a scalar branch, masked_fill by a 0-d tensor"),
+    _op("group_norm", lambda m, x: m.gn(x), [FEAT], "GroupNorm(2 groups, 8 channels)",
+        gn=lambda: nn.GroupNorm(2, 8)),
+    _op("conv_padding_same", lambda m, x, s: (m.conv2(x), m.conv1(s)),
+        [FEAT, ("s", (1, 4, 20))], "Conv2d and Conv1d with padding='same'",
+        conv2=lambda: nn.Conv2d(8, 6, 3, padding="same"),
+        conv1=lambda: nn.Conv1d(4, 6, 5, padding="same")),
     # elementwise math
     _op("clamp", lambda m, x: (torch.clamp(x, -0.5, 0.5), x.clamp(min=0.1)), [VEC],
         "clamp(min, max) and clamp(min=)"),
@@ -403,6 +431,62 @@ _OPS = [
         "where(x > 0, x, y * 0.1)"),
     _op("max_dim", lambda m, x: x.max(dim=1), [VEC], "max over a dim: values and indices"),
 ]
+
+
+def _arith_forms(m, x, y):
+    return (torch.pow(y, x), torch.maximum(x, y), torch.minimum(x, y), torch.erf(x),
+            torch.log(y), torch.rsub(x, y), x.clamp(min=-y, max=y), torch.clamp_min(x, 0.1),
+            torch.clamp_max(x, 0.2), x.mean(), x.amax((0, 1, 2)), x.max())
+
+
+def _inplace_forms(m, x, y):
+    t = x * 1.0
+    t.abs_()
+    t.mul_(2.0)
+    t.add_(y)
+    t.sub_(0.5)
+    t.div_(y)
+    u = y + 2.0
+    u.log_()
+    u.sqrt_()
+    u.rsqrt_()
+    u.exp_()
+    v = x * 1.0
+    v.neg_()
+    v.clamp_(-0.5, 0.5)
+    v.sigmoid_()
+    v.tanh_()
+    v.erf_()
+    v.masked_fill_(x > 1.0, 0.0)
+    w = x * 1.0
+    w.clamp_min_(-0.8)
+    w.clamp_max_(0.9)
+    w.clamp_(min=-y, max=y)
+    w.masked_fill_(x < -1.0, torch.tensor(0.25))
+    F.leaky_relu(w, 0.2, inplace=True)
+    F.hardsigmoid(w, inplace=True)
+    F.silu(w, inplace=True)
+    return t, u, v, w
+
+
+def _factories(m, x):
+    # device=x.device: the pytorch_ir flavour traces on the meta device.
+    a = torch.arange(3, device=x.device) * 1.0
+    b = torch.arange(1, 7, 2, device=x.device).float()
+    return (x + a, x * b, x + torch.zeros(2, 3, device=x.device),
+            x * torch.ones(2, 3, device=x.device), x - torch.full((2, 3), 1.5, device=x.device),
+            torch.zeros_like(x) + torch.ones_like(x) * torch.full_like(x, 2.0))
+
+
+def _shape_forms(m, x, y):
+    parts = torch.unbind(x.squeeze(), 0)
+    p, q = torch.split(y, [1, 2], dim=0)
+    return (parts[0] + parts[1], torch.movedim(x, 1, -1) * 1.0,
+            torch.movedim(x, (0, 3), (3, 0)) * 1.0, torch.swapaxes(x, 2, 3) * 1.0,
+            y.unflatten(1, (2, 2)) * 1.0, y.expand_as(x) + 0.0, torch.broadcast_to(y, (2, 3, 4)) * 1.0,
+            p * 2.0, q + 1.0, F.pad(y, (1, 2)),
+            torch.index_select(y, 1, 3 - 3 * torch.arange(2, device=y.device)),
+            (y * 2.0).type_as(x))
 
 
 def _add_inplace(x, y):
