@@ -192,6 +192,9 @@ def export_zoo_model(name: str, flavour: str, out_dir: str, seed: int = 0,
                      check: bool = True, torchscript: bool = False) -> ExportResult:
     if name not in ZOO:
         raise ExportError(f"unknown model {name!r}; --list shows the zoo")
+    if not ZOO[name].has_flavour(flavour):
+        raise ExportError(f"model {name!r} exists only in the {', '.join(ZOO[name].only)} "
+                          f"flavour(s), not in {flavour!r}")
     model, input_names, inputs = build(ZOO[name], seed)
     return export_module(model, name, input_names, inputs, flavour, out_dir, check, torchscript)
 

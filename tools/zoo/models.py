@@ -29,6 +29,12 @@ class ZooEntry:
     inputs: Tuple[InputSpec, ...]
     description: str
     group: str  # "network" or "op"
+    # The flavours it exists in; empty: all. Ops that torch 1.13 lacks (scaled_dot_product_attention,
+    # squeeze over several dims) or that only torch.export writes exist in `pytorch_ir` alone.
+    only: Tuple[str, ...] = ()
+
+    def has_flavour(self, flavour: str) -> bool:
+        return not self.only or flavour in self.only
 
 
 def make_inputs(specs: Sequence[InputSpec]) -> List[torch.Tensor]:
@@ -248,10 +254,10 @@ def _index_with_forward_constant(m, x):
     return x[:, index]
 
 
-def _op(name, fn, inputs, description, **members):
+def _op(name, fn, inputs, description, only=(), **members):
     specs = tuple(InputSpec(*spec) for spec in inputs)
     return ZooEntry(name, lambda: OpGraph(fn, **{k: v() for k, v in members.items()}), specs,
-                    description, "op")
+                    description, "op", tuple(only))
 
 
 IMG = ("x", (1, 3, 16, 16))
@@ -419,6 +425,18 @@ _OPS = [
         [FEAT, ("s", (1, 4, 20))], "Conv2d and Conv1d with padding='same'",
         conv2=lambda: nn.Conv2d(8, 6, 3, padding="same"),
         conv1=lambda: nn.Conv1d(4, 6, 5, padding="same")),
+    # torch 2.x only: the real pytorch-ir's flavour alone
+    _op("sdpa", lambda m, q, k, v: (F.scaled_dot_product_attention(q, k, v),
+                                    F.scaled_dot_product_attention(q, k, v, is_causal=True)),
+        [("q", (1, 2, 5, 8)), ("k", (1, 2, 5, 8)), ("v", (1, 2, 5, 8))],
+        "F.scaled_dot_product_attention, plain and causal", only=("pytorch_ir",)),
+    _op("scalar_overloads", lambda m, x: (torch.ops.aten.add.Scalar(x, 2.0),
+                                          torch.ops.aten.sub.Scalar(x, 0.5),
+                                          torch.ops.aten.mul.Scalar(x, 3.0),
+                                          torch.ops.aten.div.Scalar(x, 4.0),
+                                          x.squeeze((1, 3)) * 1.0),
+        [("x", (2, 1, 4, 1))], "the .Scalar overloads called directly, squeeze over two dims",
+        only=("pytorch_ir",)),
     # elementwise math
     _op("clamp", lambda m, x: (torch.clamp(x, -0.5, 0.5), x.clamp(min=0.1)), [VEC],
         "clamp(min, max) and clamp(min=)"),
