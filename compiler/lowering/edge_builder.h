@@ -12,6 +12,10 @@
 #include "absl/status/statusor.h"
 #include "compiler/ir/graph.h"
 
+namespace torchir::dialect {
+struct EdgeOpDef;
+}  // namespace torchir::dialect
+
 namespace torchir::lowering {
 
 using Attrs = std::vector<std::pair<std::string, ir::AttrValue>>;
@@ -28,7 +32,11 @@ class EdgeBuilder {
   // When set, every op Emit appends is also pushed onto `*ops` (the lowering trace).
   void set_emitted_ops(std::vector<std::string>* ops) { emitted_ops_ = ops; }
 
-  // Appends an Edge node `op` (e.g. "edge.add") and returns its outputs.
+  // Appends an Edge node `op` (e.g. "edge.add") and returns its outputs. Operands in a dtype
+  // the op does not take, but that PyTorch's CPU kernels compute in a wider one (float16 and
+  // bfloat16 in float32; int8, uint8 and int16 in int32), are cast to it first and the
+  // outputs of the same type variable cast back: explicit edge.cast nodes, rounding after
+  // every op as PyTorch does.
   absl::StatusOr<std::vector<ir::Value*>> Emit(std::string_view op,
                                                const std::vector<ir::Value*>& inputs,
                                                const Attrs& attrs);
@@ -46,6 +54,11 @@ class EdgeBuilder {
   absl::StatusOr<ir::Value*> ReshapeTo(ir::Value* value, const std::vector<int64_t>& sizes);
 
  private:
+  // Emit without the widening: the node exactly as given.
+  absl::StatusOr<std::vector<ir::Value*>> EmitNode(const dialect::EdgeOpDef& def,
+                                                   const std::vector<ir::Value*>& inputs,
+                                                   const Attrs& attrs);
+
   ir::Graph* graph_;
   std::string name_base_ = "edge";
   std::vector<std::string>* emitted_ops_ = nullptr;

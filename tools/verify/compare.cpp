@@ -104,6 +104,24 @@ bool IsReadable(DType dtype) {
   return dtype != DType::kFloat8E4M3FN && dtype != DType::kFloat8E5M2;
 }
 
+// The spacing of `dtype`'s values at `value` when it is float16 or bfloat16, else 0.
+double ReducedUlp(DType dtype, double value) {
+  int mantissa_bits, min_exponent;
+  switch (dtype) {
+    case DType::kFloat16:
+      mantissa_bits = 10, min_exponent = -14;
+      break;
+    case DType::kBFloat16:
+      mantissa_bits = 7, min_exponent = -126;
+      break;
+    default:
+      return 0.0;
+  }
+  int exponent = 0;
+  std::frexp(value, &exponent);  // value = m * 2^exponent, 0.5 <= |m| < 1
+  return std::ldexp(1.0, std::max(exponent - 1, min_exponent) - mantissa_bits);
+}
+
 std::vector<int64_t> Unravel(int64_t index, const std::vector<int64_t>& sizes) {
   std::vector<int64_t> position(sizes.size());
   for (size_t d = sizes.size(); d-- > 0;) {
@@ -149,6 +167,11 @@ Comparison Compare(const reference::HostTensor& actual, const reference::HostTen
   }
   const bool exact = !IsFloatLike(dtype);
   const int parts = Parts(dtype);
+  // The bound for one element: float16/bfloat16 add kReducedFloatUlps of their own spacing.
+  auto within = [&](double a, double e) {
+    return std::fabs(a - e) <= tolerance.atol + tolerance.rtol * std::fabs(e) +
+                                   kReducedFloatUlps * ReducedUlp(dtype, e);
+  };
   const size_t element_size = ir::DTypeSize(dtype);
   result.elements = expected.type.numel();
   const int64_t scalars = result.elements * parts;
@@ -166,7 +189,7 @@ Comparison Compare(const reference::HostTensor& actual, const reference::HostTen
     } else if (std::isinf(a) || std::isinf(e)) {
       matches = a == e;
     } else {
-      matches = std::fabs(a - e) <= tolerance.atol + tolerance.rtol * std::fabs(e);
+      matches = within(a, e);
     }
     if (std::isfinite(a) && std::isfinite(e)) {
       const double abs_error = std::fabs(a - e);
@@ -195,7 +218,7 @@ Comparison Compare(const reference::HostTensor& actual, const reference::HostTen
         bool ok = (std::isnan(a) || std::isnan(e)) ? std::isnan(a) && std::isnan(e)
                   : (std::isinf(a) || std::isinf(e))
                       ? a == e
-                      : std::fabs(a - e) <= tolerance.atol + tolerance.rtol * std::fabs(e);
+                      : within(a, e);
         if (!ok) {
           ++failing;
           break;

@@ -425,6 +425,22 @@ _OPS = [
         [FEAT, ("s", (1, 4, 20))], "Conv2d and Conv1d with padding='same'",
         conv2=lambda: nn.Conv2d(8, 6, 3, padding="same"),
         conv1=lambda: nn.Conv1d(4, 6, 5, padding="same")),
+    # reduced precision: weights and activations stored as bfloat16 / float16, every op
+    # computed as PyTorch's CPU kernels do (in float32, rounded to the dtype after each op)
+    _op("bfloat16_ops", lambda m, x: _reduced_ops(m, x, torch.bfloat16), [FEAT],
+        "conv + relu + residual add, layer norm, gelu, softmax, linear, mean in bfloat16",
+        conv=lambda: nn.Conv2d(8, 8, 3, padding=1).to(torch.bfloat16),
+        ln=lambda: nn.LayerNorm(10).to(torch.bfloat16),
+        fc=lambda: nn.Linear(10, 6).to(torch.bfloat16)),
+    _op("float16_ops", lambda m, x: _reduced_ops(m, x, torch.float16), [FEAT],
+        "the same in float16 (torch 1.13's CPU kernels lack most float16 ops)",
+        only=("pytorch_ir",),
+        conv=lambda: nn.Conv2d(8, 8, 3, padding=1).to(torch.float16),
+        ln=lambda: nn.LayerNorm(10).to(torch.float16),
+        fc=lambda: nn.Linear(10, 6).to(torch.float16)),
+    _op("int8_arith", lambda m, a, b: _narrow_int_ops(a, b), [("a", (2, 3, 4), "index:100"),
+                                                             ("b", (2, 3, 4), "index:100")],
+        "int8/uint8/int16 add, mul (wrapping), neg, abs, max, comparisons, sum"),
     # torch 2.x only: the real pytorch-ir's flavour alone
     _op("sdpa", lambda m, q, k, v: (F.scaled_dot_product_attention(q, k, v),
                                     F.scaled_dot_product_attention(q, k, v, is_causal=True)),
@@ -505,6 +521,19 @@ def _shape_forms(m, x, y):
             p * 2.0, q + 1.0, F.pad(y, (1, 2)),
             torch.index_select(y, 1, 3 - 3 * torch.arange(2, device=y.device)),
             (y * 2.0).type_as(x))
+
+
+def _reduced_ops(m, x, dtype):
+    y = x.to(dtype)
+    y = F.relu(m.conv(y)) + y
+    z = F.gelu(m.ln(y))
+    return y, F.softmax(m.fc(z), dim=-1), z.mean((2, 3)), y.float()
+
+
+def _narrow_int_ops(a, b):
+    i8, u8, i16 = (a - 50).to(torch.int8), b.to(torch.uint8), (a * 300).to(torch.int16)
+    return (i8 + (b - 50).to(torch.int8), i8 * 3, -i8, i8.abs(), torch.maximum(i8, i8 * 2),
+            u8 * u8, u8 + 200, i16 * i16, i16 - 5, i8 > 0, u8.sum(), i16.sum(-1))
 
 
 def _add_inplace(x, y):
