@@ -236,6 +236,10 @@ std::vector<EdgeOpDef> BuildTable() {
       Op("edge.constant_pad", {In("input")}, {Ints("pad"), Real("value")}, {In("out")},
          T(kArithmetic), rules::ConstantPad,
          "pad with a constant; pad pairs innermost dim first (negative crops)"),
+      Op("edge.pad", {In("input")}, {Ints("pad"), Text("mode")}, {In("out")},
+         T(DTypeSet::All()), rules::ModePad,
+         "pad with the input's own values: mode reflect, replicate or circular; pad pairs "
+         "innermost dim first, each >= 0"),
   };
   std::vector<EdgeOpDef> table;
   table.reserve(rows.size());

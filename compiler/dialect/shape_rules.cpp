@@ -481,4 +481,29 @@ absl::StatusOr<Types> ConstantPad(const Inputs& inputs, const ir::Node& node) {
   return Types{TensorType{input.dtype, out}};
 }
 
+absl::StatusOr<Types> ModePad(const Inputs& inputs, const ir::Node& node) {
+  const TensorType& input = *inputs[0];
+  const auto& pad = IntsAttr(node, "pad");
+  const ir::AttrValue* mode_attr = node.FindAttr("mode");
+  const std::string mode = mode_attr != nullptr && mode_attr->kind() == ir::AttrValue::Kind::kString
+                               ? mode_attr->as_string()
+                               : "";
+  if (mode != "reflect" && mode != "replicate" && mode != "circular") {
+    return Invalid(absl::StrCat("mode '", mode, "' is not reflect, replicate or circular"));
+  }
+  for (size_t i = 0; i < pad.size(); ++i) {
+    if (pad[i] < 0) return Invalid(absl::StrCat("pad[", i, "] = ", pad[i], " is negative"));
+    const size_t d = input.sizes.size() - 1 - i / 2;
+    if (i / 2 >= input.sizes.size() || pad[i] == 0) continue;
+    const int64_t n = input.sizes[d];
+    const bool fits = mode == "reflect" ? pad[i] < n : (mode == "circular" ? pad[i] <= n : n >= 1);
+    if (!fits) {
+      return Invalid(absl::StrCat("pad[", i, "] = ", pad[i], " does not fit dim ", d, " of size ",
+                                  n, " in mode ", mode,
+                                  mode == "reflect" ? " (needs < size)" : " (needs <= size)"));
+    }
+  }
+  return ConstantPad(inputs, node);
+}
+
 }  // namespace torchir::dialect::shape_rules

@@ -42,5 +42,8 @@ absl::StatusOr<Types> Concatenate(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Expand(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> IndexSelect(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> ConstantPad(const Inputs& inputs, const ir::Node& node);
+// edge.pad: like ConstantPad, with pads >= 0 that the mode can fill (reflect: each < the dim's
+// size; circular: each <= it; replicate: a non-empty dim).
+absl::StatusOr<Types> ModePad(const Inputs& inputs, const ir::Node& node);
 
 }  // namespace torchir::dialect::shape_rules

@@ -43,6 +43,7 @@ const RuleTable& LoweringRules() {
     AddElementwiseRules(*rules);
     AddReductionRules(*rules);
     AddDataMovementRules(*rules);
+    AddPaddingRules(*rules);
     AddRefusals(*rules);
     return rules;
   }();

@@ -42,6 +42,7 @@ void AddNormalizationRules(RuleTable& table);   // batch_norm family, layer_norm
 void AddElementwiseRules(RuleTable& table);     // arithmetic, comparisons, activations, where
 void AddReductionRules(RuleTable& table);       // mean, sum, max, softmax, pooling
 void AddDataMovementRules(RuleTable& table);    // views, permutes, slices, cat, split, index
+void AddPaddingRules(RuleTable& table);         // reflection, replication and circular padding
 void AddRefusals(RuleTable& table);             // ops refused on purpose, each with its reason
 
 }  // namespace torchir::lowering

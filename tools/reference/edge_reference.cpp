@@ -241,6 +241,10 @@ const std::map<std::string, EdgeImplementation, std::less<>>& Implementations() 
        [](const EdgeCall& c) {
          return One(at::constant_pad_nd(c.input(0), c.Ints("pad"), c.Real("value")));
        }},
+      {"edge.pad",
+       [](const EdgeCall& c) {
+         return One(at::pad(c.input(0), c.Ints("pad"), c.Str("mode"), c10::nullopt));
+       }},
   };
   return *table;
 }

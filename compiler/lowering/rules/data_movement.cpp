@@ -13,6 +13,7 @@
 #include "compiler/ir/checked_math.h"
 #include "compiler/ir/scalar_encoding.h"
 #include "compiler/lowering/rule_table.h"
+#include "compiler/lowering/rules/padding.h"
 #include "compiler/lowering/rules/rule_helpers.h"
 
 namespace torchir::lowering {
@@ -473,9 +474,12 @@ Results ConstantPadNd(LoweringContext &ctx, const AtenCall &call) {
 
 Results Pad(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(std::string mode, call.String("mode"));
-  if (mode != "constant") return Unsupported(absl::StrCat("pad mode '", mode, "'"));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
   TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> pad, call.IntList("pad"));
+  if (mode == "reflect" || mode == "replicate" || mode == "circular") {
+    return Single(ModePad(ctx.builder(), x, pad, mode));
+  }
+  if (mode != "constant") return Unsupported(absl::StrCat("pad mode '", mode, "'"));
   TORCHIR_ASSIGN_OR_RETURN(std::optional<double> value, call.OptionalDouble("value"));
   return Single(ConstantPad(ctx.builder(), x, pad, value.value_or(0.0)));
 }

@@ -122,3 +122,5 @@ TORCHIR_PORTABLE_KERNEL(expand, CheckExpand, RunExpand, 1)
 TORCHIR_PORTABLE_KERNEL(index_select, CheckIndexSelect, RunIndexSelect, 1)
 // constant_pad(input, pad, value, out), float32/int32/int64.
 TORCHIR_PORTABLE_KERNEL(constant_pad, CheckConstantPad, RunConstantPad, 1)
+// pad(input, pad, mode: "reflect" | "replicate" | "circular", out), any dtype (mode_pad.cpp).
+TORCHIR_PORTABLE_KERNEL(pad, CheckModePad, RunModePad, 1)
