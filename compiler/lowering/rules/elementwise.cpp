@@ -733,6 +733,15 @@ void AddElementwiseRules(RuleTable& table) {
     AddOp(table, "bitwise_or_", overload, Binary<kBitwiseOr>);
     AddOp(table, "bitwise_xor_", overload, Binary<kBitwiseXor>);
   }
+  // Python's &, |, ^ on tensors (torch.export keeps the dunder names).
+  for (const char* overload : {"Tensor", "Scalar"}) {
+    AddOp(table, "__and__", overload, Binary<kBitwiseAnd>);
+    AddOp(table, "__or__", overload, Binary<kBitwiseOr>);
+    AddOp(table, "__xor__", overload, Binary<kBitwiseXor>);
+    AddOp(table, "__iand__", overload, Binary<kBitwiseAnd>);
+    AddOp(table, "__ior__", overload, Binary<kBitwiseOr>);
+    AddOp(table, "__ixor__", overload, Binary<kBitwiseXor>);
+  }
   AddOp(table, "bitwise_not", "default", Unary<kBitwiseNot>, kInPlace);
   AddOp(table, "logical_not", "default", LogicalNot, kInPlace);
   AddOp(table, "logical_and", "default", Logical<kBitwiseAnd>, kInPlace);
