@@ -1,6 +1,7 @@
 // Elementwise ops: the binary arithmetic XNNPACK broadcasts (add2, subtract,
 // multiply2, divide, maximum2, minimum2), the unary ops it has, the ones built
-// from a few of its nodes (hardsigmoid, silu, rsqrt, pow), and softmax.
+// from a few of its nodes (hardsigmoid, silu, rsqrt, reciprocal, elu with a scale, pow),
+// and softmax.
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -114,6 +115,39 @@ absl::Status SerializeRsqrt(const ir::Node& node, SubgraphSerializer& subgraph) 
   return absl::OkStatus();
 }
 
+// 1 / x.
+absl::Status SerializeReciprocal(const ir::Node& node, SubgraphSerializer& subgraph) {
+  const uint32_t x = subgraph.Operand(node.input(0));
+  subgraph.AddNode<node_params::Divide>({subgraph.StaticData({1}, {1.0f}), x},
+                                        subgraph.Output(node.output(0)), {}, kUnbounded);
+  return absl::OkStatus();
+}
+
+// XNNPACK's elu is alpha * (exp(x) - 1) below 0, x above: edge.elu with input_scale 1 (elu,
+// selu; not celu), the scale a multiply after it.
+Support CheckElu(const ir::Node& node) {
+  const double input_scale = DoubleAttr(node, "input_scale");
+  if (input_scale == 1.0) return Support::Yes();
+  return Support::No(absl::StrCat("elu with input_scale ", input_scale,
+                                  ": XNNPACK's elu scales no input (celu is such an elu)"));
+}
+
+absl::Status SerializeElu(const ir::Node& node, SubgraphSerializer& subgraph) {
+  const uint32_t x = subgraph.Operand(node.input(0));
+  const uint32_t out = subgraph.Output(node.output(0));
+  const double alpha = DoubleAttr(node, "alpha");
+  const double scale = DoubleAttr(node, "scale");
+  if (scale == 1.0) {
+    subgraph.AddNode<node_params::Elu>({x}, out, {}, {alpha});
+    return absl::OkStatus();
+  }
+  const uint32_t unscaled = subgraph.Internal(subgraph.Dims(node.output(0)));
+  subgraph.AddNode<node_params::Elu>({x}, unscaled, {}, {alpha});
+  subgraph.AddNode<node_params::Multiply2>(
+      {unscaled, subgraph.StaticData({1}, {static_cast<float>(scale)})}, out, {}, kUnbounded);
+  return absl::OkStatus();
+}
+
 // x ** 2 and x ** 0.5, the exponents XNNPACK has nodes for.
 Support CheckPow(const ir::Node& node) {
   const ir::Value* exponent = node.input(1);
@@ -184,6 +218,11 @@ std::vector<OpCapability> ElementwiseCapabilities() {
       {"edge.abs", Always, SerializeUnary<node_params::Abs>},
       {"edge.sqrt", Always, SerializeUnary<node_params::SquareRoot>},
       {"edge.rsqrt", Always, SerializeRsqrt},
+      {"edge.reciprocal", Always, SerializeReciprocal},
+      {"edge.floor", Always, SerializeUnary<node_params::Floor>},
+      {"edge.ceil", Always, SerializeUnary<node_params::Ceiling>},
+      {"edge.round", Always, SerializeUnary<node_params::BankersRounding>},
+      {"edge.elu", CheckElu, SerializeElu},
       {"edge.pow", CheckPow, SerializePow},
       {"edge.softmax", CheckSoftmax, SerializeUnary<node_params::Softmax>},
   };

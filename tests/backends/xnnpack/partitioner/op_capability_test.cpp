@@ -122,9 +122,20 @@ TEST(OpCapabilityTest, ElementwiseOps) {
   EdgeGraphBuilder g;
   ir::Value* x = g.Input("x", F32({1, 3, 4, 5}));
   for (const char* op : {"edge.hardswish", "edge.hardsigmoid", "edge.sigmoid", "edge.silu",
-                         "edge.neg", "edge.abs", "edge.sqrt", "edge.rsqrt"}) {
+                         "edge.neg", "edge.abs", "edge.sqrt", "edge.rsqrt", "edge.reciprocal",
+                         "edge.floor", "edge.ceil", "edge.round"}) {
     ExpectTaken(g.Op(op, {x}), LayoutNeed::kAny);
   }
+  auto elu = [&](double alpha, double scale, double input_scale) {
+    return g.Op("edge.elu", {x},
+                {{"alpha", ir::AttrValue::Double(alpha)},
+                 {"scale", ir::AttrValue::Double(scale)},
+                 {"input_scale", ir::AttrValue::Double(input_scale)}});
+  };
+  ExpectTaken(elu(1.0, 1.0, 1.0), LayoutNeed::kAny);                // elu
+  ExpectTaken(elu(1.6732632, 1.0507010, 1.0), LayoutNeed::kAny);    // selu
+  ExpectRefused(elu(2.0, 1.0, 0.5), "elu with input_scale 0.5");   // celu(alpha = 2)
+  ExpectRefused(g.Op("edge.sin", {x}), "(2022-02-16) has no trigonometric functions");
   ExpectTaken(g.Clamp(x, 0, 6), LayoutNeed::kAny);
   ExpectRefused(g.Clamp(x, 1, 1), "clamp to [1, 1]: XNNPACK needs min < max");
   ExpectTaken(g.Op("edge.pow", {x, g.Scalar("two", 2)}), LayoutNeed::kAny);

@@ -53,6 +53,9 @@ TEST(NodeTableTest, HoldsExactlyTheOpsTheCompilerWrites) {
                                           "abs",
                                           "square_root",
                                           "square",
+                                          "floor",
+                                          "ceiling",
+                                          "bankers_rounding",
                                           "softmax",
                                           "max_pooling_2d",
                                           "average_pooling_2d",
@@ -89,7 +92,7 @@ TEST(NodeTableTest, EveryRowFollowsItsSharedLayout) {
 #define TORCHIR_EXPECT_ROW(Op) ExpectRowFollowsLayout<node_params::Op>();
   TORCHIR_XNNPACK_NODE_OPS(TORCHIR_EXPECT_ROW)
 #undef TORCHIR_EXPECT_ROW
-  EXPECT_EQ(runtime::xnnpack::NodeDefinitions().size(), 24u);
+  EXPECT_EQ(runtime::xnnpack::NodeDefinitions().size(), 27u);
 }
 
 // ---------------------------------------------------------------------------
@@ -372,10 +375,12 @@ TEST_P(NodeTest, Maximum2AndMinimum2) {
 
 using Reference = std::function<Error(DelegateArgs& ref, size_t x, size_t out)>;
 
+// `values` (30 of them), when given, replace the random input.
 void ExpectUnaryMatches(const char* op, std::vector<double> floats, const Reference& reference,
-                        uint32_t seed, float low = -2, float high = 2) {
+                        uint32_t seed, float low = -2, float high = 2,
+                        std::vector<float> values = {}) {
   const std::vector<int64_t> sizes = {2, 3, 5};
-  const std::vector<float> input = RandomFloats(30, seed, low, high);
+  const std::vector<float> input = values.empty() ? RandomFloats(30, seed, low, high) : values;
   DelegateArgs ref;
   const size_t rx = ref.Add(sizes, input), rout = ref.Add(sizes);
   ASSERT_EQ(reference(ref, rx, rout), Error::kOk) << op;
@@ -439,6 +444,27 @@ TEST_P(NodeTest, SquareRoot) {
 
 TEST_P(NodeTest, Square) {
   ExpectUnaryMatches("square", {}, Elementwise([](float x) { return x * x; }), 280);
+}
+
+// Against the portable kernels, on random values and on every half from -7.5 to 7 (where
+// rounding half to even differs from rounding half away from zero).
+std::vector<float> Halves() {
+  std::vector<float> values(30);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = (static_cast<float>(i) - 15.0f) * 0.5f;
+  return values;
+}
+
+TEST_P(NodeTest, Floor) {
+  ExpectUnaryMatches("floor", {}, Portable("floor"), 281, -4, 4);
+  ExpectUnaryMatches("floor", {}, Portable("floor"), 0, 0, 0, Halves());
+}
+TEST_P(NodeTest, Ceiling) {
+  ExpectUnaryMatches("ceiling", {}, Portable("ceil"), 282, -4, 4);
+  ExpectUnaryMatches("ceiling", {}, Portable("ceil"), 0, 0, 0, Halves());
+}
+TEST_P(NodeTest, BankersRounding) {
+  ExpectUnaryMatches("bankers_rounding", {}, Portable("round"), 283, -4, 4);
+  ExpectUnaryMatches("bankers_rounding", {}, Portable("round"), 0, 0, 0, Halves());
 }
 
 TEST_P(NodeTest, SoftmaxOverTheLastDim) {
