@@ -1,5 +1,6 @@
 // Broadcasting binary arithmetic and comparisons: the kernels of the list in binary_ops.h, one
 // broadcast loop (elementwise_util.h) for all.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
