@@ -211,6 +211,7 @@ std::vector<EdgeOpDef> BuildTable() {
       Binary("edge.atan2", kFloat, "arctangent of self / other in the quadrant of (other, self)"),
       Binary("edge.hypot", kFloat, "sqrt(self^2 + other^2)").Commutative(),
       Binary("edge.copysign", kFloat, "the magnitude of self with the sign of other"),
+      Binary("edge.logaddexp", kFloat, "log(exp(self) + exp(other))").Commutative(),
       Binary("edge.bitwise_and", kBits, "bitwise and; logical and on bool").Commutative(),
       Binary("edge.bitwise_or", kBits, "bitwise or; logical or on bool").Commutative(),
       Binary("edge.bitwise_xor", kBits, "bitwise xor; logical xor on bool").Commutative(),

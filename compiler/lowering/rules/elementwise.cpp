@@ -74,6 +74,7 @@ constexpr char kFloorDivide[] = "edge.floor_divide";
 constexpr char kAtan2[] = "edge.atan2";
 constexpr char kHypot[] = "edge.hypot";
 constexpr char kCopysign[] = "edge.copysign";
+constexpr char kLogaddexp[] = "edge.logaddexp";
 constexpr char kEq[] = "edge.eq";
 constexpr char kNe[] = "edge.ne";
 constexpr char kLt[] = "edge.lt";
@@ -716,6 +717,7 @@ void AddElementwiseRules(RuleTable& table) {
   AddOp(table, "floor_divide_", "Tensor", Binary<kFloorDivide>);
   AddOp(table, "atan2", "default", Binary<kAtan2>, kInPlace);
   AddOp(table, "hypot", "default", Binary<kHypot>, kInPlace);
+  AddOp(table, "logaddexp", "default", Binary<kLogaddexp>);
   AddOp(table, "square", "default", Square, kInPlace);
   AddOp(table, "lerp", "Scalar", Lerp, kInPlace);
   AddOp(table, "lerp", "Tensor", Lerp, kInPlace);

@@ -35,6 +35,9 @@ TORCHIR_BINARY(minimum, Real, IsNaN(a) || IsNaN(b) ? a + b : (a < b ? a : b))
 TORCHIR_BINARY(atan2, Float, std::atan2(a, b))
 TORCHIR_BINARY(hypot, Float, std::hypot(a, b))
 TORCHIR_BINARY(copysign, Float, std::copysign(a, b))
+// log(e^a + e^b) = max + log1p(e^-|a - b|); equal infinities are themselves.
+TORCHIR_BINARY(logaddexp, Float,
+    std::isinf(a) && a == b ? a : std::max(a, b) + std::log1p(std::exp(-std::abs(a - b))))
 
 // Bits; on bool, logical and/or/xor (logical_and/or/xor lower to these after a cast to bool).
 TORCHIR_BINARY(bitwise_and, Bits, AsBits(a) & AsBits(b))

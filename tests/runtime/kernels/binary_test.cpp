@@ -28,11 +28,11 @@ Shape Broadcast(const Shape& a, const Shape& b) {
 }
 
 const char* const kBinaryOps[] = {
-    "edge.add",         "edge.sub",     "edge.mul",       "edge.div",         "edge.pow",
-    "edge.maximum",     "edge.minimum", "edge.remainder", "edge.fmod",        "edge.floor_divide",
-    "edge.atan2",       "edge.hypot",   "edge.copysign",  "edge.bitwise_and", "edge.bitwise_or",
-    "edge.bitwise_xor", "edge.eq",      "edge.ne",        "edge.lt",          "edge.le",
-    "edge.gt",          "edge.ge"};
+    "edge.add",        "edge.sub",         "edge.mul",       "edge.div",       "edge.pow",
+    "edge.maximum",    "edge.minimum",     "edge.remainder", "edge.fmod",      "edge.floor_divide",
+    "edge.atan2",      "edge.hypot",       "edge.copysign",  "edge.logaddexp", "edge.bitwise_and",
+    "edge.bitwise_or", "edge.bitwise_xor", "edge.eq",        "edge.ne",        "edge.lt",
+    "edge.le",         "edge.gt",          "edge.ge"};
 
 // Integer division by zero raises in PyTorch; these ops' divisors avoid it.
 bool DividesIntegers(const std::string& op, ir::DType dtype) {
