@@ -114,6 +114,21 @@ Row Reduction(const char* name, DTypeSet allowed, const char* summary) {
             rules::Reduce, summary);
 }
 
+// edge.prelu: the input's type; the weight holds one slope or one per channel (dim 1; a 0-d or
+// 1-d input has one channel), as aten::prelu requires.
+absl::StatusOr<std::vector<ir::TensorType>> PreluShape(
+    const std::vector<const ir::TensorType*>& inputs, const ir::Node&) {
+  const ir::TensorType& input = *inputs[0];
+  const ir::TensorType& weight = *inputs[1];
+  const int64_t channels = input.rank() >= 2 ? input.sizes[1] : 1;
+  if (weight.rank() > 1 || (weight.numel() != 1 && weight.numel() != channels)) {
+    return absl::InvalidArgumentError(absl::StrCat("prelu weight ", weight.ToString(),
+                                                   " is neither one slope nor one per channel of ",
+                                                   input.ToString()));
+  }
+  return std::vector<ir::TensorType>{input};
+}
+
 std::vector<EdgeOpDef> BuildTable() {
   const std::initializer_list<Row> rows = {
       // Compute-heavy ops; output_min/output_max is a fused clamp (+-inf when none).
@@ -155,6 +170,8 @@ std::vector<EdgeOpDef> BuildTable() {
       Unary("edge.silu", kFloat, "x * sigmoid(x)"),
       Unary("edge.leaky_relu", kFloat, "x if x > 0 else negative_slope * x",
             {Real("negative_slope")}),
+      Op("edge.prelu", {In("input"), Fixed("weight", kFloat)}, {}, {In("out")}, T(kFloat),
+         PreluShape, "x if x > 0 else weight * x, one weight or one per channel (dim 1)"),
       Unary("edge.mish", kFloat, "x * tanh(softplus(x))"),
       Unary("edge.elu", kFloat,
             "scale * x if x > 0 else scale * alpha * (exp(input_scale * x) - 1); celu and selu "

@@ -148,6 +148,42 @@ absl::Status SerializeElu(const ir::Node& node, SubgraphSerializer& subgraph) {
   return absl::OkStatus();
 }
 
+// XNNPACK's prelu takes one constant slope per channel of the innermost stored dim: dim 1 of
+// a 3-d/4-d tensor in a channels-last region, the last dim of a 2-d one; a single slope
+// (any rank >= 1) is repeated along the innermost dim.
+Support CheckPrelu(const ir::Node& node) {
+  const ir::Value* weight = node.input(1);
+  if (std::string reason = NotAConstantReason(weight, "weight"); !reason.empty()) {
+    return Support::No(reason);
+  }
+  const size_t rank = node.input(0)->sizes().size();
+  if (rank == 0) return Support::No("prelu of a 0-d tensor: XNNPACK needs at least 1 dim");
+  if (weight->type().numel() == 1) {
+    if (!ScalarConstant(weight).has_value()) {
+      return Support::No(absl::StrCat("weight '", weight->name(), "' has no bound value"));
+    }
+    return Support::Yes();
+  }
+  if (rank == 3 || rank == 4) return Support::Yes(LayoutNeed::kChannelsLast);
+  if (rank == 2) return Support::Yes();
+  return Support::No(absl::StrCat("prelu with one slope per channel of a rank-", rank,
+                                  " tensor: XNNPACK's channels are the innermost stored dim"));
+}
+
+absl::Status SerializePrelu(const ir::Node& node, SubgraphSerializer& subgraph) {
+  ir::Value* weight = node.input(1);
+  const uint32_t x = subgraph.Operand(node.input(0));
+  const std::vector<int64_t> dims = subgraph.Dims(node.output(0));
+  const int64_t channels = dims.back();
+  const uint32_t slope =
+      weight->type().numel() == 1
+          ? subgraph.StaticData({channels}, std::vector<float>(static_cast<size_t>(channels),
+                                                               *ScalarConstant(weight)))
+          : subgraph.Constant(weight, {weight->sizes(), {0}});
+  subgraph.AddNode<node_params::Prelu>({x, slope}, subgraph.Output(node.output(0)));
+  return absl::OkStatus();
+}
+
 // x ** 2 and x ** 0.5, the exponents XNNPACK has nodes for.
 Support CheckPow(const ir::Node& node) {
   const ir::Value* exponent = node.input(1);
@@ -223,6 +259,7 @@ std::vector<OpCapability> ElementwiseCapabilities() {
       {"edge.ceil", Always, SerializeUnary<node_params::Ceiling>},
       {"edge.round", Always, SerializeUnary<node_params::BankersRounding>},
       {"edge.elu", CheckElu, SerializeElu},
+      {"edge.prelu", CheckPrelu, SerializePrelu},
       {"edge.pow", CheckPow, SerializePow},
       {"edge.softmax", CheckSoftmax, SerializeUnary<node_params::Softmax>},
   };

@@ -441,30 +441,12 @@ Results Logit(LoweringContext& ctx, const AtenCall& call) {
   return Single(builder.Emit1(kLog, {odds}));
 }
 
-// prelu(x, weight) = where(x > 0, x, weight * x), weight [C] along dim 1 (dim 0 of a 1-d x).
+// prelu(x, weight): edge.prelu, its shape rule checks the weight (one or one per channel).
 Results Prelu(LoweringContext& ctx, const AtenCall& call) {
   const DType dtype = ctx.OutputType().dtype;
-  EdgeBuilder& builder = ctx.builder();
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.TensorOrScalar(call, "self", dtype));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * weight, ctx.TensorOrScalar(call, "weight", dtype));
-  const int64_t channels = weight->type().numel();
-  const size_t rank = x->type().rank();
-  if (channels != 1) {
-    if (weight->type().rank() != 1 || rank == 0 || x->type().sizes[rank >= 2 ? 1 : 0] != channels) {
-      return absl::InvalidArgumentError(absl::StrCat("prelu: weight ", weight->type().ToString(),
-                                                     " does not match input ", x->type().ToString(),
-                                                     "'s channels"));
-    }
-    std::vector<int64_t> sizes = {channels};
-    for (size_t d = 2; d < rank; ++d) sizes.push_back(1);
-    TORCHIR_ASSIGN_OR_RETURN(weight, builder.ReshapeTo(weight, sizes));
-  } else {
-    TORCHIR_ASSIGN_OR_RETURN(weight, builder.ReshapeTo(weight, {}));
-  }
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * zero, builder.Scalar(0.0, dtype));
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * positive, builder.Emit1(kGt, {x, zero}));
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * scaled, builder.Emit1(kMul, {weight, x}));
-  return Single(builder.Emit1(kWhere, {positive, x, scaled}));
+  return Single(ctx.builder().Emit1("edge.prelu", {x, weight}));
 }
 
 // glu(x, dim) = a * sigmoid(b), a and b the two halves of x along dim.

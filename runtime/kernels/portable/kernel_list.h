@@ -44,6 +44,9 @@ TORCHIR_PORTABLE_KERNEL(log_softmax, CheckSoftmax, RunLogSoftmax, 1)
 TORCHIR_PORTABLE_KERNEL(clamp, CheckClamp, RunClamp, 1)
 // gelu(input, approximate: "none" | "tanh", out), float32.
 TORCHIR_PORTABLE_KERNEL(gelu, CheckGelu, RunGelu, 1)
+// prelu(input, weight, out), float32: weight holds one slope or one per channel (dim 1; a 0-d
+// or 1-d input has one channel).
+TORCHIR_PORTABLE_KERNEL(prelu, CheckPrelu, RunPrelu, 1)
 // The formula kernels, one line each in unary_ops.h (which documents their arguments).
 #define TORCHIR_UNARY(name, dtypes, ...) \
   TORCHIR_PORTABLE_KERNEL(name, Check##dtypes##Unary, RunUnary_##name, 1)

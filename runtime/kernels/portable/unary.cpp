@@ -174,4 +174,53 @@ Error RunGelu(KernelContext&, KernelArgs args) {
   return RunUnary<FloatTypes>(args, "gelu", GeluErf());
 }
 
+// ---- prelu ----
+
+namespace {
+
+// The channel count prelu's weight may match: dim 1 (a 0-d or 1-d input has one channel).
+int64_t PreluChannels(const Tensor& input) { return input.dim() >= 2 ? input.size(1) : 1; }
+
+}  // namespace
+
+Error CheckPrelu(KernelArgs args) {
+  TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 3, "prelu"));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 1, kFloat32Only, "prelu"));
+  TORCHIR_RETURN_IF_ERROR(CheckSameShapeUnary(args, kFloat32Only, "prelu"));
+  const Tensor& weight = args[1]->to_tensor();
+  const int64_t channels = PreluChannels(args[0]->to_tensor());
+  TORCHIR_CHECK_OR_RETURN(weight.dim() <= 1 && (weight.numel() == 1 || weight.numel() == channels),
+                          Error::kShapeMismatch, "prelu: %lld weights for %lld channels",
+                          (long long)weight.numel(), (long long)channels);
+  return Error::kOk;
+}
+
+// x > 0 ? x : slope * x, like PyTorch (a NaN stays NaN).
+Error RunPrelu(KernelContext&, KernelArgs args) {
+  const Tensor& input = args[0]->to_tensor();
+  const Tensor& weight = args[1]->to_tensor();
+  const Tensor& out = args[2]->to_tensor();
+  const float* x = input.data_ptr<float>();
+  const float* slopes = weight.data_ptr<float>();
+  float* y = out.mutable_data_ptr<float>();
+  if (weight.numel() == 1) {
+    const float slope = slopes[0];
+    MapElements(y, x, input.numel(), [slope](float v) { return v > 0.0f ? v : slope * v; });
+    return Error::kOk;
+  }
+  // One slope per channel of [outer, channels, inner] (rank >= 2 here).
+  const int64_t channels = PreluChannels(input);
+  const int64_t outer = input.size(0);
+  const int64_t inner = SizeProduct(input, 2, input.dim());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t c = 0; c < channels; ++c) {
+      const float slope = slopes[c];
+      const int64_t offset = (o * channels + c) * inner;
+      MapElements(y + offset, x + offset, inner,
+                  [slope](float v) { return v > 0.0f ? v : slope * v; });
+    }
+  }
+  return Error::kOk;
+}
+
 }  // namespace torchir::runtime::portable

@@ -215,16 +215,21 @@ TEST(ElementwiseLowering, NewElementwiseOpsLowerToTheirEdgeForms) {
   EXPECT_EQ(elu->FindAttr("scale")->as_double(), 1.0);
 }
 
-TEST(ElementwiseLowering, PreluWeightBroadcastsAlongChannels) {
+TEST(ElementwiseLowering, PreluIsEdgePreluAndItsWeightIsChecked) {
   GraphBuilder b;
   ir::Value* x = b.Input("x", F32({2, 3, 4, 5}));
   ir::Value* w = b.Weight("w", F32({3}), std::vector<float>{0.1f, 0.2f, 0.3f});
   b.Output(b.Op("aten.prelu.default", {x, w}).Out(F32({2, 3, 4, 5})));
   auto edge = Lower(b);
   ASSERT_NE(edge, nullptr);
-  EXPECT_THAT(Ops(*edge), ElementsAre("edge.reshape", "edge.gt", "edge.mul", "edge.where"));
-  const ir::Node* reshape = *edge->nodes().begin();
-  EXPECT_EQ(reshape->output(0)->type().sizes, (std::vector<int64_t>{3, 1, 1}));
+  EXPECT_THAT(Ops(*edge), ElementsAre("edge.prelu"));
+
+  GraphBuilder wrong;
+  ir::Value* y = wrong.Input("x", F32({2, 3, 4, 5}));
+  ir::Value* w4 = wrong.Weight("w", F32({4}), std::vector<float>(4, 0.25f));
+  wrong.Output(wrong.Op("aten.prelu.default", {y, w4}).Out(F32({2, 3, 4, 5})));
+  EXPECT_THAT(std::string(LowerStatus(wrong).message()),
+              HasSubstr("prelu weight float32[4] is neither one slope nor one per channel"));
 }
 
 TEST(ElementwiseLowering, DivWithoutRoundingModeIsTrueDivision) {

@@ -216,6 +216,29 @@ TEST(UnaryKernelTest, RoundingSignAndNotExactValues) {
             (std::vector<int32_t>{-1, 0, -6, INT32_MAX}));
 }
 
+// prelu: one slope, or one per channel (dim 1; a 1-d input has one), against aten::prelu.
+TEST(UnaryKernelTest, PreluMatchesReferenceForEverySlopeLayout) {
+  const std::vector<std::pair<std::vector<int64_t>, int64_t>> cases = {
+      {{2, 3, 4, 5}, 3}, {{2, 3, 4, 5}, 1}, {{4, 6}, 6}, {{7}, 1},
+      {{2, 3, 5}, 3},    {{}, 1},           {{0, 3}, 3}};
+  for (const auto& [sizes, slopes] : cases) {
+    GraphBuilder b;
+    const ir::TensorType type = TypeOf(ir::DType::kFloat32, sizes);
+    ir::Value* x = b.Input("x", type);
+    ir::Value* w = b.Input("w", TypeOf(ir::DType::kFloat32, {slopes}));
+    b.Output(b.Op("edge.prelu", {x, w}).Out(type));
+    auto graph = b.Build();
+    EXPECT_TRUE(IsOk(CompareKernelWithReference(*graph, RandomInputs(*graph, 13, -3.0, 3.0))))
+        << sizes.size() << "-d, " << slopes << " slope(s)";
+  }
+  // A weight of neither size is refused at init.
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", TypeOf(ir::DType::kFloat32, {2, 3}));
+  ir::Value* w = b.Input("w", TypeOf(ir::DType::kFloat32, {2}));
+  b.Output(b.Op("edge.prelu", {x, w}).Out(TypeOf(ir::DType::kFloat32, {2, 3})));
+  EXPECT_EQ(CheckKernel(*b.Build()), runtime::Error::kShapeMismatch);
+}
+
 TEST(UnaryKernelTest, ClampBoundsMatchReference) {
   using A = ir::AttrValue;
   // Open sides (relu, clamp_max), relu6, fractional bounds (integer tensors
