@@ -193,6 +193,7 @@ std::vector<EdgeOpDef> BuildTable() {
       Unary("edge.rsqrt", kFloat, "1 / sqrt(x)"),
       Unary("edge.reciprocal", kFloat, "1 / x"),
       Unary("edge.erf", kFloat, "error function"),
+      Unary("edge.erfc", kFloat, "1 - erf(x), accurate where erf(x) is near 1"),
       Unary("edge.sin", kFloat, "sine"),
       Unary("edge.cos", kFloat, "cosine"),
       Unary("edge.tan", kFloat, "tangent"),

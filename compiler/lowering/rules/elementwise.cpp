@@ -35,6 +35,7 @@ constexpr char kRsqrt[] = "edge.rsqrt";
 constexpr char kTanh[] = "edge.tanh";
 constexpr char kSigmoid[] = "edge.sigmoid";
 constexpr char kErf[] = "edge.erf";
+constexpr char kErfc[] = "edge.erfc";
 constexpr char kHardswish[] = "edge.hardswish";
 constexpr char kHardsigmoid[] = "edge.hardsigmoid";
 constexpr char kSilu[] = "edge.silu";
@@ -744,6 +745,7 @@ void AddElementwiseRules(RuleTable& table) {
   AddOp(table, "tanh", "default", Unary<kTanh>, kInPlace);
   AddOp(table, "sigmoid", "default", Unary<kSigmoid>, kInPlace);
   AddOp(table, "erf", "default", Unary<kErf>, kInPlace);
+  AddOp(table, "erfc", "default", Unary<kErfc>, kInPlace);
   AddOp(table, "exp2", "default", Unary<kExp2>, kInPlace);
   AddOp(table, "expm1", "default", Unary<kExpm1>, kInPlace);
   AddOp(table, "log2", "default", Unary<kLog2>, kInPlace);

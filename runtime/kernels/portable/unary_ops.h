@@ -44,6 +44,7 @@ TORCHIR_UNARY(sqrt, Float, std::sqrt(x))
 TORCHIR_UNARY(rsqrt, Float, 1.0f / std::sqrt(x))
 TORCHIR_UNARY(reciprocal, Float, 1.0f / x)
 TORCHIR_UNARY(erf, Float, std::erf(x))
+TORCHIR_UNARY(erfc, Float, std::erfc(x))
 
 // Trigonometric and hyperbolic.
 TORCHIR_UNARY(sin, Float, std::sin(x))

@@ -51,6 +51,7 @@ std::vector<UnaryCase> UnaryCases() {
       {"edge.sqrt", {}, 0.0, 100.0},
       {"edge.rsqrt", {}, 0.01, 100.0},
       {"edge.erf", {}},
+      {"edge.erfc", {}},
       {"edge.neg", {}},
       {"edge.abs", {}},
       {"edge.mish", {}, -12.0, 12.0},
