@@ -3,10 +3,10 @@
 
 - "The ops": the Edge op table, as `torchir-compile --list-edge-ops` prints it (the
   `edge_ops_test` drift test fails when the page and the code differ);
-- "ATen ops accepted": every accepted ATen op the page does not list yet is added, in sorted
-  order, to its family's list. The family comes from the lowering test's report of undocumented
-  ops, which `lowering_lowering_test` prints; the family is given with --family (default
-  Elementwise) because the rule table does not record it.
+- "ATen ops accepted": one family's list (--family, default Elementwise) is rebuilt: emptied,
+  then filled, in sorted order, with every accepted ATen op the page then lacks, as
+  `lowering_lowering_test` reports them (the rule table does not record families, so ops
+  accepted but listed nowhere land in the family named).
 
 Usage: scripts/update_edge_dialect_doc.py [--build build] [--family Elementwise]
 """
@@ -35,15 +35,20 @@ def undocumented_ops(build: pathlib.Path) -> list:
     return sorted(set(re.findall(r"(aten\.\S+) is accepted but not listed", run.stdout)))
 
 
-def add_to_family(text: str, family: str, ops: list) -> str:
+MARKER = "<!-- the family's ATen ops, being regenerated -->"
+
+
+def empty_family(text: str, family: str) -> str:
     heading = text.index(f"### {family}\n")
     # The family's op list is the paragraph of `aten.*` names after its description.
     match = re.compile(r"\n(`aten\.[^\n]*`)\n").search(text, heading)
     if match is None:
         sys.exit(f"no op list under '### {family}'")
-    listed = re.findall(r"`(aten\.[^`]+)`", match.group(1))
-    merged = ", ".join(f"`{op}`" for op in sorted(set(listed) | set(ops)))
-    return text[:match.start(1)] + merged + text[match.end(1):]
+    return text[:match.start(1)] + MARKER + text[match.end(1):]
+
+
+def fill_family(text: str, ops: list) -> str:
+    return text.replace(MARKER, ", ".join(f"`{op}`" for op in sorted(set(ops))))
 
 
 def main() -> None:
@@ -54,14 +59,12 @@ def main() -> None:
     build = pathlib.Path(args.build)
     table = subprocess.run([str(build / "bin" / "torchir-compile"), "--list-edge-ops"],
                            check=True, capture_output=True, text=True).stdout
-    text = replace_table(DOC.read_text(), table)
-    DOC.write_text(text)  # first the table, so that the lowering test reads a current page
+    text = empty_family(replace_table(DOC.read_text(), table), args.family)
+    DOC.write_text(text)  # the lowering test reads the page: now without the family's ops
     ops = undocumented_ops(build)
-    if ops:
-        DOC.write_text(add_to_family(text, args.family, ops))
-    print(f"{DOC.relative_to(ROOT)}: table regenerated, {len(ops)} ATen op(s) added to "
+    DOC.write_text(fill_family(text, ops))
+    print(f"{DOC.relative_to(ROOT)}: table regenerated, {len(ops)} ATen op(s) listed under "
           f"'{args.family}'")
-
 
 if __name__ == "__main__":
     main()
