@@ -40,6 +40,7 @@ AttrSpec Text(const char* name) { return {name, AttrKind::kString}; }
 const DTypeSet kFloat{DType::kFloat32};
 const DTypeSet kArithmetic{DType::kFloat32, DType::kInt32, DType::kInt64};
 const DTypeSet kIndex{DType::kInt32, DType::kInt64};
+const DTypeSet kBits{DType::kInt32, DType::kInt64, DType::kBool};
 const DTypeSet kBool{DType::kBool};
 const DTypeSet kInt64{DType::kInt64};
 
@@ -113,6 +114,21 @@ Row Reduction(const char* name, DTypeSet allowed, const char* summary) {
             rules::Reduce, summary);
 }
 
+// edge.prelu: the input's type; the weight holds one slope or one per channel (dim 1; a 0-d or
+// 1-d input has one channel), as aten::prelu requires.
+absl::StatusOr<std::vector<ir::TensorType>> PreluShape(
+    const std::vector<const ir::TensorType*>& inputs, const ir::Node&) {
+  const ir::TensorType& input = *inputs[0];
+  const ir::TensorType& weight = *inputs[1];
+  const int64_t channels = input.rank() >= 2 ? input.sizes[1] : 1;
+  if (weight.rank() > 1 || (weight.numel() != 1 && weight.numel() != channels)) {
+    return absl::InvalidArgumentError(absl::StrCat("prelu weight ", weight.ToString(),
+                                                   " is neither one slope nor one per channel of ",
+                                                   input.ToString()));
+  }
+  return std::vector<ir::TensorType>{input};
+}
+
 std::vector<EdgeOpDef> BuildTable() {
   const std::initializer_list<Row> rows = {
       // Compute-heavy ops; output_min/output_max is a fused clamp (+-inf when none).
@@ -154,13 +170,50 @@ std::vector<EdgeOpDef> BuildTable() {
       Unary("edge.silu", kFloat, "x * sigmoid(x)"),
       Unary("edge.leaky_relu", kFloat, "x if x > 0 else negative_slope * x",
             {Real("negative_slope")}),
+      Op("edge.prelu", {In("input"), Fixed("weight", kFloat)}, {}, {In("out")}, T(kFloat),
+         PreluShape, "x if x > 0 else weight * x, one weight or one per channel (dim 1)"),
+      Unary("edge.mish", kFloat, "x * tanh(softplus(x))"),
+      Unary("edge.elu", kFloat,
+            "scale * x if x > 0 else scale * alpha * (exp(input_scale * x) - 1); celu and selu "
+            "lower to it",
+            {Real("alpha"), Real("scale"), Real("input_scale")}),
+      Unary("edge.softplus", kFloat, "log(1 + exp(beta * x)) / beta, x where beta * x > threshold",
+            {Real("beta"), Real("threshold")}),
+      Unary("edge.hardshrink", kFloat, "0 if -lambd <= x <= lambd else x", {Real("lambd")}),
+      Unary("edge.softshrink", kFloat, "x - lambd above lambd, x + lambd below -lambd, else 0",
+            {Real("lambd")}),
       Unary("edge.exp", kFloat, "e^x"),
+      Unary("edge.exp2", kFloat, "2^x"),
+      Unary("edge.expm1", kFloat, "e^x - 1"),
       Unary("edge.log", kFloat, "natural logarithm"),
+      Unary("edge.log2", kFloat, "base-2 logarithm"),
+      Unary("edge.log10", kFloat, "base-10 logarithm"),
+      Unary("edge.log1p", kFloat, "log(1 + x)"),
       Unary("edge.sqrt", kFloat, "square root"),
       Unary("edge.rsqrt", kFloat, "1 / sqrt(x)"),
+      Unary("edge.reciprocal", kFloat, "1 / x"),
       Unary("edge.erf", kFloat, "error function"),
+      Unary("edge.erfc", kFloat, "1 - erf(x), accurate where erf(x) is near 1"),
+      Unary("edge.sin", kFloat, "sine"),
+      Unary("edge.cos", kFloat, "cosine"),
+      Unary("edge.tan", kFloat, "tangent"),
+      Unary("edge.asin", kFloat, "arcsine"),
+      Unary("edge.acos", kFloat, "arccosine"),
+      Unary("edge.atan", kFloat, "arctangent"),
+      Unary("edge.sinh", kFloat, "hyperbolic sine"),
+      Unary("edge.cosh", kFloat, "hyperbolic cosine"),
+      Unary("edge.asinh", kFloat, "inverse hyperbolic sine"),
+      Unary("edge.acosh", kFloat, "inverse hyperbolic cosine"),
+      Unary("edge.atanh", kFloat, "inverse hyperbolic tangent"),
+      Unary("edge.floor", kFloat, "round down (integer tensors lower to nothing)"),
+      Unary("edge.ceil", kFloat, "round up (integer tensors lower to nothing)"),
+      Unary("edge.round", kFloat, "round half to even (round.decimals scales around it)"),
+      Unary("edge.trunc", kFloat, "round toward zero"),
+      Unary("edge.frac", kFloat, "x - trunc(x)"),
       Unary("edge.neg", kArithmetic, "-x"),
       Unary("edge.abs", kArithmetic, "|x|"),
+      Unary("edge.sign", kArithmetic, "-1, 0 or 1 (0 for NaN)"),
+      Unary("edge.bitwise_not", kBits, "~x; logical not on bool (logical_not lowers to it)"),
 
       // Elementwise binary, broadcasting, no implicit promotion.
       Binary("edge.add", kArithmetic, "self + other").Commutative(),
@@ -168,8 +221,18 @@ std::vector<EdgeOpDef> BuildTable() {
       Binary("edge.mul", kArithmetic, "self * other").Commutative(),
       Binary("edge.div", kFloat, "self / other (true division)"),
       Binary("edge.pow", kFloat, "self ** other"),
+      Binary("edge.remainder", kArithmetic, "Python's self % other (the sign of other)"),
+      Binary("edge.fmod", kArithmetic, "C's fmod(self, other) (the sign of self)"),
+      Binary("edge.floor_divide", kArithmetic, "Python's self // other (rounded toward -inf)"),
       Binary("edge.maximum", kArithmetic, "elementwise max").Commutative(),
       Binary("edge.minimum", kArithmetic, "elementwise min").Commutative(),
+      Binary("edge.atan2", kFloat, "arctangent of self / other in the quadrant of (other, self)"),
+      Binary("edge.hypot", kFloat, "sqrt(self^2 + other^2)").Commutative(),
+      Binary("edge.copysign", kFloat, "the magnitude of self with the sign of other"),
+      Binary("edge.logaddexp", kFloat, "log(exp(self) + exp(other))").Commutative(),
+      Binary("edge.bitwise_and", kBits, "bitwise and; logical and on bool").Commutative(),
+      Binary("edge.bitwise_or", kBits, "bitwise or; logical or on bool").Commutative(),
+      Binary("edge.bitwise_xor", kBits, "bitwise xor; logical xor on bool").Commutative(),
       Compare("edge.eq", "self == other").Commutative(),
       Compare("edge.ne", "self != other").Commutative(),
       Compare("edge.lt", "self < other"),

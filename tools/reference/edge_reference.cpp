@@ -1,6 +1,7 @@
 #include "tools/reference/edge_reference.h"
 
 #include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/InferenceMode.h>
 #include <c10/util/Exception.h>
 
@@ -10,12 +11,15 @@
 #include <exception>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/dialect/edge_ops.h"
+#include "tools/reference/argument_binding.h"
 #include "tools/reference/dtype_conversion.h"
 #include "tools/reference/graph_runner.h"
 
@@ -123,7 +127,10 @@ std::vector<int64_t> ReductionDims(const EdgeCall& call) {
 
 EdgeResults One(at::Tensor tensor) { return {std::move(tensor)}; }
 
-// The table: one implementation per Edge op, from the op's meaning alone.
+// The hand-written implementations, from the op's meaning alone: only for ops that the
+// generic fallback below cannot run, because the Edge op means something else than the ATen
+// op named like its kernel (a fused clamp, a reduction over all dims when `dims` is empty,
+// integer sums that keep their dtype) or because no ATen op has its kernel's name.
 const std::map<std::string, EdgeImplementation, std::less<>>& Implementations() {
   static const auto* table = new std::map<std::string, EdgeImplementation, std::less<>>{
       {"edge.convolution",
@@ -157,37 +164,6 @@ const std::map<std::string, EdgeImplementation, std::less<>>& Implementations() 
        [](const EdgeCall& c) { return One(at::log_softmax(c.input(0), c.Int("dim"))); }},
       {"edge.clamp",
        [](const EdgeCall& c) { return One(Clamp(c.input(0), c.Real("min"), c.Real("max"))); }},
-      {"edge.hardswish", [](const EdgeCall& c) { return One(at::hardswish(c.input(0))); }},
-      {"edge.hardsigmoid", [](const EdgeCall& c) { return One(at::hardsigmoid(c.input(0))); }},
-      {"edge.sigmoid", [](const EdgeCall& c) { return One(at::sigmoid(c.input(0))); }},
-      {"edge.tanh", [](const EdgeCall& c) { return One(at::tanh(c.input(0))); }},
-      {"edge.gelu",
-       [](const EdgeCall& c) { return One(at::gelu(c.input(0), c.Str("approximate"))); }},
-      {"edge.silu", [](const EdgeCall& c) { return One(at::silu(c.input(0))); }},
-      {"edge.leaky_relu",
-       [](const EdgeCall& c) { return One(at::leaky_relu(c.input(0), c.Real("negative_slope"))); }},
-      {"edge.exp", [](const EdgeCall& c) { return One(at::exp(c.input(0))); }},
-      {"edge.log", [](const EdgeCall& c) { return One(at::log(c.input(0))); }},
-      {"edge.sqrt", [](const EdgeCall& c) { return One(at::sqrt(c.input(0))); }},
-      {"edge.rsqrt", [](const EdgeCall& c) { return One(at::rsqrt(c.input(0))); }},
-      {"edge.erf", [](const EdgeCall& c) { return One(at::erf(c.input(0))); }},
-      {"edge.neg", [](const EdgeCall& c) { return One(at::neg(c.input(0))); }},
-      {"edge.abs", [](const EdgeCall& c) { return One(at::abs(c.input(0))); }},
-      {"edge.add", [](const EdgeCall& c) { return One(at::add(c.input(0), c.input(1))); }},
-      {"edge.sub", [](const EdgeCall& c) { return One(at::sub(c.input(0), c.input(1))); }},
-      {"edge.mul", [](const EdgeCall& c) { return One(at::mul(c.input(0), c.input(1))); }},
-      {"edge.div", [](const EdgeCall& c) { return One(at::div(c.input(0), c.input(1))); }},
-      {"edge.pow", [](const EdgeCall& c) { return One(at::pow(c.input(0), c.input(1))); }},
-      {"edge.maximum", [](const EdgeCall& c) { return One(at::maximum(c.input(0), c.input(1))); }},
-      {"edge.minimum", [](const EdgeCall& c) { return One(at::minimum(c.input(0), c.input(1))); }},
-      {"edge.eq", [](const EdgeCall& c) { return One(at::eq(c.input(0), c.input(1))); }},
-      {"edge.ne", [](const EdgeCall& c) { return One(at::ne(c.input(0), c.input(1))); }},
-      {"edge.lt", [](const EdgeCall& c) { return One(at::lt(c.input(0), c.input(1))); }},
-      {"edge.le", [](const EdgeCall& c) { return One(at::le(c.input(0), c.input(1))); }},
-      {"edge.gt", [](const EdgeCall& c) { return One(at::gt(c.input(0), c.input(1))); }},
-      {"edge.ge", [](const EdgeCall& c) { return One(at::ge(c.input(0), c.input(1))); }},
-      {"edge.where",
-       [](const EdgeCall& c) { return One(at::where(c.input(0), c.input(1), c.input(2))); }},
       {"edge.cast", [](const EdgeCall& c) { return One(c.input(0).to(c.DType("dtype"))); }},
       {"edge.mean",
        [](const EdgeCall& c) {
@@ -249,14 +225,131 @@ const std::map<std::string, EdgeImplementation, std::less<>>& Implementations() 
   return *table;
 }
 
-// Lists every node whose op has no implementation.
+// ---- The generic fallback ------------------------------------------------------------
+// An Edge op without a hand-written implementation runs as the ATen op named like its kernel
+// (edge.atan2 as aten::atan2), through the dispatcher: the node's tensor inputs go to the
+// schema's tensor arguments in order, each attribute to the argument of the same name, every
+// other argument takes its schema default. Exactly one overload must fit; a row whose ATen
+// namesake means something else needs a hand-written implementation instead.
+
+// The overload names of every operator LibTorch registers, by qualified name ("aten::add").
+const std::map<std::string, std::vector<std::string>, std::less<>>& OverloadsByName() {
+  static const auto* index = [] {
+    auto* map = new std::map<std::string, std::vector<std::string>, std::less<>>();
+    for (const c10::OperatorName& name : c10::Dispatcher::singleton().getAllOpNames()) {
+      (*map)[name.name].push_back(name.overload_name);
+    }
+    for (auto& [name, overloads] : *map) std::sort(overloads.begin(), overloads.end());
+    return map;
+  }();
+  return *index;
+}
+
+// What an overload must accept: the node's (or the row's) tensor input count, attribute
+// names and output count.
+struct CallShape {
+  size_t inputs = 0;
+  std::vector<std::string> attrs;
+  size_t outputs = 0;
+};
+
+CallShape ShapeOf(const ir::Node& node) {
+  CallShape shape{node.num_inputs(), {}, node.num_outputs()};
+  for (const auto& [name, value] : node.attrs()) shape.attrs.push_back(name);
+  return shape;
+}
+
+CallShape ShapeOf(const dialect::EdgeOpDef& def) {
+  CallShape shape{def.inputs.size(), {}, def.outputs.size()};
+  for (const dialect::AttrSpec& attr : def.attrs) shape.attrs.push_back(attr.name);
+  return shape;
+}
+
+bool IsTensor(const c10::TypePtr& type) { return type->kind() == c10::TypeKind::TensorType; }
+bool IsOptionalTensor(const c10::TypePtr& type) {
+  const auto* optional = type->castRaw<c10::OptionalType>();
+  return optional != nullptr && IsTensor(optional->getElementType());
+}
+
+// True when `schema` is a functional overload `shape` can call: tensor inputs dealt in order
+// to its Tensor arguments (trailing Tensor? ones all given or all None), attributes naming
+// its other arguments, the rest defaulted, one tensor result per output.
+bool Fits(const c10::FunctionSchema& schema, const CallShape& shape) {
+  if (schema.is_mutable()) return false;
+  size_t required = 0, optional = 0;
+  for (const c10::Argument& argument : schema.arguments()) {
+    const bool attr = std::find(shape.attrs.begin(), shape.attrs.end(), argument.name()) !=
+                      shape.attrs.end();
+    if (IsTensor(argument.type()) || IsOptionalTensor(argument.type())) {
+      if (attr) return false;
+      (IsTensor(argument.type()) ? required : optional) += 1;
+    } else if (argument.type()->kind() == c10::TypeKind::ListType &&
+               argument.type()->containedTypes().size() == 1 &&
+               (IsTensor(argument.type()->containedType(0)) ||
+                IsOptionalTensor(argument.type()->containedType(0)))) {
+      return false;  // tensor lists: no Edge op passes one to its namesake
+    } else if (!attr && !argument.default_value()) {
+      return false;
+    }
+  }
+  for (const std::string& name : shape.attrs) {
+    if (!schema.argumentIndexWithName(name)) return false;
+  }
+  if (shape.inputs != required && shape.inputs != required + optional) return false;
+  size_t tensor_returns = 0;
+  for (const c10::Argument& result : schema.returns()) tensor_returns += IsTensor(result.type());
+  return tensor_returns == shape.outputs && tensor_returns == schema.returns().size();
+}
+
+// The one overload of aten::<kernel> that fits `shape`, or why there is none.
+absl::StatusOr<c10::OperatorHandle> FindNamesake(const dialect::EdgeOpDef& def,
+                                                 const CallShape& shape) {
+  const std::string name = absl::StrCat("aten::", def.kernel);
+  auto overloads = OverloadsByName().find(name);
+  if (overloads == OverloadsByName().end()) {
+    return absl::NotFoundError(absl::StrCat("no hand-written implementation and no ", name));
+  }
+  std::vector<c10::OperatorHandle> fitting;
+  std::vector<std::string> fitting_names;
+  for (const std::string& overload : overloads->second) {
+    std::optional<c10::OperatorHandle> handle =
+        c10::Dispatcher::singleton().findSchema({name, overload});
+    if (handle && Fits(handle->schema(), shape)) {
+      fitting.push_back(*handle);
+      fitting_names.push_back(overload.empty() ? "default" : overload);
+    }
+  }
+  if (fitting.size() == 1) return fitting[0];
+  return absl::NotFoundError(
+      fitting.empty()
+          ? absl::StrCat("no overload of ", name, " takes its operands and attributes")
+          : absl::StrCat("overloads ", absl::StrJoin(fitting_names, ", "), " of ", name,
+                         " all fit; give the op a hand-written implementation"));
+}
+
+absl::StatusOr<c10::OperatorHandle> FindNamesake(const ir::Node& node) {
+  const dialect::EdgeOpDef* def = dialect::FindEdgeOp(node.op());
+  if (def == nullptr) return absl::NotFoundError("the Edge reference executor has no such op");
+  return FindNamesake(*def, ShapeOf(node));
+}
+
+absl::StatusOr<EdgeResults> RunNamesake(const ir::Node& node,
+                                        const std::vector<at::Tensor>& inputs) {
+  absl::StatusOr<c10::OperatorHandle> op = FindNamesake(node);
+  if (!op.ok()) return op.status();
+  absl::StatusOr<torch::jit::Stack> stack = BindArguments(node, op->schema(), inputs);
+  if (!stack.ok()) return stack.status();
+  op->callBoxed(*stack);
+  return FlattenReturns(*stack);
+}
+
+// Lists every node that neither a hand-written implementation nor the fallback can run.
 absl::Status CheckImplemented(const ir::Graph& graph) {
   std::vector<std::string> problems;
   for (const ir::Node* node : graph.nodes()) {
-    if (Implementations().count(node->op()) == 0) {
-      problems.push_back(
-          absl::StrCat(NodeContext(*node), ": the Edge reference executor has no such op"));
-    }
+    if (Implementations().count(node->op()) != 0) continue;
+    absl::StatusOr<c10::OperatorHandle> op = FindNamesake(*node);
+    if (!op.ok()) problems.push_back(absl::StrCat(NodeContext(*node), ": ", op.status().message()));
   }
   if (!problems.empty()) return absl::NotFoundError(absl::StrJoin(problems, "\n"));
   return absl::OkStatus();
@@ -271,7 +364,9 @@ absl::StatusOr<std::vector<HostTensor>> Run(const ir::Graph& graph,
       graph, inputs,
       [](const ir::Node& node, const std::vector<at::Tensor>& node_inputs)
           -> absl::StatusOr<std::vector<at::Tensor>> {
-        return Implementations().find(node.op())->second(EdgeCall(node, node_inputs));
+        auto implementation = Implementations().find(node.op());
+        if (implementation == Implementations().end()) return RunNamesake(node, node_inputs);
+        return implementation->second(EdgeCall(node, node_inputs));
       },
       RunOptions{/*check_unread_results=*/true});
 }
@@ -291,7 +386,13 @@ absl::StatusOr<std::vector<HostTensor>> RunEdgeReference(const ir::Graph& graph,
 std::vector<std::string> EdgeReferenceOps() {
   std::vector<std::string> ops;
   for (const auto& [op, implementation] : Implementations()) ops.push_back(op);
-  return ops;  // sorted: the table is a std::map
+  for (const dialect::EdgeOpDef& def : dialect::EdgeOps()) {
+    if (Implementations().count(def.name) == 0 && FindNamesake(def, ShapeOf(def)).ok()) {
+      ops.push_back(def.name);
+    }
+  }
+  std::sort(ops.begin(), ops.end());
+  return ops;
 }
 
 }  // namespace torchir::reference

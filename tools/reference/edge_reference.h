@@ -1,13 +1,16 @@
 // The Edge reference executor: runs a graph of Edge ops (docs/edge-dialect.md)
 // on the CPU with LibTorch, as the ground truth for everything after lowering.
 //
-// Each Edge op has one small implementation, written from the op's meaning in
-// the dialect table and nothing else: it knows no lowering rule, so running a
-// lowered graph here checks lowering against PyTorch independently.
+// Each Edge op is run from its meaning in the dialect table and nothing else: it
+// knows no lowering rule, so running a lowered graph here checks lowering
+// against PyTorch independently. Most ops mean what the ATen op named like
+// their kernel means (edge.atan2 is aten::atan2) and run as that op through
+// the dispatcher; the few that differ have a small hand-written implementation.
 //
 // For each node, in order:
-//   1. The op's implementation is found by name; ops without one are all
-//      listed before anything runs.
+//   1. The op's hand-written implementation is found by name, else the one
+//      overload of aten::<kernel> its inputs and attributes fit; ops with
+//      neither are all listed before anything runs.
 //   2. It reads the node's tensor inputs (table order) and attributes (each
 //      must be present with its table kind) and computes the outputs with
 //      LibTorch ops, e.g. edge.convolution is at::convolution followed by

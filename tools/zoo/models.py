@@ -473,6 +473,21 @@ _OPS = [
     _op("where", lambda m, x, y: torch.where(x > 0, x, y * 0.1), [VEC, ("y", (2, 3, 4))],
         "where(x > 0, x, y * 0.1)"),
     _op("max_dim", lambda m, x: x.max(dim=1), [VEC], "max over a dim: values and indices"),
+    # elementwise coverage
+    _op("unary_trig", lambda m, x, y: _unary_trig(x, y), [VEC, ("y", (2, 3, 4))],
+        "sin cos tan asin acos atan sinh cosh asinh acosh atanh, atan2, hypot"),
+    _op("unary_exp_log", lambda m, x: _unary_exp_log(x), [("x", (2, 3, 4), "positive")],
+        "exp2 expm1 log2 log10 log1p reciprocal, in-place log1p_"),
+    _op("unary_rounding", lambda m, x, y: _unary_rounding(x, y), [VEC, ("y", (2, 3, 4))],
+        "floor ceil round round(decimals) trunc frac sign square, float fmod % // copysign"),
+    _op("activations_elu_family", lambda m, x: _activations_elu_family(x), [VEC],
+        "elu celu selu softplus mish hardshrink softshrink"),
+    _op("elementwise_composites", lambda m, x, y, z: _elementwise_composites(m, x, y, z),
+        [VEC, ("y", (2, 3, 4)), ("z", (2, 3, 4), "positive")],
+        "prelu (per channel), glu, lerp, addcmul, addcdiv, logit", prelu=lambda: nn.PReLU(3)),
+    _op("binary_integer", lambda m, a, b, x: _binary_integer(a, b, x),
+        [("a", (2, 3, 4), "index:40"), ("b", (2, 3, 4), "index:9"), VEC],
+        "int64 // % fmod & | ^ ~, logical and/or/xor/not, isnan, isinf"),
 ]
 
 
@@ -543,6 +558,51 @@ def _narrow_int_ops(a, b):
     i8, u8, i16 = (a - 50).to(torch.int8), b.to(torch.uint8), (a * 300).to(torch.int16)
     return (i8 + (b - 50).to(torch.int8), i8 * 3, -i8, i8.abs(), torch.maximum(i8, i8 * 2),
             u8 * u8, u8 + 200, i16 * i16, i16 - 5, i8 > 0, u8.sum(), i16.sum(-1))
+
+
+def _unary_trig(x, y):
+    u = torch.tanh(x) * 0.9  # inside (-1, 1)
+    return (torch.sin(x), torch.cos(x), torch.tan(u), torch.asin(u), torch.acos(u),
+            torch.atan(x), torch.sinh(x), torch.cosh(x), torch.asinh(x),
+            torch.acosh(x.abs() + 1.0), torch.atanh(u), torch.atan2(x, y), torch.hypot(x, y))
+
+
+def _unary_exp_log(x):
+    t = x * 2.0
+    return (torch.exp2(x), torch.expm1(x), torch.log2(x), torch.log10(x), torch.log1p(x),
+            torch.reciprocal(x), t.log1p_())
+
+
+def _unary_rounding(x, y):
+    t = x * 3.0
+    return (torch.floor(t), torch.ceil(t), torch.round(t), torch.round(t, decimals=1),
+            torch.trunc(t), torch.frac(t), torch.sign(x), torch.square(x), torch.fmod(t, y),
+            torch.remainder(t, y), torch.floor_divide(t, y.abs() + 0.5), torch.copysign(x, y))
+
+
+def _activations_elu_family(x):
+    # torch.* and torch._C._nn.* spellings: the 1.13 export imitation has no rule for the
+    # `inplace` argument of F.elu, F.celu, F.selu and F.mish.
+    return (torch._C._nn.elu(x, 0.7), torch.celu(x, 1.3), torch.selu(x),
+            F.softplus(x, beta=2.0, threshold=3.0), torch._C._nn.mish(x), F.hardshrink(x, 0.3),
+            F.softshrink(x, 0.3))
+
+
+def _elementwise_composites(m, x, y, z):
+    p = torch.sigmoid(y)  # inside (0, 1)
+    return (m.prelu(x), F.glu(x, dim=-1), torch.lerp(x, y, 0.3), torch.lerp(x, y, p),
+            torch.addcmul(x, y, p, value=0.5), torch.addcdiv(x, y, z, value=2.0),
+            torch.logit(p), torch.logit(p, eps=0.2))
+
+
+def _binary_integer(a, b, x):
+    a = a - 20  # [-20, 20)
+    d = (b - 4) * 2 + 1  # odd, never 0: [-7, 9]
+    positive = x > 0
+    return (a // d, a % d, torch.fmod(a, d), a & d, a | d, a ^ d, ~a, torch.remainder(a, 3),
+            torch.logical_and(positive, a > 0).float(), torch.logical_or(positive, a > 0).float(),
+            torch.logical_xor(positive, a > 0).float(), torch.logical_not(x).float(),
+            torch.isnan(torch.sqrt(x)).float(), torch.isinf(torch.log(torch.relu(x))).float())
 
 
 def _add_inplace(x, y):

@@ -1,6 +1,7 @@
 // Elementwise ops: the binary arithmetic XNNPACK broadcasts (add2, subtract,
 // multiply2, divide, maximum2, minimum2), the unary ops it has, the ones built
-// from a few of its nodes (hardsigmoid, silu, rsqrt, pow), and softmax.
+// from a few of its nodes (hardsigmoid, silu, rsqrt, reciprocal, elu with a scale, pow),
+// and softmax.
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -114,6 +115,75 @@ absl::Status SerializeRsqrt(const ir::Node& node, SubgraphSerializer& subgraph) 
   return absl::OkStatus();
 }
 
+// 1 / x.
+absl::Status SerializeReciprocal(const ir::Node& node, SubgraphSerializer& subgraph) {
+  const uint32_t x = subgraph.Operand(node.input(0));
+  subgraph.AddNode<node_params::Divide>({subgraph.StaticData({1}, {1.0f}), x},
+                                        subgraph.Output(node.output(0)), {}, kUnbounded);
+  return absl::OkStatus();
+}
+
+// XNNPACK's elu is alpha * (exp(x) - 1) below 0, x above: edge.elu with input_scale 1 (elu,
+// selu; not celu), the scale a multiply after it.
+Support CheckElu(const ir::Node& node) {
+  const double input_scale = DoubleAttr(node, "input_scale");
+  if (input_scale == 1.0) return Support::Yes();
+  return Support::No(absl::StrCat("elu with input_scale ", input_scale,
+                                  ": XNNPACK's elu scales no input (celu is such an elu)"));
+}
+
+absl::Status SerializeElu(const ir::Node& node, SubgraphSerializer& subgraph) {
+  const uint32_t x = subgraph.Operand(node.input(0));
+  const uint32_t out = subgraph.Output(node.output(0));
+  const double alpha = DoubleAttr(node, "alpha");
+  const double scale = DoubleAttr(node, "scale");
+  if (scale == 1.0) {
+    subgraph.AddNode<node_params::Elu>({x}, out, {}, {alpha});
+    return absl::OkStatus();
+  }
+  const uint32_t unscaled = subgraph.Internal(subgraph.Dims(node.output(0)));
+  subgraph.AddNode<node_params::Elu>({x}, unscaled, {}, {alpha});
+  subgraph.AddNode<node_params::Multiply2>(
+      {unscaled, subgraph.StaticData({1}, {static_cast<float>(scale)})}, out, {}, kUnbounded);
+  return absl::OkStatus();
+}
+
+// XNNPACK's prelu takes one constant slope per channel of the innermost stored dim: dim 1 of
+// a 3-d/4-d tensor in a channels-last region, the last dim of a 2-d one; a single slope
+// (any rank >= 1) is repeated along the innermost dim.
+Support CheckPrelu(const ir::Node& node) {
+  const ir::Value* weight = node.input(1);
+  if (std::string reason = NotAConstantReason(weight, "weight"); !reason.empty()) {
+    return Support::No(reason);
+  }
+  const size_t rank = node.input(0)->sizes().size();
+  if (rank == 0) return Support::No("prelu of a 0-d tensor: XNNPACK needs at least 1 dim");
+  if (weight->type().numel() == 1) {
+    if (!ScalarConstant(weight).has_value()) {
+      return Support::No(absl::StrCat("weight '", weight->name(), "' has no bound value"));
+    }
+    return Support::Yes();
+  }
+  if (rank == 3 || rank == 4) return Support::Yes(LayoutNeed::kChannelsLast);
+  if (rank == 2) return Support::Yes();
+  return Support::No(absl::StrCat("prelu with one slope per channel of a rank-", rank,
+                                  " tensor: XNNPACK's channels are the innermost stored dim"));
+}
+
+absl::Status SerializePrelu(const ir::Node& node, SubgraphSerializer& subgraph) {
+  ir::Value* weight = node.input(1);
+  const uint32_t x = subgraph.Operand(node.input(0));
+  const std::vector<int64_t> dims = subgraph.Dims(node.output(0));
+  const int64_t channels = dims.back();
+  const uint32_t slope =
+      weight->type().numel() == 1
+          ? subgraph.StaticData({channels}, std::vector<float>(static_cast<size_t>(channels),
+                                                               *ScalarConstant(weight)))
+          : subgraph.Constant(weight, {weight->sizes(), {0}});
+  subgraph.AddNode<node_params::Prelu>({x, slope}, subgraph.Output(node.output(0)));
+  return absl::OkStatus();
+}
+
 // x ** 2 and x ** 0.5, the exponents XNNPACK has nodes for.
 Support CheckPow(const ir::Node& node) {
   const ir::Value* exponent = node.input(1);
@@ -184,6 +254,12 @@ std::vector<OpCapability> ElementwiseCapabilities() {
       {"edge.abs", Always, SerializeUnary<node_params::Abs>},
       {"edge.sqrt", Always, SerializeUnary<node_params::SquareRoot>},
       {"edge.rsqrt", Always, SerializeRsqrt},
+      {"edge.reciprocal", Always, SerializeReciprocal},
+      {"edge.floor", Always, SerializeUnary<node_params::Floor>},
+      {"edge.ceil", Always, SerializeUnary<node_params::Ceiling>},
+      {"edge.round", Always, SerializeUnary<node_params::BankersRounding>},
+      {"edge.elu", CheckElu, SerializeElu},
+      {"edge.prelu", CheckPrelu, SerializePrelu},
       {"edge.pow", CheckPow, SerializePow},
       {"edge.softmax", CheckSoftmax, SerializeUnary<node_params::Softmax>},
   };

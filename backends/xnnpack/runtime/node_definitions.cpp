@@ -404,6 +404,18 @@ Error DefineElu(const NodeCall& call) {
                                          call.inputs[0]->id, call.output->id, 0));
 }
 
+// The slope is static, one per channel of the innermost dim (XNNPACK packs it at init).
+Error DefinePrelu(const NodeCall& call) {
+  const ValueInfo& input = *call.inputs[0];
+  const ValueInfo& slope = *call.inputs[1];
+  TORCHIR_RETURN_IF_ERROR(ExpectSameShapeOutput(call));
+  NODE_CHECK(call, slope.is_static, "slope must be a constant");
+  NODE_CHECK(call, slope.rank == 1 && slope.dims[0] == input.dims[input.rank - 1],
+             "slope must be 1-d with one value per channel (the innermost dim)");
+  return FromStatus(call, xnn_define_prelu(call.subgraph, input.id, slope.id, call.output->id,
+                                           /*flags=*/0));
+}
+
 // Pooling keeps the channels: output [N, OH, OW, C].
 Error ExpectPoolingOutput(const NodeCall& call, const Window2d& w) {
   const ValueInfo& input = *call.inputs[0];
@@ -552,6 +564,10 @@ constexpr NodeDefinition kNodeDefinitions[] = {
     Row<P::Abs>(DefineUnary<xnn_define_abs>),
     Row<P::SquareRoot>(DefineUnary<xnn_define_square_root>),
     Row<P::Square>(DefineUnary<xnn_define_square>),
+    Row<P::Prelu>(DefinePrelu),
+    Row<P::Floor>(DefineUnary<xnn_define_floor>),
+    Row<P::Ceiling>(DefineUnary<xnn_define_ceiling>),
+    Row<P::BankersRounding>(DefineUnary<xnn_define_bankers_rounding>),
     Row<P::Softmax>(DefineUnary<xnn_define_softmax>),
     Row<P::MaxPooling2d>(DefineMaxPooling2d),
     Row<P::AveragePooling2d>(DefineAveragePooling2d),

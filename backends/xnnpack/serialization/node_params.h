@@ -190,6 +190,24 @@ struct Square : NoInts, NoFloats {
   static constexpr char kOp[] = "square";
   static constexpr uint8_t kMinInputs = 1, kMaxInputs = 1;
 };
+// inputs [x, slope [C]] with C the innermost stored dim of x (a constant); output of x's shape.
+struct Prelu : NoInts, NoFloats {
+  static constexpr char kOp[] = "prelu";
+  static constexpr uint8_t kMinInputs = 2, kMaxInputs = 2;
+};
+struct Floor : NoInts, NoFloats {
+  static constexpr char kOp[] = "floor";
+  static constexpr uint8_t kMinInputs = 1, kMaxInputs = 1;
+};
+struct Ceiling : NoInts, NoFloats {
+  static constexpr char kOp[] = "ceiling";
+  static constexpr uint8_t kMinInputs = 1, kMaxInputs = 1;
+};
+// Round half to even.
+struct BankersRounding : NoInts, NoFloats {
+  static constexpr char kOp[] = "bankers_rounding";
+  static constexpr uint8_t kMinInputs = 1, kMaxInputs = 1;
+};
 // Over the innermost stored dim.
 struct Softmax : NoInts, NoFloats {
   static constexpr char kOp[] = "softmax";
@@ -276,8 +294,9 @@ struct StaticConstantPad {
   X(Convolution2d)                                                                           \
   X(DepthwiseConvolution2d) X(FullyConnected) X(Add2) X(Multiply2) X(Subtract) X(Divide)     \
       X(Maximum2) X(Minimum2) X(Clamp) X(LeakyRelu) X(Elu) X(Hardswish) X(Sigmoid) X(Negate) \
-          X(Abs) X(SquareRoot) X(Square) X(Softmax) X(MaxPooling2d) X(AveragePooling2d)      \
-              X(GlobalAveragePooling2d) X(StaticReshape) X(StaticConstantPad)
+          X(Abs) X(SquareRoot) X(Square) X(Prelu) X(Floor) X(Ceiling) X(BankersRounding)     \
+              X(Softmax) X(MaxPooling2d) X(AveragePooling2d) X(GlobalAveragePooling2d)       \
+                  X(StaticReshape) X(StaticConstantPad)
 
 namespace internal {
 template <typename Op>

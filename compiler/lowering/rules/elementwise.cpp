@@ -4,6 +4,7 @@
 // Every rule makes promotion explicit: operands are cast to the dtype the IR records for the output
 // (comparisons, whose output is bool, to PyTorch's result type of the operands), and Python numbers
 // become 0-d constants of that dtype.
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,9 +35,47 @@ constexpr char kRsqrt[] = "edge.rsqrt";
 constexpr char kTanh[] = "edge.tanh";
 constexpr char kSigmoid[] = "edge.sigmoid";
 constexpr char kErf[] = "edge.erf";
+constexpr char kErfc[] = "edge.erfc";
 constexpr char kHardswish[] = "edge.hardswish";
 constexpr char kHardsigmoid[] = "edge.hardsigmoid";
 constexpr char kSilu[] = "edge.silu";
+constexpr char kDiv[] = "edge.div";
+constexpr char kWhere[] = "edge.where";
+constexpr char kMish[] = "edge.mish";
+constexpr char kExp2[] = "edge.exp2";
+constexpr char kExpm1[] = "edge.expm1";
+constexpr char kLog2[] = "edge.log2";
+constexpr char kLog10[] = "edge.log10";
+constexpr char kLog1p[] = "edge.log1p";
+constexpr char kReciprocal[] = "edge.reciprocal";
+constexpr char kSin[] = "edge.sin";
+constexpr char kCos[] = "edge.cos";
+constexpr char kTan[] = "edge.tan";
+constexpr char kAsin[] = "edge.asin";
+constexpr char kAcos[] = "edge.acos";
+constexpr char kAtan[] = "edge.atan";
+constexpr char kSinh[] = "edge.sinh";
+constexpr char kCosh[] = "edge.cosh";
+constexpr char kAsinh[] = "edge.asinh";
+constexpr char kAcosh[] = "edge.acosh";
+constexpr char kAtanh[] = "edge.atanh";
+constexpr char kFloor[] = "edge.floor";
+constexpr char kCeil[] = "edge.ceil";
+constexpr char kRound[] = "edge.round";
+constexpr char kTrunc[] = "edge.trunc";
+constexpr char kFrac[] = "edge.frac";
+constexpr char kSign[] = "edge.sign";
+constexpr char kBitwiseNot[] = "edge.bitwise_not";
+constexpr char kBitwiseAnd[] = "edge.bitwise_and";
+constexpr char kBitwiseOr[] = "edge.bitwise_or";
+constexpr char kBitwiseXor[] = "edge.bitwise_xor";
+constexpr char kRemainder[] = "edge.remainder";
+constexpr char kFmod[] = "edge.fmod";
+constexpr char kFloorDivide[] = "edge.floor_divide";
+constexpr char kAtan2[] = "edge.atan2";
+constexpr char kHypot[] = "edge.hypot";
+constexpr char kCopysign[] = "edge.copysign";
+constexpr char kLogaddexp[] = "edge.logaddexp";
 constexpr char kEq[] = "edge.eq";
 constexpr char kNe[] = "edge.ne";
 constexpr char kLt[] = "edge.lt";
@@ -81,6 +120,8 @@ absl::StatusOr<ir::Value*> Scaled(LoweringContext& ctx, const AtenCall& call, st
   return ctx.builder().Emit1(kMul, {value, factor});
 }
 
+Results IdentityOfSelf(LoweringContext& ctx, const AtenCall& call);
+
 // ---- Arithmetic ----
 
 // self `op` other, both in the output dtype (mul, div, pow, maximum, minimum).
@@ -119,11 +160,20 @@ Results Div(LoweringContext& ctx, const AtenCall& call) {
   return BinaryIn(ctx, call, "edge.div", "self", "other");
 }
 
+// rounding_mode 'floor' is floor_divide; 'trunc' rounds the float quotient toward zero.
 Results DivMode(LoweringContext& ctx, const AtenCall& call) {
   TORCHIR_ASSIGN_OR_RETURN(AttrValue mode, call.Value("rounding_mode"));
   if (mode.is_none()) return Div(ctx, call);
-  return Unsupported(absl::StrCat("div with rounding_mode=", mode.ToString(),
-                                  ": the Edge dialect has no floor or trunc op"));
+  if (mode.kind() == AttrValue::Kind::kString && mode.as_string() == "floor") {
+    return BinaryIn(ctx, call, kFloorDivide, "self", "other");
+  }
+  if (mode.kind() == AttrValue::Kind::kString && mode.as_string() == "trunc" &&
+      ir::IsFloatingPoint(ctx.OutputType().dtype)) {
+    TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value*> quotient, Div(ctx, call));
+    return Single(ctx.builder().Emit1(kTrunc, {quotient[0]}));
+  }
+  return Unsupported(absl::StrCat("div with rounding_mode=", mode.ToString(), " of ",
+                                  std::string(ir::DTypeName(ctx.OutputType().dtype)), " values"));
 }
 
 Results Pow(LoweringContext& ctx, const AtenCall& call) {
@@ -217,6 +267,213 @@ Results LeakyRelu(LoweringContext& ctx, const AtenCall& call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.TensorOrScalar(call, "self", ctx.OutputType().dtype));
   return Single(
       ctx.builder().Emit1("edge.leaky_relu", {x}, {{"negative_slope", AttrValue::Double(slope)}}));
+}
+
+// Rounding an integer tensor changes nothing: no node.
+template <const char* kOp>
+Results Rounding(LoweringContext& ctx, const AtenCall& call) {
+  if (!ir::IsFloatingPoint(ctx.OutputType().dtype)) return IdentityOfSelf(ctx, call);
+  return Unary<kOp>(ctx, call);
+}
+
+// round.decimals: round(x * 10^d) / 10^d, or round(x / 10^-d) * 10^-d for negative d, as
+// PyTorch computes it.
+Results RoundDecimals(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(int64_t decimals, call.Int("decimals"));
+  if (decimals == 0) return Rounding<kRound>(ctx, call);
+  const DType dtype = ctx.OutputType().dtype;
+  if (!ir::IsFloatingPoint(dtype)) return IdentityOfSelf(ctx, call);
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.TensorOrScalar(call, "self", dtype));
+  const bool negative = decimals < 0;
+  TORCHIR_ASSIGN_OR_RETURN(
+      ir::Value * scale,
+      builder.Scalar(std::pow(10.0, static_cast<double>(negative ? -decimals : decimals)), dtype));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * scaled, builder.Emit1(negative ? kDiv : kMul, {x, scale}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * rounded, builder.Emit1(kRound, {scaled}));
+  return Single(builder.Emit1(negative ? kMul : kDiv, {rounded, scale}));
+}
+
+// sign of a bool tensor is itself.
+Results Sign(LoweringContext& ctx, const AtenCall& call) {
+  if (ctx.OutputType().dtype == DType::kBool) return IdentityOfSelf(ctx, call);
+  return Unary<kSign>(ctx, call);
+}
+
+// square: x * x.
+Results Square(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.TensorOrScalar(call, "self", ctx.OutputType().dtype));
+  return Single(ctx.builder().Emit1(kMul, {x, x}));
+}
+
+Results EluWith(LoweringContext& ctx, const AtenCall& call, double alpha, double scale,
+                double input_scale) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.TensorOrScalar(call, "self", ctx.OutputType().dtype));
+  return Single(ctx.builder().Emit1("edge.elu", {x},
+                                    {{"alpha", AttrValue::Double(alpha)},
+                                     {"scale", AttrValue::Double(scale)},
+                                     {"input_scale", AttrValue::Double(input_scale)}}));
+}
+
+Results Elu(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(double alpha, Number(call, "alpha"));
+  TORCHIR_ASSIGN_OR_RETURN(double scale, Number(call, "scale"));
+  TORCHIR_ASSIGN_OR_RETURN(double input_scale, Number(call, "input_scale"));
+  return EluWith(ctx, call, alpha, scale, input_scale);
+}
+
+// celu(x, alpha) = elu(x, alpha, scale 1, input_scale 1 / alpha).
+Results Celu(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(double alpha, Number(call, "alpha"));
+  if (alpha == 0.0) return Unsupported("celu with alpha=0");
+  return EluWith(ctx, call, alpha, 1.0, 1.0 / alpha);
+}
+
+// selu: elu with PyTorch's fixed alpha and scale.
+Results Selu(LoweringContext& ctx, const AtenCall& call) {
+  return EluWith(ctx, call, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946,
+                 1.0);
+}
+
+Results Softplus(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(double beta, Number(call, "beta"));
+  TORCHIR_ASSIGN_OR_RETURN(double threshold, Number(call, "threshold"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.TensorOrScalar(call, "self", ctx.OutputType().dtype));
+  return Single(ctx.builder().Emit1(
+      "edge.softplus", {x},
+      {{"beta", AttrValue::Double(beta)}, {"threshold", AttrValue::Double(threshold)}}));
+}
+
+template <const char* kOp>
+Results Shrink(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(double lambd, Number(call, "lambd"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.TensorOrScalar(call, "self", ctx.OutputType().dtype));
+  return Single(ctx.builder().Emit1(kOp, {x}, {{"lambd", AttrValue::Double(lambd)}}));
+}
+constexpr char kHardshrink[] = "edge.hardshrink";
+constexpr char kSoftshrink[] = "edge.softshrink";
+
+// ---- Logical ops: bitwise ops on bool ----
+
+// logical_not(x) = bitwise_not(bool(x)), in the recorded output dtype.
+Results LogicalNot(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.TensorOrScalar(call, "self", DType::kBool));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * result, ctx.builder().Emit1(kBitwiseNot, {x}));
+  return Single(ctx.builder().CastTo(result, ctx.OutputType().dtype));
+}
+
+// logical_and/or/xor(a, b) = bitwise op of bool(a) and bool(b).
+template <const char* kOp>
+Results Logical(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * a, ctx.TensorOrScalar(call, "self", DType::kBool));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * b, ctx.TensorOrScalar(call, "other", DType::kBool));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * result, ctx.builder().Emit1(kOp, {a, b}));
+  return Single(ctx.builder().CastTo(result, ctx.OutputType().dtype));
+}
+
+// ---- Predicates: decompositions ----
+
+// isnan(x) = x != x (never true for integers).
+Results IsNan(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  const DType dtype = ir::IsFloatingPoint(x->dtype()) ? DType::kFloat32
+                      : x->dtype() == DType::kInt64   ? DType::kInt64
+                                                      : DType::kInt32;
+  TORCHIR_ASSIGN_OR_RETURN(x, ctx.builder().CastTo(x, dtype));
+  return Single(ctx.builder().Emit1("edge.ne", {x, x}));
+}
+
+// isinf(x) = |x| == inf (never true for integers).
+Results IsInf(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  if (!ir::IsFloatingPoint(x->dtype())) return IsNan(ctx, call);
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(x, builder.CastTo(x, DType::kFloat32));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * magnitude, builder.Emit1(kAbs, {x}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * inf, builder.Scalar(kInfinity, DType::kFloat32));
+  return Single(builder.Emit1(kEq, {magnitude, inf}));
+}
+
+// ---- Composites: decompositions ----
+
+// lerp(self, end, weight) = self + weight * (end - self).
+Results Lerp(LoweringContext& ctx, const AtenCall& call) {
+  const DType dtype = ctx.OutputType().dtype;
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * self, ctx.TensorOrScalar(call, "self", dtype));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * end, ctx.TensorOrScalar(call, "end", dtype));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * weight, ctx.TensorOrScalar(call, "weight", dtype));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * difference, builder.Emit1(kSub, {end, self}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * step, builder.Emit1(kMul, {weight, difference}));
+  return Single(builder.Emit1(kAdd, {self, step}));
+}
+
+// addcmul/addcdiv(self, tensor1, tensor2, value) = self + value * (tensor1 op tensor2).
+template <const char* kOp>
+Results AddCombined(LoweringContext& ctx, const AtenCall& call) {
+  const DType dtype = ctx.OutputType().dtype;
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * self, ctx.TensorOrScalar(call, "self", dtype));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * t1, ctx.TensorOrScalar(call, "tensor1", dtype));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * t2, ctx.TensorOrScalar(call, "tensor2", dtype));
+  TORCHIR_ASSIGN_OR_RETURN(double value, Number(call, "value"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * combined, builder.Emit1(kOp, {t1, t2}));
+  if (value != 1.0) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * factor, builder.Scalar(value, dtype));
+    TORCHIR_ASSIGN_OR_RETURN(combined, builder.Emit1(kMul, {combined, factor}));
+  }
+  return Single(builder.Emit1(kAdd, {self, combined}));
+}
+
+// logit(x, eps) = log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps is given.
+Results Logit(LoweringContext& ctx, const AtenCall& call) {
+  const DType dtype = ctx.OutputType().dtype;
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * z, ctx.TensorOrScalar(call, "self", dtype));
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<double> eps, call.OptionalDouble("eps"));
+  if (eps) {
+    TORCHIR_ASSIGN_OR_RETURN(z, builder.Emit1("edge.clamp", {z},
+                                              {{"min", AttrValue::Double(*eps)},
+                                               {"max", AttrValue::Double(1.0 - *eps)}}));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * one, builder.Scalar(1.0, dtype));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * complement, builder.Emit1(kSub, {one, z}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * odds, builder.Emit1(kDiv, {z, complement}));
+  return Single(builder.Emit1(kLog, {odds}));
+}
+
+// prelu(x, weight): edge.prelu, its shape rule checks the weight (one or one per channel).
+Results Prelu(LoweringContext& ctx, const AtenCall& call) {
+  const DType dtype = ctx.OutputType().dtype;
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.TensorOrScalar(call, "self", dtype));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * weight, ctx.TensorOrScalar(call, "weight", dtype));
+  return Single(ctx.builder().Emit1("edge.prelu", {x, weight}));
+}
+
+// glu(x, dim) = a * sigmoid(b), a and b the two halves of x along dim.
+Results Glu(LoweringContext& ctx, const AtenCall& call) {
+  const DType dtype = ctx.OutputType().dtype;
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.TensorOrScalar(call, "self", dtype));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  const int64_t rank = static_cast<int64_t>(x->type().rank());
+  if (dim < 0) dim += rank;
+  if (dim < 0 || dim >= rank || x->type().sizes[dim] % 2 != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("glu: dim ", dim, " of ", x->type().ToString(), " is not of even size"));
+  }
+  const int64_t half = x->type().sizes[dim] / 2;
+  auto slice = [&](int64_t start) {
+    return builder.Emit1("edge.slice", {x},
+                         {{"dim", AttrValue::Int(dim)},
+                          {"start", AttrValue::Int(start)},
+                          {"end", AttrValue::Int(start + half)},
+                          {"step", AttrValue::Int(1)}});
+  };
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * a, slice(0));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * b, slice(half));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * gate, builder.Emit1(kSigmoid, {b}));
+  return Single(builder.Emit1(kMul, {a, gate}));
 }
 
 // ---- Comparisons ----
@@ -385,15 +642,15 @@ Results AssertTensorMetadata(LoweringContext& ctx, const AtenCall& call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * a, ctx.Tensor(call, "a"));
   TORCHIR_ASSIGN_OR_RETURN(std::optional<DType> dtype, call.OptionalDType("dtype"));
   if (dtype && *dtype != a->dtype()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "asserts dtype ", std::string(ir::DTypeName(*dtype)), " but '", a->name(), "' is ",
-        std::string(ir::DTypeName(a->dtype()))));
+    return absl::InvalidArgumentError(
+        absl::StrCat("asserts dtype ", std::string(ir::DTypeName(*dtype)), " but '", a->name(),
+                     "' is ", std::string(ir::DTypeName(a->dtype()))));
   }
   TORCHIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> sizes, call.OptionalIntList("size"));
   if (sizes && *sizes != a->sizes()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "asserts sizes [", absl::StrJoin(*sizes, ", "), "] but '", a->name(), "' has [",
-        absl::StrJoin(a->sizes(), ", "), "]"));
+    return absl::InvalidArgumentError(absl::StrCat("asserts sizes [", absl::StrJoin(*sizes, ", "),
+                                                   "] but '", a->name(), "' has [",
+                                                   absl::StrJoin(a->sizes(), ", "), "]"));
   }
   TORCHIR_ASSIGN_OR_RETURN(AttrValue layout, call.Value("layout"));
   if (!layout.is_none() &&
@@ -432,6 +689,51 @@ void AddElementwiseRules(RuleTable& table) {
   AddOp(table, "pow", "Tensor_Tensor", Pow);
   AddOp(table, "maximum", "default", Binary<kMaximum>);
   AddOp(table, "minimum", "default", Binary<kMinimum>);
+  for (const char* overload : {"Tensor", "Scalar"}) {
+    AddOp(table, "fmod", overload, Binary<kFmod>, kInPlace);
+    AddOp(table, "remainder", overload, Binary<kRemainder>, kInPlace);
+    AddOp(table, "copysign", overload, Binary<kCopysign>, kInPlace);
+  }
+  AddOp(table, "remainder", "Scalar_Tensor", Binary<kRemainder>);
+  AddOp(table, "floor_divide", "default", Binary<kFloorDivide>);
+  AddOp(table, "floor_divide", "Scalar", Binary<kFloorDivide>, kInPlace);
+  AddOp(table, "floor_divide_", "Tensor", Binary<kFloorDivide>);
+  AddOp(table, "atan2", "default", Binary<kAtan2>, kInPlace);
+  AddOp(table, "hypot", "default", Binary<kHypot>, kInPlace);
+  AddOp(table, "logaddexp", "default", Binary<kLogaddexp>);
+  AddOp(table, "square", "default", Square, kInPlace);
+  AddOp(table, "lerp", "Scalar", Lerp, kInPlace);
+  AddOp(table, "lerp", "Tensor", Lerp, kInPlace);
+  AddOp(table, "addcmul", "default", AddCombined<kMul>, kInPlace);
+  AddOp(table, "addcdiv", "default", AddCombined<kDiv>, kInPlace);
+
+  // Bitwise and logical.
+  for (const char* overload : {"Tensor", "Scalar", "Scalar_Tensor"}) {
+    AddOp(table, "bitwise_and", overload, Binary<kBitwiseAnd>);
+    AddOp(table, "bitwise_or", overload, Binary<kBitwiseOr>);
+    AddOp(table, "bitwise_xor", overload, Binary<kBitwiseXor>);
+  }
+  for (const char* overload : {"Tensor", "Scalar"}) {
+    AddOp(table, "bitwise_and_", overload, Binary<kBitwiseAnd>);
+    AddOp(table, "bitwise_or_", overload, Binary<kBitwiseOr>);
+    AddOp(table, "bitwise_xor_", overload, Binary<kBitwiseXor>);
+  }
+  // Python's &, |, ^ on tensors (torch.export keeps the dunder names).
+  for (const char* overload : {"Tensor", "Scalar"}) {
+    AddOp(table, "__and__", overload, Binary<kBitwiseAnd>);
+    AddOp(table, "__or__", overload, Binary<kBitwiseOr>);
+    AddOp(table, "__xor__", overload, Binary<kBitwiseXor>);
+    AddOp(table, "__iand__", overload, Binary<kBitwiseAnd>);
+    AddOp(table, "__ior__", overload, Binary<kBitwiseOr>);
+    AddOp(table, "__ixor__", overload, Binary<kBitwiseXor>);
+  }
+  AddOp(table, "bitwise_not", "default", Unary<kBitwiseNot>, kInPlace);
+  AddOp(table, "logical_not", "default", LogicalNot, kInPlace);
+  AddOp(table, "logical_and", "default", Logical<kBitwiseAnd>, kInPlace);
+  AddOp(table, "logical_or", "default", Logical<kBitwiseOr>, kInPlace);
+  AddOp(table, "logical_xor", "default", Logical<kBitwiseXor>, kInPlace);
+  AddOp(table, "isnan", "default", IsNan);
+  AddOp(table, "isinf", "default", IsInf);
 
   // Unary math.
   AddOp(table, "neg", "default", Unary<kNeg>, kInPlace);
@@ -443,6 +745,33 @@ void AddElementwiseRules(RuleTable& table) {
   AddOp(table, "tanh", "default", Unary<kTanh>, kInPlace);
   AddOp(table, "sigmoid", "default", Unary<kSigmoid>, kInPlace);
   AddOp(table, "erf", "default", Unary<kErf>, kInPlace);
+  AddOp(table, "erfc", "default", Unary<kErfc>, kInPlace);
+  AddOp(table, "exp2", "default", Unary<kExp2>, kInPlace);
+  AddOp(table, "expm1", "default", Unary<kExpm1>, kInPlace);
+  AddOp(table, "log2", "default", Unary<kLog2>, kInPlace);
+  AddOp(table, "log10", "default", Unary<kLog10>, kInPlace);
+  AddOp(table, "log1p", "default", Unary<kLog1p>, kInPlace);
+  AddOp(table, "reciprocal", "default", Unary<kReciprocal>, kInPlace);
+  AddOp(table, "sin", "default", Unary<kSin>, kInPlace);
+  AddOp(table, "cos", "default", Unary<kCos>, kInPlace);
+  AddOp(table, "tan", "default", Unary<kTan>, kInPlace);
+  AddOp(table, "asin", "default", Unary<kAsin>, kInPlace);
+  AddOp(table, "acos", "default", Unary<kAcos>, kInPlace);
+  AddOp(table, "atan", "default", Unary<kAtan>, kInPlace);
+  AddOp(table, "sinh", "default", Unary<kSinh>, kInPlace);
+  AddOp(table, "cosh", "default", Unary<kCosh>, kInPlace);
+  AddOp(table, "asinh", "default", Unary<kAsinh>, kInPlace);
+  AddOp(table, "acosh", "default", Unary<kAcosh>, kInPlace);
+  AddOp(table, "atanh", "default", Unary<kAtanh>, kInPlace);
+  AddOp(table, "floor", "default", Rounding<kFloor>, kInPlace);
+  AddOp(table, "ceil", "default", Rounding<kCeil>, kInPlace);
+  AddOp(table, "round", "default", Rounding<kRound>, kInPlace);
+  AddOp(table, "round", "decimals", RoundDecimals, kInPlace);
+  AddOp(table, "trunc", "default", Rounding<kTrunc>, kInPlace);
+  AddOp(table, "fix", "default", Rounding<kTrunc>, kInPlace);
+  AddOp(table, "frac", "default", Unary<kFrac>, kInPlace);
+  AddOp(table, "sign", "default", Sign, kInPlace);
+  AddOp(table, "logit", "default", Logit, kInPlace);
 
   // Activations.
   AddOp(table, "relu", "default", Relu, kInPlace);
@@ -459,6 +788,15 @@ void AddElementwiseRules(RuleTable& table) {
   AddOp(table, "silu", "default", Unary<kSilu>, kInPlace);
   AddOp(table, "gelu", "default", Gelu, kInPlace);
   AddOp(table, "leaky_relu", "default", LeakyRelu, kInPlace);
+  AddOp(table, "elu", "default", Elu, kInPlace);
+  AddOp(table, "celu", "default", Celu, kInPlace);
+  AddOp(table, "selu", "default", Selu, kInPlace);
+  AddOp(table, "softplus", "default", Softplus);
+  AddOp(table, "hardshrink", "default", Shrink<kHardshrink>);
+  AddOp(table, "softshrink", "default", Shrink<kSoftshrink>);
+  AddOp(table, "mish", "default", Unary<kMish>, kInPlace);
+  AddOp(table, "prelu", "default", Prelu);
+  AddOp(table, "glu", "default", Glu);
 
   // Comparisons (their in-place forms keep self's dtype instead of bool: not lowered).
   for (const char* overload : {"Tensor", "Scalar"}) {

@@ -18,7 +18,55 @@
 #include <cstdint>
 #include <utility>
 
+#include "runtime/core/error.h"
 #include "runtime/core/tensor.h"
+#include "runtime/kernels/portable/argument_checks.h"
+
+namespace torchir::runtime::portable {
+
+// The dtype classes of the elementwise kernel lists (unary_ops.h, binary_ops.h): each names
+// its DTypeSet and calls `body` (a generic lambda taking a typed null pointer `auto* tag`) with
+// the C++ type of a dtype of the class, so that a kernel's formula is compiled only for the
+// types its class holds. bool is stored as one byte, 0 or 1, and runs as uint8_t (no Edge
+// elementwise op takes uint8 itself).
+struct FloatTypes {
+  static constexpr DTypeSet kDTypes = kFloat32Only;
+  template <typename Body>
+  static Error Switch(ScalarType type, Body&& body) {
+    return type == ScalarType::kFloat32 ? body(static_cast<float*>(nullptr))
+                                        : Error::kInvalidType;
+  }
+};
+
+// float32, int32, int64.
+struct RealTypes {
+  static constexpr DTypeSet kDTypes = kRealTypes;
+  template <typename Body>
+  static Error Switch(ScalarType type, Body&& body) {
+    switch (type) {
+      case ScalarType::kFloat32: return body(static_cast<float*>(nullptr));
+      case ScalarType::kInt32: return body(static_cast<int32_t*>(nullptr));
+      case ScalarType::kInt64: return body(static_cast<int64_t*>(nullptr));
+      default: return Error::kInvalidType;
+    }
+  }
+};
+
+// The bitwise ops' dtypes: int32, int64 and bool.
+struct BitsTypes {
+  static constexpr DTypeSet kDTypes{ScalarType::kInt32, ScalarType::kInt64, ScalarType::kBool};
+  template <typename Body>
+  static Error Switch(ScalarType type, Body&& body) {
+    switch (type) {
+      case ScalarType::kInt32: return body(static_cast<int32_t*>(nullptr));
+      case ScalarType::kInt64: return body(static_cast<int64_t*>(nullptr));
+      case ScalarType::kBool: return body(static_cast<uint8_t*>(nullptr));
+      default: return Error::kInvalidType;
+    }
+  }
+};
+
+}  // namespace torchir::runtime::portable
 
 namespace torchir::runtime::portable::tensor_ops {
 

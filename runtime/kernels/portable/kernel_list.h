@@ -42,42 +42,29 @@ TORCHIR_PORTABLE_KERNEL(log_softmax, CheckSoftmax, RunLogSoftmax, 1)
 // clamp(input, min, max, out), float32/int32/int64, +-inf for an open side; integer tensors
 // clamp to the integers inside [min, max].
 TORCHIR_PORTABLE_KERNEL(clamp, CheckClamp, RunClamp, 1)
-// float32 only, no attributes.
-TORCHIR_PORTABLE_KERNEL(hardswish, CheckFloatUnary, RunHardswish, 1)
-TORCHIR_PORTABLE_KERNEL(hardsigmoid, CheckFloatUnary, RunHardsigmoid, 1)
-TORCHIR_PORTABLE_KERNEL(sigmoid, CheckFloatUnary, RunSigmoid, 1)
-TORCHIR_PORTABLE_KERNEL(tanh, CheckFloatUnary, RunTanh, 1)
 // gelu(input, approximate: "none" | "tanh", out), float32.
 TORCHIR_PORTABLE_KERNEL(gelu, CheckGelu, RunGelu, 1)
-TORCHIR_PORTABLE_KERNEL(silu, CheckFloatUnary, RunSilu, 1)
-// leaky_relu(input, negative_slope, out), float32.
-TORCHIR_PORTABLE_KERNEL(leaky_relu, CheckLeakyRelu, RunLeakyRelu, 1)
-TORCHIR_PORTABLE_KERNEL(exp, CheckFloatUnary, RunExp, 1)
-TORCHIR_PORTABLE_KERNEL(log, CheckFloatUnary, RunLog, 1)
-TORCHIR_PORTABLE_KERNEL(sqrt, CheckFloatUnary, RunSqrt, 1)
-TORCHIR_PORTABLE_KERNEL(rsqrt, CheckFloatUnary, RunRsqrt, 1)
-TORCHIR_PORTABLE_KERNEL(erf, CheckFloatUnary, RunErf, 1)
-// float32/int32/int64; integers wrap around like PyTorch's.
-TORCHIR_PORTABLE_KERNEL(neg, CheckRealUnary, RunNeg, 1)
-TORCHIR_PORTABLE_KERNEL(abs, CheckRealUnary, RunAbs, 1)
+// prelu(input, weight, out), float32: weight holds one slope or one per channel (dim 1; a 0-d
+// or 1-d input has one channel).
+TORCHIR_PORTABLE_KERNEL(prelu, CheckPrelu, RunPrelu, 1)
+// The formula kernels, one line each in unary_ops.h (which documents their arguments).
+#define TORCHIR_UNARY(name, dtypes, ...) \
+  TORCHIR_PORTABLE_KERNEL(name, Check##dtypes##Unary, RunUnary_##name, 1)
+#define TORCHIR_UNARY_ATTRS(name, count, ...) \
+  TORCHIR_PORTABLE_KERNEL(name, CheckFloatUnaryAttrs##count, RunUnary_##name, 1)
+#include "runtime/kernels/portable/unary_ops.h"
+#undef TORCHIR_UNARY_ATTRS
+#undef TORCHIR_UNARY
 
 // ---- binary.cpp: (self, other, out), broadcasting ----------------------------------------
-// float32/int32/int64, out of the same dtype.
-TORCHIR_PORTABLE_KERNEL(add, CheckRealBinary, RunAdd, 1)
-TORCHIR_PORTABLE_KERNEL(sub, CheckRealBinary, RunSub, 1)
-TORCHIR_PORTABLE_KERNEL(mul, CheckRealBinary, RunMul, 1)
-// float32 only.
-TORCHIR_PORTABLE_KERNEL(div, CheckFloatBinary, RunDiv, 1)
-TORCHIR_PORTABLE_KERNEL(pow, CheckFloatBinary, RunPow, 1)
-TORCHIR_PORTABLE_KERNEL(maximum, CheckRealBinary, RunMaximum, 1)
-TORCHIR_PORTABLE_KERNEL(minimum, CheckRealBinary, RunMinimum, 1)
-// float32/int32/int64 operands, bool out.
-TORCHIR_PORTABLE_KERNEL(eq, CheckComparison, RunEq, 1)
-TORCHIR_PORTABLE_KERNEL(ne, CheckComparison, RunNe, 1)
-TORCHIR_PORTABLE_KERNEL(lt, CheckComparison, RunLt, 1)
-TORCHIR_PORTABLE_KERNEL(le, CheckComparison, RunLe, 1)
-TORCHIR_PORTABLE_KERNEL(gt, CheckComparison, RunGt, 1)
-TORCHIR_PORTABLE_KERNEL(ge, CheckComparison, RunGe, 1)
+// One line each in binary_ops.h (which documents their dtypes).
+#define TORCHIR_BINARY(name, dtypes, ...) \
+  TORCHIR_PORTABLE_KERNEL(name, Check##dtypes##Binary, RunBinary_##name, 1)
+#define TORCHIR_COMPARISON(name, ...) \
+  TORCHIR_PORTABLE_KERNEL(name, CheckComparison, RunBinary_##name, 1)
+#include "runtime/kernels/portable/binary_ops.h"
+#undef TORCHIR_COMPARISON
+#undef TORCHIR_BINARY
 
 // ---- where.cpp, cast.cpp -----------------------------------------------------------------
 // where(condition: bool, self, other, out), all three broadcast.

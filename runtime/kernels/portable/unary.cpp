@@ -1,5 +1,5 @@
-// Elementwise unary math and activations: one functor per op, one loop for all.
-// Formulas follow PyTorch's CPU kernels so results agree to float rounding.
+// Elementwise unary math and activations: the kernels of the list in unary_ops.h, one loop for
+// all, plus gelu (a string attribute picks its formula).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -16,39 +16,73 @@ namespace {
 
 using tensor_ops::MapElements;
 
+// ---- Helpers of the list's formulas ----
+
 // relu6(x + 3) with std::min/max, which (unlike fmin/fmax) keep a NaN as PyTorch does.
 inline float Relu6OfXPlus3(float x) { return std::min(std::max(x + 3.0f, 0.0f), 6.0f); }
 
-struct Hardswish {
-  float operator()(float x) const { return x * Relu6OfXPlus3(x) / 6.0f; }
-};
-struct Hardsigmoid {
-  float operator()(float x) const { return Relu6OfXPlus3(x) / 6.0f; }
-};
-struct Sigmoid {
-  float operator()(float x) const { return 1.0f / (1.0f + std::exp(-x)); }
-};
-struct Tanh {
-  float operator()(float x) const { return std::tanh(x); }
-};
-struct Silu {
-  float operator()(float x) const { return x / (1.0f + std::exp(-x)); }
-};
-struct Exp {
-  float operator()(float x) const { return std::exp(x); }
-};
-struct Log {
-  float operator()(float x) const { return std::log(x); }
-};
-struct Sqrt {
-  float operator()(float x) const { return std::sqrt(x); }
-};
-struct Rsqrt {
-  float operator()(float x) const { return 1.0f / std::sqrt(x); }
-};
-struct Erf {
-  float operator()(float x) const { return std::erf(x); }
-};
+// Integers negate in unsigned arithmetic: -INT_MIN wraps to INT_MIN as in
+// PyTorch, where signed overflow would be undefined.
+template <typename T>
+T Neg(T x) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(std::make_unsigned_t<T>{0} - static_cast<std::make_unsigned_t<T>>(x));
+  } else {
+    return -x;
+  }
+}
+
+template <typename T>
+T Abs(T x) {
+  if constexpr (std::is_integral_v<T>) {
+    return x < 0 ? Neg(x) : x;
+  } else {
+    return std::fabs(x);
+  }
+}
+
+// bool (uint8_t, 0 or 1) flips; integers flip every bit.
+template <typename T>
+T BitwiseNot(T x) {
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    return x == 0 ? 1 : 0;
+  } else {
+    return static_cast<T>(~x);
+  }
+}
+
+// ---- The loops ----
+
+// out = op(input) over every element, for the dtype classes of elementwise_util.h. The output
+// is the last argument.
+template <typename Types, typename Op>
+Error RunUnary(KernelArgs args, const char* kernel, const Op& op) {
+  const Tensor& input = args[0]->to_tensor();
+  const Tensor& out = args[args.size() - 1]->to_tensor();
+  const Error error = Types::Switch(input.scalar_type(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    MapElements(out.mutable_data_ptr<T>(), input.data_ptr<T>(), input.numel(), op);
+    return Error::kOk;
+  });
+  if (error != Error::kOk) {
+    Log(LogLevel::kError, "%s: unsupported dtype %s", kernel, ScalarTypeName(input.scalar_type()));
+  }
+  return error;
+}
+
+// The float attribute at argument `i` of a TORCHIR_UNARY_ATTRS kernel, 0 past the last one.
+float Attribute(KernelArgs args, size_t i) {
+  return i + 1 < args.size() ? static_cast<float>(args[i]->to_double()) : 0.0f;
+}
+
+Error CheckUnaryWithAttributes(KernelArgs args, size_t count, const char* kernel) {
+  TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 2 + count, kernel));
+  for (size_t i = 1; i <= count; ++i) {
+    TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, i, EValue::Tag::kDouble, kernel));
+  }
+  return CheckSameShapeUnary(args, kFloat32Only, kernel);
+}
+
 struct GeluErf {
   float operator()(float x) const {
     constexpr float kSqrtHalf = 0.70710678118654752f;
@@ -62,53 +96,6 @@ struct GeluTanh {
     return 0.5f * x * (1.0f + std::tanh(kSqrtTwoOverPi * (x + kKappa * x * x * x)));
   }
 };
-struct LeakyRelu {
-  float negative_slope;
-  float operator()(float x) const { return x > 0.0f ? x : x * negative_slope; }
-};
-
-// Integers negate in unsigned arithmetic: -INT_MIN wraps to INT_MIN as in
-// PyTorch, where signed overflow would be undefined.
-struct Neg {
-  template <typename T>
-  T operator()(T x) const {
-    if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(std::make_unsigned_t<T>{0} - static_cast<std::make_unsigned_t<T>>(x));
-    } else {
-      return -x;
-    }
-  }
-};
-struct Abs {
-  template <typename T>
-  T operator()(T x) const {
-    if constexpr (std::is_integral_v<T>) {
-      return x < 0 ? Neg()(x) : x;
-    } else {
-      return std::fabs(x);
-    }
-  }
-};
-
-// The output is the last argument for every unary kernel.
-template <typename Op>
-Error RunFloat(KernelArgs args, const Op& op) {
-  const Tensor& input = args[0]->to_tensor();
-  const Tensor& out = args[args.size() - 1]->to_tensor();
-  MapElements(out.mutable_data_ptr<float>(), input.data_ptr<float>(), input.numel(), op);
-  return Error::kOk;
-}
-
-template <typename Op>
-Error RunReal(KernelArgs args, const char* kernel) {
-  const Tensor& input = args[0]->to_tensor();
-  const Tensor& out = args[1]->to_tensor();
-  return TORCHIR_SWITCH_REAL_TYPES(input.scalar_type(), kernel, [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    MapElements(out.mutable_data_ptr<T>(), input.data_ptr<T>(), input.numel(), Op());
-    return Error::kOk;
-  });
-}
 
 // True for the two spellings PyTorch's gelu accepts.
 bool IsGeluMode(Span<const char> text, const char* mode) {
@@ -121,21 +108,56 @@ bool IsGeluMode(Span<const char> text, const char* mode) {
 
 }  // namespace
 
+// ---- Checks, one per dtype class and attribute count ----
+
 Error CheckFloatUnary(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 2, "unary float op"));
-  return CheckSameShapeUnary(args, kFloat32Only, "unary float op");
+  return CheckSameShapeUnary(args, FloatTypes::kDTypes, "unary float op");
 }
 
-Error RunHardswish(KernelContext&, KernelArgs args) { return RunFloat(args, Hardswish()); }
-Error RunHardsigmoid(KernelContext&, KernelArgs args) { return RunFloat(args, Hardsigmoid()); }
-Error RunSigmoid(KernelContext&, KernelArgs args) { return RunFloat(args, Sigmoid()); }
-Error RunTanh(KernelContext&, KernelArgs args) { return RunFloat(args, Tanh()); }
-Error RunSilu(KernelContext&, KernelArgs args) { return RunFloat(args, Silu()); }
-Error RunExp(KernelContext&, KernelArgs args) { return RunFloat(args, Exp()); }
-Error RunLog(KernelContext&, KernelArgs args) { return RunFloat(args, Log()); }
-Error RunSqrt(KernelContext&, KernelArgs args) { return RunFloat(args, Sqrt()); }
-Error RunRsqrt(KernelContext&, KernelArgs args) { return RunFloat(args, Rsqrt()); }
-Error RunErf(KernelContext&, KernelArgs args) { return RunFloat(args, Erf()); }
+Error CheckRealUnary(KernelArgs args) {
+  TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 2, "unary op"));
+  return CheckSameShapeUnary(args, RealTypes::kDTypes, "unary op");
+}
+
+Error CheckBitsUnary(KernelArgs args) {
+  TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 2, "unary bitwise op"));
+  return CheckSameShapeUnary(args, BitsTypes::kDTypes, "unary bitwise op");
+}
+
+Error CheckFloatUnaryAttrs1(KernelArgs args) {
+  return CheckUnaryWithAttributes(args, 1, "unary float op with 1 attribute");
+}
+Error CheckFloatUnaryAttrs2(KernelArgs args) {
+  return CheckUnaryWithAttributes(args, 2, "unary float op with 2 attributes");
+}
+Error CheckFloatUnaryAttrs3(KernelArgs args) {
+  return CheckUnaryWithAttributes(args, 3, "unary float op with 3 attributes");
+}
+
+// ---- The list's run functions ----
+
+#define TORCHIR_UNARY(name, dtypes, ...)                     \
+  Error RunUnary_##name(KernelContext&, KernelArgs args) {   \
+    return RunUnary<dtypes##Types>(args, #name, [](auto x) { \
+      using T [[maybe_unused]] = decltype(x);                \
+      return static_cast<T>(__VA_ARGS__);                    \
+    });                                                      \
+  }
+#define TORCHIR_UNARY_ATTRS(name, count, ...)                     \
+  Error RunUnary_##name(KernelContext&, KernelArgs args) {        \
+    const float a0 = Attribute(args, 1), a1 = Attribute(args, 2); \
+    const float a2 = Attribute(args, 3);                          \
+    return RunUnary<FloatTypes>(args, #name, [=](float x) {       \
+      static_cast<void>(a0 + a1 + a2);                            \
+      return static_cast<float>(__VA_ARGS__);                     \
+    });                                                           \
+  }
+#include "runtime/kernels/portable/unary_ops.h"
+#undef TORCHIR_UNARY_ATTRS
+#undef TORCHIR_UNARY
+
+// ---- gelu ----
 
 Error CheckGelu(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 3, "gelu"));
@@ -147,26 +169,58 @@ Error CheckGelu(KernelArgs args) {
 }
 
 Error RunGelu(KernelContext&, KernelArgs args) {
-  if (IsGeluMode(args[1]->to_string(), "tanh")) return RunFloat(args, GeluTanh());
-  return RunFloat(args, GeluErf());
+  if (IsGeluMode(args[1]->to_string(), "tanh"))
+    return RunUnary<FloatTypes>(args, "gelu", GeluTanh());
+  return RunUnary<FloatTypes>(args, "gelu", GeluErf());
 }
 
-Error CheckLeakyRelu(KernelArgs args) {
-  TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 3, "leaky_relu"));
-  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, 1, EValue::Tag::kDouble, "leaky_relu"));
-  return CheckSameShapeUnary(args, kFloat32Only, "leaky_relu");
+// ---- prelu ----
+
+namespace {
+
+// The channel count prelu's weight may match: dim 1 (a 0-d or 1-d input has one channel).
+int64_t PreluChannels(const Tensor& input) { return input.dim() >= 2 ? input.size(1) : 1; }
+
+}  // namespace
+
+Error CheckPrelu(KernelArgs args) {
+  TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 3, "prelu"));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, 1, kFloat32Only, "prelu"));
+  TORCHIR_RETURN_IF_ERROR(CheckSameShapeUnary(args, kFloat32Only, "prelu"));
+  const Tensor& weight = args[1]->to_tensor();
+  const int64_t channels = PreluChannels(args[0]->to_tensor());
+  TORCHIR_CHECK_OR_RETURN(weight.dim() <= 1 && (weight.numel() == 1 || weight.numel() == channels),
+                          Error::kShapeMismatch, "prelu: %lld weights for %lld channels",
+                          (long long)weight.numel(), (long long)channels);
+  return Error::kOk;
 }
 
-Error RunLeakyRelu(KernelContext&, KernelArgs args) {
-  return RunFloat(args, LeakyRelu{static_cast<float>(args[1]->to_double())});
+// x > 0 ? x : slope * x, like PyTorch (a NaN stays NaN).
+Error RunPrelu(KernelContext&, KernelArgs args) {
+  const Tensor& input = args[0]->to_tensor();
+  const Tensor& weight = args[1]->to_tensor();
+  const Tensor& out = args[2]->to_tensor();
+  const float* x = input.data_ptr<float>();
+  const float* slopes = weight.data_ptr<float>();
+  float* y = out.mutable_data_ptr<float>();
+  if (weight.numel() == 1) {
+    const float slope = slopes[0];
+    MapElements(y, x, input.numel(), [slope](float v) { return v > 0.0f ? v : slope * v; });
+    return Error::kOk;
+  }
+  // One slope per channel of [outer, channels, inner] (rank >= 2 here).
+  const int64_t channels = PreluChannels(input);
+  const int64_t outer = input.size(0);
+  const int64_t inner = SizeProduct(input, 2, input.dim());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t c = 0; c < channels; ++c) {
+      const float slope = slopes[c];
+      const int64_t offset = (o * channels + c) * inner;
+      MapElements(y + offset, x + offset, inner,
+                  [slope](float v) { return v > 0.0f ? v : slope * v; });
+    }
+  }
+  return Error::kOk;
 }
-
-Error CheckRealUnary(KernelArgs args) {
-  TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, 2, "unary op"));
-  return CheckSameShapeUnary(args, kRealTypes, "unary op");
-}
-
-Error RunNeg(KernelContext&, KernelArgs args) { return RunReal<Neg>(args, "neg"); }
-Error RunAbs(KernelContext&, KernelArgs args) { return RunReal<Abs>(args, "abs"); }
 
 }  // namespace torchir::runtime::portable

@@ -171,14 +171,65 @@ TEST(ElementwiseLowering, DivOfIntegersIsTrueDivisionInFloat) {
   EXPECT_THAT(Ops(*edge), ElementsAre("edge.cast", "edge.cast", "edge.div"));
 }
 
-TEST(ElementwiseLowering, DivWithRoundingModeIsUnsupported) {
+TEST(ElementwiseLowering, DivWithRoundingModeFloorIsFloorDivideAndTruncTruncates) {
   GraphBuilder b;
   ir::Value* x = b.Input("x", F32({4}));
   ir::Value* y = b.Input("y", F32({4}));
   b.Output(b.Op("aten.div.Tensor_mode", {x, y}).Attr("rounding_mode", "floor").Out(F32({4})));
+  b.Output(b.Op("aten.div.Tensor_mode", {x, y}).Attr("rounding_mode", "trunc").Out(F32({4})));
+  auto edge = Lower(b);
+  ASSERT_NE(edge, nullptr);
+  EXPECT_THAT(Ops(*edge), ElementsAre("edge.floor_divide", "edge.div", "edge.trunc"));
+}
+
+TEST(ElementwiseLowering, IntegerDivWithRoundingModeTruncIsUnsupported) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", I64({4}));
+  ir::Value* y = b.Input("y", I64({4}));
+  b.Output(b.Op("aten.div.Tensor_mode", {x, y}).Attr("rounding_mode", "trunc").Out(I64({4})));
   absl::Status status = LowerStatus(b);
   EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(std::string(status.message()), HasSubstr("rounding_mode='floor'"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("rounding_mode='trunc' of int64"));
+}
+
+// Rounding integers is the identity; round.decimals scales around edge.round; logical ops
+// are bitwise ops on bool; isnan is x != x; square is x * x; celu and selu are elu.
+TEST(ElementwiseLowering, NewElementwiseOpsLowerToTheirEdgeForms) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({4}));
+  ir::Value* n = b.Input("n", I64({4}));
+  b.Output(b.Op("aten.floor.default", {n}).Out(I64({4})));
+  b.Output(b.Op("aten.round.decimals", {x}).Attr("decimals", 2).Out(F32({4})));
+  b.Output(b.Op("aten.logical_and.default", {x, n}).Out(Bool({4})));
+  b.Output(b.Op("aten.isnan.default", {x}).Out(Bool({4})));
+  b.Output(b.Op("aten.square.default", {x}).Out(F32({4})));
+  b.Output(b.Op("aten.celu.default", {x}).Attr("alpha", 2.0).Out(F32({4})));
+  auto edge = Lower(b);
+  ASSERT_NE(edge, nullptr);
+  EXPECT_THAT(Ops(*edge), ElementsAre("edge.mul", "edge.round", "edge.div",        // decimals
+                                      "edge.cast", "edge.cast", "edge.bitwise_and",  // logical
+                                      "edge.ne", "edge.mul", "edge.elu"));
+  const ir::Node* elu = nullptr;
+  for (const ir::Node* node : edge->nodes()) elu = node;
+  EXPECT_EQ(elu->FindAttr("input_scale")->as_double(), 0.5);
+  EXPECT_EQ(elu->FindAttr("scale")->as_double(), 1.0);
+}
+
+TEST(ElementwiseLowering, PreluIsEdgePreluAndItsWeightIsChecked) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({2, 3, 4, 5}));
+  ir::Value* w = b.Weight("w", F32({3}), std::vector<float>{0.1f, 0.2f, 0.3f});
+  b.Output(b.Op("aten.prelu.default", {x, w}).Out(F32({2, 3, 4, 5})));
+  auto edge = Lower(b);
+  ASSERT_NE(edge, nullptr);
+  EXPECT_THAT(Ops(*edge), ElementsAre("edge.prelu"));
+
+  GraphBuilder wrong;
+  ir::Value* y = wrong.Input("x", F32({2, 3, 4, 5}));
+  ir::Value* w4 = wrong.Weight("w", F32({4}), std::vector<float>(4, 0.25f));
+  wrong.Output(wrong.Op("aten.prelu.default", {y, w4}).Out(F32({2, 3, 4, 5})));
+  EXPECT_THAT(std::string(LowerStatus(wrong).message()),
+              HasSubstr("prelu weight float32[4] is neither one slope nor one per channel"));
 }
 
 TEST(ElementwiseLowering, DivWithoutRoundingModeIsTrueDivision) {

@@ -28,8 +28,30 @@ Shape Broadcast(const Shape& a, const Shape& b) {
 }
 
 const char* const kBinaryOps[] = {
-    "edge.add", "edge.sub", "edge.mul", "edge.div", "edge.pow", "edge.maximum", "edge.minimum",
-    "edge.eq",  "edge.ne",  "edge.lt",  "edge.le",  "edge.gt",  "edge.ge"};
+    "edge.add",        "edge.sub",         "edge.mul",       "edge.div",       "edge.pow",
+    "edge.maximum",    "edge.minimum",     "edge.remainder", "edge.fmod",      "edge.floor_divide",
+    "edge.atan2",      "edge.hypot",       "edge.copysign",  "edge.logaddexp", "edge.bitwise_and",
+    "edge.bitwise_or", "edge.bitwise_xor", "edge.eq",        "edge.ne",        "edge.lt",
+    "edge.le",         "edge.gt",          "edge.ge"};
+
+// Integer division by zero raises in PyTorch; these ops' divisors avoid it.
+bool DividesIntegers(const std::string& op, ir::DType dtype) {
+  return (op == "edge.remainder" || op == "edge.fmod" || op == "edge.floor_divide") &&
+         dtype != ir::DType::kFloat32;
+}
+
+// Replaces zeros of an integer tensor by `replacement`.
+void ReplaceZeros(reference::HostTensor& tensor, int64_t replacement) {
+  if (tensor.type.dtype == ir::DType::kInt32) {
+    std::vector<int32_t> v = ValuesOf<int32_t>(tensor);
+    for (int32_t& x : v) x = x == 0 ? static_cast<int32_t>(replacement) : x;
+    tensor = HostTensorOf(tensor.type, v);
+  } else if (tensor.type.dtype == ir::DType::kInt64) {
+    std::vector<int64_t> v = ValuesOf<int64_t>(tensor);
+    for (int64_t& x : v) x = x == 0 ? replacement : x;
+    tensor = HostTensorOf(tensor.type, v);
+  }
+}
 
 bool IsComparison(const std::string& op) {
   return op == "edge.eq" || op == "edge.ne" || op == "edge.lt" || op == "edge.le" ||
@@ -95,7 +117,9 @@ TEST_P(BinaryKernelTest, MatchesReferenceOnEveryBroadcast) {
   const double low = p.op == "edge.pow" ? 0.1 : -3.0;
   for (const auto& [a, b] : ShapePairs()) {
     auto graph = BinaryGraph(p.op, p.dtype, a, b);
-    EXPECT_TRUE(IsOk(CompareKernelWithReference(*graph, RandomInputs(*graph, 5, low, 3.0, -4, 4))))
+    std::vector<reference::HostTensor> inputs = RandomInputs(*graph, 5, low, 3.0, -4, 4);
+    if (DividesIntegers(p.op, p.dtype)) ReplaceZeros(inputs[1], -3);
+    EXPECT_TRUE(IsOk(CompareKernelWithReference(*graph, inputs)))
         << p.op << " " << ir::DTypeName(p.dtype) << " " << a.size() << "-d x " << b.size() << "-d";
   }
 }
@@ -143,10 +167,56 @@ TEST(BinaryKernelTest, FloatSpecialValuesMatchReference) {
   const std::vector<float> b = {1.0f, nan, nan, inf, inf, 0.0f, 3.0f, 0.5f, -1.0f, -0.5f, 0.0f};
   const ir::TensorType type = TypeOf(ir::DType::kFloat32, {static_cast<int64_t>(a.size())});
   for (const char* op : kBinaryOps) {
+    const std::vector<ir::DType> dtypes = AllowedDTypes(op);
+    if (std::find(dtypes.begin(), dtypes.end(), ir::DType::kFloat32) == dtypes.end()) continue;
     auto graph = BinaryGraph(op, ir::DType::kFloat32, type.sizes, type.sizes);
     EXPECT_TRUE(
         IsOk(CompareKernelWithReference(*graph, {HostTensorOf(type, a), HostTensorOf(type, b)})))
         << op;
+  }
+}
+
+// Python's // and %, C's fmod, on every sign combination, and the integer edge cases: the
+// quotient that overflows wraps like PyTorch's, exact values as well as agreement.
+TEST(BinaryKernelTest, IntegerDivisionRoundsLikePython) {
+  const std::vector<int64_t> a = {7, -7, 7, -7, 6, INT64_MIN, 0};
+  const std::vector<int64_t> b = {2, 2, -2, -2, 3, -1, -5};
+  const ir::TensorType type = TypeOf(ir::DType::kInt64, {7});
+  for (const char* op : {"edge.floor_divide", "edge.remainder", "edge.fmod"}) {
+    auto graph = BinaryGraph(op, ir::DType::kInt64, {7}, {7});
+    KernelOnlyResult r = RunKernelOnly(*graph, {HostTensorOf(type, a), HostTensorOf(type, b)});
+    ASSERT_EQ(r.run, runtime::Error::kOk) << op;
+    const std::vector<int64_t> out = ValuesOf<int64_t>(r.outputs[0]);
+    if (std::string(op) == "edge.floor_divide") {
+      EXPECT_EQ(out, (std::vector<int64_t>{3, -4, -4, 3, 2, INT64_MIN, 0}));
+    } else if (std::string(op) == "edge.remainder") {
+      EXPECT_EQ(out, (std::vector<int64_t>{1, 1, -1, -1, 0, 0, 0}));
+    } else {
+      EXPECT_EQ(out, (std::vector<int64_t>{1, -1, 1, -1, 0, 0, 0}));
+    }
+    // The reference agrees on the first five (LibTorch's INT64_MIN // -1 is the platform's).
+    const std::vector<int64_t> a5(a.begin(), a.begin() + 5), b5(b.begin(), b.begin() + 5);
+    auto graph5 = BinaryGraph(op, ir::DType::kInt64, {5}, {5});
+    EXPECT_TRUE(IsOk(
+        CompareKernelWithReference(*graph5, {HostTensorOf(TypeOf(ir::DType::kInt64, {5}), a5),
+                                             HostTensorOf(TypeOf(ir::DType::kInt64, {5}), b5)})))
+        << op;
+  }
+}
+
+// Bitwise ops on bool are the logical ones and write 0 or 1 even from non-canonical bytes.
+TEST(BinaryKernelTest, BitwiseOpsOnBoolAreLogical) {
+  const ir::TensorType type = TypeOf(ir::DType::kBool, {4});
+  const std::vector<uint8_t> a = {0, 0, 2, 1}, b = {0, 7, 0, 1};
+  const std::vector<std::pair<const char*, std::vector<uint8_t>>> expected = {
+      {"edge.bitwise_and", {0, 0, 0, 1}},
+      {"edge.bitwise_or", {0, 1, 1, 1}},
+      {"edge.bitwise_xor", {0, 1, 1, 0}}};
+  for (const auto& [op, want] : expected) {
+    auto graph = BinaryGraph(op, ir::DType::kBool, {4}, {4});
+    KernelOnlyResult r = RunKernelOnly(*graph, {HostTensorOf(type, a), HostTensorOf(type, b)});
+    ASSERT_EQ(r.run, runtime::Error::kOk) << op;
+    EXPECT_EQ(ValuesOf<uint8_t>(r.outputs[0]), want) << op;
   }
 }
 

@@ -225,6 +225,41 @@ TEST(EdgeReferenceTest, IntegerOpsKeepTheirDtype) {
   EXPECT_THAT(AsLongs(out[1]), ElementsAre(1, 1, 2, 2));
 }
 
+TEST(EdgeReferenceTest, OpsWithoutAHandImplementationRunAsTheirAtenNamesake) {
+  // The generic fallback: edge.<kernel> as aten::<kernel>, tensors in order, attributes by name.
+  // x = [-2, 0.5, 3], y = [1, 2, -1]:
+  //   sub = [-3, -1.5, 4]; pow(|x|, y) = [2, 0.25, 1/3];
+  //   leaky_relu(x, 0.25) = [-0.5, 0.5, 3]; where(x > y, x, y) = [1, 2, 3].
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({3}));
+  ir::Value* y = b.Input("y", F32({3}));
+  b.Output(b.Op("edge.sub", {x, y}).Out(F32({3})));
+  ir::Value* magnitude = b.Op("edge.abs", {x}).Out(F32({3}));
+  b.Output(b.Op("edge.pow", {magnitude, y}).Out(F32({3})));
+  b.Output(b.Op("edge.leaky_relu", {x}).Attr("negative_slope", 0.25).Out(F32({3})));
+  ir::Value* greater = b.Op("edge.gt", {x, y}).Out({DType::kBool, {3}});
+  b.Output(b.Op("edge.where", {greater, x, y}).Out(F32({3})));
+  std::unique_ptr<ir::Graph> graph = b.Build();
+  std::vector<HostTensor> out =
+      MustRun(*graph, {Host(F32({3}), std::vector<float>{-2, 0.5f, 3}),
+                       Host(F32({3}), std::vector<float>{1, 2, -1})});
+  EXPECT_THAT(AsFloats(out[0]), ElementsAre(-3.0f, -1.5f, 4.0f));
+  EXPECT_THAT(AsFloats(out[1]), Pointwise(FloatNear(1e-6f), {2.0f, 0.25f, 1.0f / 3}));
+  EXPECT_THAT(AsFloats(out[2]), ElementsAre(-0.5f, 0.5f, 3.0f));
+  EXPECT_THAT(AsFloats(out[3]), ElementsAre(1.0f, 2.0f, 3.0f));
+}
+
+TEST(EdgeReferenceTest, TheFallbackRefusesCallsNoOverloadTakes) {
+  // An attribute the ATen namesake has no argument for.
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({2}));
+  b.Output(b.Op("edge.exp", {x}).Name("odd").Attr("base", 2.0).Out(F32({2})));
+  std::unique_ptr<ir::Graph> graph = b.Build();
+  EXPECT_THAT(ErrorOf(*graph, {Host(F32({2}), std::vector<float>{1, 2})}),
+              HasSubstr("node 'odd' (edge.exp): no overload of aten::exp takes its operands and "
+                        "attributes"));
+}
+
 TEST(EdgeReferenceTest, OpsOutsideTheDialectAreAllListed) {
   GraphBuilder b;
   ir::Value* x = b.Input("x", F32({2}));

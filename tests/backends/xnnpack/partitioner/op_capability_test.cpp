@@ -121,10 +121,28 @@ TEST(OpCapabilityTest, LinearOverA4dTensorNeedsTheLogicalLayout) {
 TEST(OpCapabilityTest, ElementwiseOps) {
   EdgeGraphBuilder g;
   ir::Value* x = g.Input("x", F32({1, 3, 4, 5}));
-  for (const char* op : {"edge.hardswish", "edge.hardsigmoid", "edge.sigmoid", "edge.silu",
-                         "edge.neg", "edge.abs", "edge.sqrt", "edge.rsqrt"}) {
+  for (const char* op :
+       {"edge.hardswish", "edge.hardsigmoid", "edge.sigmoid", "edge.silu", "edge.neg", "edge.abs",
+        "edge.sqrt", "edge.rsqrt", "edge.reciprocal", "edge.floor", "edge.ceil", "edge.round"}) {
     ExpectTaken(g.Op(op, {x}), LayoutNeed::kAny);
   }
+  auto elu = [&](double alpha, double scale, double input_scale) {
+    return g.Op("edge.elu", {x},
+                {{"alpha", ir::AttrValue::Double(alpha)},
+                 {"scale", ir::AttrValue::Double(scale)},
+                 {"input_scale", ir::AttrValue::Double(input_scale)}});
+  };
+  ExpectTaken(elu(1.0, 1.0, 1.0), LayoutNeed::kAny);              // elu
+  ExpectTaken(elu(1.6732632, 1.0507010, 1.0), LayoutNeed::kAny);  // selu
+  ExpectRefused(elu(2.0, 1.0, 0.5), "elu with input_scale 0.5");  // celu(alpha = 2)
+  ExpectRefused(g.Op("edge.sin", {x}), "(2022-02-16) has no trigonometric functions");
+  // prelu: constant slopes; per channel needs the channels (dim 1) innermost.
+  ExpectTaken(g.Op("edge.prelu", {x, g.Weight("slopes", F32({3}))}), LayoutNeed::kChannelsLast);
+  ExpectTaken(g.Op("edge.prelu", {x, g.Scalar("slope", 0.25)}), LayoutNeed::kAny);
+  ir::Value* m = g.Input("m", F32({4, 3}));
+  ExpectTaken(g.Op("edge.prelu", {m, g.Weight("slopes_2d", F32({3}))}), LayoutNeed::kAny);
+  ExpectRefused(g.Op("edge.prelu", {x, g.Op("edge.neg", {g.Weight("w3", F32({3}))})}),
+                "is computed at run time");
   ExpectTaken(g.Clamp(x, 0, 6), LayoutNeed::kAny);
   ExpectRefused(g.Clamp(x, 1, 1), "clamp to [1, 1]: XNNPACK needs min < max");
   ExpectTaken(g.Op("edge.pow", {x, g.Scalar("two", 2)}), LayoutNeed::kAny);

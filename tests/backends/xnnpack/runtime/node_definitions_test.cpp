@@ -53,6 +53,10 @@ TEST(NodeTableTest, HoldsExactlyTheOpsTheCompilerWrites) {
                                           "abs",
                                           "square_root",
                                           "square",
+                                          "prelu",
+                                          "floor",
+                                          "ceiling",
+                                          "bankers_rounding",
                                           "softmax",
                                           "max_pooling_2d",
                                           "average_pooling_2d",
@@ -89,7 +93,7 @@ TEST(NodeTableTest, EveryRowFollowsItsSharedLayout) {
 #define TORCHIR_EXPECT_ROW(Op) ExpectRowFollowsLayout<node_params::Op>();
   TORCHIR_XNNPACK_NODE_OPS(TORCHIR_EXPECT_ROW)
 #undef TORCHIR_EXPECT_ROW
-  EXPECT_EQ(runtime::xnnpack::NodeDefinitions().size(), 24u);
+  EXPECT_EQ(runtime::xnnpack::NodeDefinitions().size(), 28u);
 }
 
 // ---------------------------------------------------------------------------
@@ -372,10 +376,12 @@ TEST_P(NodeTest, Maximum2AndMinimum2) {
 
 using Reference = std::function<Error(DelegateArgs& ref, size_t x, size_t out)>;
 
+// `values` (30 of them), when given, replace the random input.
 void ExpectUnaryMatches(const char* op, std::vector<double> floats, const Reference& reference,
-                        uint32_t seed, float low = -2, float high = 2) {
+                        uint32_t seed, float low = -2, float high = 2,
+                        std::vector<float> values = {}) {
   const std::vector<int64_t> sizes = {2, 3, 5};
-  const std::vector<float> input = RandomFloats(30, seed, low, high);
+  const std::vector<float> input = values.empty() ? RandomFloats(30, seed, low, high) : values;
   DelegateArgs ref;
   const size_t rx = ref.Add(sizes, input), rout = ref.Add(sizes);
   ASSERT_EQ(reference(ref, rx, rout), Error::kOk) << op;
@@ -439,6 +445,57 @@ TEST_P(NodeTest, SquareRoot) {
 
 TEST_P(NodeTest, Square) {
   ExpectUnaryMatches("square", {}, Elementwise([](float x) { return x * x; }), 280);
+}
+
+// Against the portable kernels, on random values and on every half from -7.5 to 7 (where
+// rounding half to even differs from rounding half away from zero).
+std::vector<float> Halves() {
+  std::vector<float> values(30);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = (static_cast<float>(i) - 15.0f) * 0.5f;
+  return values;
+}
+
+TEST_P(NodeTest, Floor) {
+  ExpectUnaryMatches("floor", {}, Portable("floor"), 281, -4, 4);
+  ExpectUnaryMatches("floor", {}, Portable("floor"), 0, 0, 0, Halves());
+}
+TEST_P(NodeTest, Ceiling) {
+  ExpectUnaryMatches("ceiling", {}, Portable("ceil"), 282, -4, 4);
+  ExpectUnaryMatches("ceiling", {}, Portable("ceil"), 0, 0, 0, Halves());
+}
+TEST_P(NodeTest, BankersRounding) {
+  ExpectUnaryMatches("bankers_rounding", {}, Portable("round"), 283, -4, 4);
+  ExpectUnaryMatches("bankers_rounding", {}, Portable("round"), 0, 0, 0, Halves());
+}
+
+// prelu over [6, 5] with one slope per channel (the last dim), against the portable kernel
+// on the same [6, 5] (a 2-d input's channels are dim 1, its last); the slope must be static.
+TEST_P(NodeTest, Prelu) {
+  const std::vector<float> input = RandomFloats(30, 284, -3, 3);
+  const std::vector<float> slopes = {0.1f, -0.5f, 2.0f, 0.0f, 1.0f};
+  DelegateArgs ref;
+  const size_t rx = ref.Add({6, 5}, input), rw = ref.Add({5}, slopes), rout = ref.Add({6, 5});
+  ASSERT_EQ(RunPortable("prelu", {K::Tensor(rx), K::Tensor(rw), K::Tensor(rout)}, ref), Error::kOk);
+
+  BlobGraph blob;
+  const uint32_t x = blob.Value({6, 5}, 0), y = blob.Value({6, 5}, 1, true);
+  blob.Node("prelu", {x, blob.Constant({5}, slopes)}, y);
+  DelegateArgs args;
+  args.Add({6, 5}, input);
+  args.Add({6, 5});
+  ASSERT_EQ(RunDelegate(blob, args, 2), Error::kOk);
+  EXPECT_LE(MaxAbsDiff(args.Values(1), ref.Values(rout)), kTolerance);
+
+  // A slope computed at run time is refused.
+  BlobGraph dynamic;
+  const uint32_t dx = dynamic.Value({6, 5}, 0), dw = dynamic.Value({5}, 1),
+                 dy = dynamic.Value({6, 5}, 2, true);
+  dynamic.Node("prelu", {dx, dw}, dy);
+  DelegateArgs dynamic_args;
+  dynamic_args.Add({6, 5}, input);
+  dynamic_args.Add({5}, slopes);
+  dynamic_args.Add({6, 5});
+  EXPECT_NE(RunDelegate(dynamic, dynamic_args), Error::kOk);
 }
 
 TEST_P(NodeTest, SoftmaxOverTheLastDim) {
