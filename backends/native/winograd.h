@@ -12,8 +12,7 @@
 //   Y = A^T M A       each tile's 6x6 x K values back to 4x4 x K outputs, plus the bias, the
 //                     residual and the activation (the epilogue of Convolution2d), cut at the
 //                     output's edges.
-// Work goes in blocks of tiles sized so a block's 36 transformed input matrices and 36 GEMM
-// results stay in L2:
+// Work goes in blocks of tiles (WinogradTileBlock), each a full A block of the GEMM:
 //  1. for each block of T tiles (blocks shared among the pool's threads, one scratch slot each):
 //  2.   input transform of the block's tiles into V (36 matrices of T x C, in the scratch);
 //  3.   36 GEMMs on the packed machinery of gemm.h into M (36 matrices of T x K, in the scratch);
@@ -107,9 +106,11 @@ size_t RepackedWinogradBytes(const PackedWinograd& packed, const GemmConfig& con
 runtime::Error RepackWinogradWeights(const PackedWinograd& packed, const GemmConfig& config,
                                      float* plain, void* out, size_t out_bytes);
 
-// Tiles per block (T above) for `threads` threads and this blocking: as many as keep
-// 36 * T * (C + K) floats within kWinogradBlockBytes, a multiple of mr when more than mr, and no
-// more than one thread's share of the tiles.
+// Tiles per block (T above) for `threads` threads and this blocking: at least mc (so each
+// packed U[xi] read by a block's GEMM serves as many rows as a plain GEMM's A block: with fewer,
+// the layers with many channels stream their 36 x C x K weights for a handful of rows), more
+// when 36 * T * (C + K) floats still fit kWinogradBlockBytes (few channels), a multiple of mr,
+// and no more than one thread's share of the tiles.
 inline constexpr size_t kWinogradBlockBytes = 512 * 1024;
 size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& shape,
                          size_t threads);

@@ -189,7 +189,7 @@ size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& sha
                           sizeof(float);
   size_t block = kWinogradBlockBytes / per_tile;
   if (block > config.mr) block = block / config.mr * config.mr;
-  if (block == 0) block = 1;
+  if (block < config.mc) block = config.mc;
   const size_t share = (tiles + (threads == 0 ? 1 : threads) - 1) / (threads == 0 ? 1 : threads);
   return block < share ? block : share;
 }
