@@ -346,9 +346,9 @@ void RunTiles(const WinogradRun& run, size_t begin, size_t end, size_t slot) {
   const size_t cin = run.shape->input_channels, cout = run.shape->output_channels;
   WinogradBlock block = run.whole;
   block.v = reinterpret_cast<float*>(base);
-  block.v_matrix_floats = run.block * cin;
+  block.v_matrix_floats = WinogradScratchMatrixFloats(run.block, cin);
   block.m = block.v + kWinogradMatrices * block.v_matrix_floats;
-  block.m_matrix_floats = run.block * cout;
+  block.m_matrix_floats = WinogradScratchMatrixFloats(run.block, cout);
   float* gemm_scratch = reinterpret_cast<float*>(base + run.v_bytes);
   for (size_t t0 = begin; t0 < end; t0 += run.block) {
     block.first_tile = t0;
@@ -419,8 +419,10 @@ runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const floa
   run.whole.epilogue = epilogue;
   run.tiles_total = shape.batch * run.whole.tiles_h * run.whole.tiles_w;
   run.block = WinogradTileBlock(current, shape, threads);
-  run.v_bytes = RoundUp(kWinogradMatrices * run.block *
-                            (shape.input_channels + shape.output_channels) * sizeof(float),
+  run.v_bytes = RoundUp(kWinogradMatrices *
+                            (WinogradScratchMatrixFloats(run.block, shape.input_channels) +
+                             WinogradScratchMatrixFloats(run.block, shape.output_channels)) *
+                            sizeof(float),
                         64);
   run.gemm_scratch_bytes = RoundUp(GemmScratchBytes(current, run.block, 1), 64);
   run.slot_bytes = run.v_bytes + run.gemm_scratch_bytes;

@@ -200,7 +200,8 @@ size_t WinogradScratchBytes(const GemmConfig& config, const Convolution2dShape& 
   if (block == 0) return 0;
   // V and M, then the GEMM's scratch, each slot rounded to 64 bytes.
   const size_t floats =
-      kWinogradMatrices * block * (shape.input_channels + shape.output_channels);
+      kWinogradMatrices * (WinogradScratchMatrixFloats(block, shape.input_channels) +
+                           WinogradScratchMatrixFloats(block, shape.output_channels));
   const size_t slot = RoundUp(floats * sizeof(float), 64) +
                       RoundUp(GemmScratchBytes(config, block, 1), 64);
   return (threads == 0 ? 1 : threads) * slot;
