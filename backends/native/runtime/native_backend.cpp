@@ -107,6 +107,14 @@ Error VerifyBlob(Span<const uint8_t> blob, size_t num_args, const fb::Blob** out
   return Error::kOk;
 }
 
+// Scratch of a Winograd node on `threads` threads or on the calling thread alone (a node below
+// kMinParallelMacs runs without the pool, in blocks sized for one thread).
+size_t WinogradScratch(const GemmConfig& config, const Convolution2dShape& shape, size_t threads) {
+  const size_t pooled = ::torchir::native::WinogradScratchBytes(config, shape, threads);
+  const size_t alone = ::torchir::native::WinogradScratchBytes(config, shape, 1);
+  return pooled > alone ? pooled : alone;
+}
+
 size_t RoundUp(size_t value, size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
@@ -198,7 +206,7 @@ class NativeBackend final : public Backend {
       TORCHIR_RETURN_IF_ERROR(Bind(node, i, args, here, allocator, &bound));
       const size_t bytes =
           bound.depthwise  ? 0
-          : bound.winograd ? ::torchir::native::WinogradScratchBytes(here, bound.shape, num_threads)
+          : bound.winograd ? WinogradScratch(here, bound.shape, num_threads)
                            : ::torchir::native::ConvolutionScratchBytes(here, bound.shape,
                                                                         num_threads);
       if (bytes > scratch_bytes) scratch_bytes = bytes;
