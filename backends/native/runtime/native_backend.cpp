@@ -484,6 +484,10 @@ class NativeBackend final : public Backend {
       epilogue.residual = residual->data_ptr<float>();
       epilogue.residual_stride = out_channels;
     }
+    // The Winograd output transform applies the activations up to GELU (winograd.cpp).
+    BLOB_CHECK(!bound->winograd || epilogue.activation <= Activation::kGeluTanh,
+               "node %zu: Winograd with activation %u", index,
+               static_cast<unsigned>(node.activation()));
     uint64_t macs;
     bound->parallel =
         Multiply(output_elements, kernel_rows, &macs) ? macs >= kMinParallelMacs : true;

@@ -95,8 +95,11 @@ void Build(Case& c, const Convolution2dShape& s, KernelTarget target,
   if (bytes == 0) std::abort();
   c.weights = static_cast<int32_t>(c.args.AddTyped({static_cast<int64_t>(bytes)}, ScalarType::kUInt8));
   if (::torchir::native::PackWinogradWeights(
-          config, packed_shape, packed_shape.input_channels == s.input_channels ? oihw.data()
-                                                                                : packed_oihw.data(),
+          config, packed_shape,
+          packed_shape.input_channels == s.input_channels &&
+                  packed_shape.output_channels == s.output_channels
+              ? oihw.data()
+              : packed_oihw.data(),
           c.args.tensor(static_cast<size_t>(c.weights)).mutable_data(), bytes) != Error::kOk) {
     std::abort();
   }
