@@ -18,9 +18,10 @@
 //                              (effective rate); .../residual with a residual add and relu
 //
 // Each layer runs Native, Xnnpack, Native again (A-B-A); 3x3 stride-1 layers then run Winograd,
-// Native, Winograd again (B-A-B against the direct implicit GEMM). Counters: GFLOPS (2 multiply-adds per
-// tap and channel pair) and of_peak (fraction of the median peak measured at start-up).
-// Use --benchmark_repetitions for the spread. Results and commands: docs/native-kernels.md.
+// Native, Winograd again (B-A-B against the direct implicit GEMM). Counters: GFLOPS (2
+// multiply-adds per tap and channel pair) and of_peak (fraction of the median peak measured at
+// start-up). Use --benchmark_repetitions for the spread. Results and commands:
+// docs/native-kernels.md.
 #include <benchmark/benchmark.h>
 #include <time.h>
 #include <xnnpack.h>
@@ -217,8 +218,8 @@ void BM_Winograd(benchmark::State& state, Layer layer, bool residual) {
   }
   for (auto _ : state) {
     if (WinogradConvolution2d(s, input.data(), view, bias.data(), output.data(), epilogue,
-                              scratch.data(), scratch.size() * sizeof(float)) !=
-        runtime::Error::kOk) {
+                              scratch.data(),
+                              scratch.size() * sizeof(float)) != runtime::Error::kOk) {
       state.SkipWithError("the convolution failed");
       return;
     }
@@ -277,12 +278,11 @@ void RegisterAll() {
       benchmark::RegisterBenchmark(("Native/" + name + "/residual").c_str(), BM_Native, layer,
                                    true);
       benchmark::RegisterBenchmark(("Winograd/" + name).c_str(), BM_Winograd, layer, false);
-      benchmark::RegisterBenchmark(("Native/" + name + "/direct").c_str(), BM_Native, layer,
-                                   false);
+      benchmark::RegisterBenchmark(("Native/" + name + "/direct").c_str(), BM_Native, layer, false);
       benchmark::RegisterBenchmark(("Winograd/" + name + "/again").c_str(), BM_Winograd, layer,
                                    false);
-      benchmark::RegisterBenchmark(("Winograd/" + name + "/residual").c_str(), BM_Winograd,
-                                   layer, true);
+      benchmark::RegisterBenchmark(("Winograd/" + name + "/residual").c_str(), BM_Winograd, layer,
+                                   true);
     }
     if (++index == std::size(kLayers) / 2) benchmark::RegisterBenchmark("Peak/middle", BM_Peak);
   }

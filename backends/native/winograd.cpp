@@ -71,8 +71,8 @@ HWY_INLINE void InputTransform1d(D d, V d0, V d1, V d2, V d3, V d4, V d5, float*
 
 // The same, stored unaligned to six places `stride` floats apart (the V matrices).
 template <class D, class V = hn::Vec<D>>
-HWY_INLINE void InputTransform1dU(D d, V d0, V d1, V d2, V d3, V d4, V d5,
-                                  float* HWY_RESTRICT out, size_t stride) {
+HWY_INLINE void InputTransform1dU(D d, V d0, V d1, V d2, V d3, V d4, V d5, float* HWY_RESTRICT out,
+                                  size_t stride) {
   const V four = hn::Set(d, 4.0f), minus_four = hn::Set(d, -4.0f), minus_five = hn::Set(d, -5.0f);
   const V two = hn::Set(d, 2.0f);
   const V t1 = hn::MulAdd(minus_four, d2, d4);
@@ -136,17 +136,17 @@ void WinogradInputForTarget(const WinogradBlock& block) {
     const size_t tx = tile % block.tiles_w;
     const size_t ty = (tile / block.tiles_w) % block.tiles_h;
     const size_t image = tile / block.tiles_w / block.tiles_h;
-    const ptrdiff_t iy0 = static_cast<ptrdiff_t>(ty * kWinogradOutputTile) -
-                          static_cast<ptrdiff_t>(s.padding_top);
-    const ptrdiff_t ix0 = static_cast<ptrdiff_t>(tx * kWinogradOutputTile) -
-                          static_cast<ptrdiff_t>(s.padding_left);
+    const ptrdiff_t iy0 =
+        static_cast<ptrdiff_t>(ty * kWinogradOutputTile) - static_cast<ptrdiff_t>(s.padding_top);
+    const ptrdiff_t ix0 =
+        static_cast<ptrdiff_t>(tx * kWinogradOutputTile) - static_cast<ptrdiff_t>(s.padding_left);
     const float* rows[6];
     size_t columns[6];
     for (size_t y = 0; y < 6; ++y) {
       const ptrdiff_t iy = iy0 + static_cast<ptrdiff_t>(y);
       rows[y] = iy >= 0 && iy < height
-                    ? block.input + (image * s.input_height + static_cast<size_t>(iy)) *
-                                        s.input_width * cin
+                    ? block.input +
+                          (image * s.input_height + static_cast<size_t>(iy)) * s.input_width * cin
                     : nullptr;
     }
     for (size_t x = 0; x < 6; ++x) {
@@ -211,13 +211,13 @@ HWY_INLINE V Apply(D d, V x, const Activate& a) {
 // A^T (4x6) on six vectors: y = A^T m, with s12 = m1 + m2, d12 = m1 - m2 (and 34 alike):
 //   y0 = m0 + s12 + s34   y1 = d12 + 2 d34   y2 = s12 + 4 s34   y3 = d12 + 8 d34 + m5.
 #define TORCHIR_WINOGRAD_OUTPUT_1D(d, m0, m1, m2, m3, m4, m5, y0, y1, y2, y3) \
-  const auto s12 = hn::Add(m1, m2);                                          \
-  const auto d12 = hn::Sub(m1, m2);                                          \
-  const auto s34 = hn::Add(m3, m4);                                          \
-  const auto d34 = hn::Sub(m3, m4);                                          \
-  const auto y0 = hn::Add(hn::Add(m0, s12), s34);                            \
-  const auto y1 = hn::MulAdd(hn::Set(d, 2.0f), d34, d12);                    \
-  const auto y2 = hn::MulAdd(hn::Set(d, 4.0f), s34, s12);                    \
+  const auto s12 = hn::Add(m1, m2);                                           \
+  const auto d12 = hn::Sub(m1, m2);                                           \
+  const auto s34 = hn::Add(m3, m4);                                           \
+  const auto d34 = hn::Sub(m3, m4);                                           \
+  const auto y0 = hn::Add(hn::Add(m0, s12), s34);                             \
+  const auto y1 = hn::MulAdd(hn::Set(d, 2.0f), d34, d12);                     \
+  const auto y2 = hn::MulAdd(hn::Set(d, 4.0f), s34, s12);                     \
   const auto y3 = hn::Add(hn::MulAdd(hn::Set(d, 8.0f), d34, d12), m5);
 
 // One tile's output transform for the output channels [k, k + Lanes(d)): Y = A^T M A, then
@@ -226,8 +226,8 @@ HWY_INLINE V Apply(D d, V x, const Activate& a) {
 template <class D>
 HWY_INLINE void OutputTile(D d, const float* HWY_RESTRICT m, size_t m_matrix_floats, size_t k,
                            const float* bias, const float* residual, size_t residual_stride,
-                           size_t residual_row, float* out, size_t cout, size_t row_floats, size_t rows, size_t cols,
-                           const Activate& activate) {
+                           size_t residual_row, float* out, size_t cout, size_t row_floats,
+                           size_t rows, size_t cols, const Activate& activate) {
   using V = hn::Vec<D>;
   constexpr size_t kStride = hn::MaxLanes(D());
   HWY_ALIGN float tmp[4 * 6 * kStride];
@@ -254,14 +254,14 @@ HWY_INLINE void OutputTile(D d, const float* HWY_RESTRICT m, size_t m_matrix_flo
     const V m2 = hn::Load(d, row + 2 * kStride), m3 = hn::Load(d, row + 3 * kStride);
     const V m4 = hn::Load(d, row + 4 * kStride), m5 = hn::Load(d, row + 5 * kStride);
     TORCHIR_WINOGRAD_OUTPUT_1D(d, m0, m1, m2, m3, m4, m5, y0, y1, y2, y3)
-#define TORCHIR_WINOGRAD_STORE(s, value)                                                   \
-  if (s < cols) {                                                                          \
-    V result = hn::Add(value, b);                                                          \
-    if (residual != nullptr) {                                                             \
-      result = hn::Add(result,                                                             \
-                       hn::LoadU(d, residual + r * residual_row + s * residual_stride + k)); \
-    }                                                                                      \
-    hn::StoreU(Apply(d, result, activate), d, out + r * row_floats + s * cout + k);        \
+#define TORCHIR_WINOGRAD_STORE(s, value)                                                        \
+  if (s < cols) {                                                                               \
+    V result = hn::Add(value, b);                                                               \
+    if (residual != nullptr) {                                                                  \
+      result =                                                                                  \
+          hn::Add(result, hn::LoadU(d, residual + r * residual_row + s * residual_stride + k)); \
+    }                                                                                           \
+    hn::StoreU(Apply(d, result, activate), d, out + r * row_floats + s * cout + k);             \
   }
     TORCHIR_WINOGRAD_STORE(0, y0)
     TORCHIR_WINOGRAD_STORE(1, y1)
@@ -278,9 +278,9 @@ void WinogradOutputForTarget(const WinogradBlock& block) {
   const size_t cout = s.output_channels;
   const size_t row_floats = block.output_width * cout;
   const Epilogue& e = block.epilogue;
-  Activate activate{e.activation, e.activation == Activation::kClamp ? e.min : 0.0f,
-                    e.activation == Activation::kClamp ? e.max
-                                                       : std::numeric_limits<float>::infinity()};
+  Activate activate{
+      e.activation, e.activation == Activation::kClamp ? e.min : 0.0f,
+      e.activation == Activation::kClamp ? e.max : std::numeric_limits<float>::infinity()};
   const hn::ScalableTag<float> d;
   const hn::CappedTag<float, 1> d1;
   const size_t lanes = hn::Lanes(d);
@@ -300,13 +300,13 @@ void WinogradOutputForTarget(const WinogradBlock& block) {
     size_t k = 0;
     for (; k + lanes <= cout; k += lanes) {
       OutputTile(d, m, block.m_matrix_floats, k, block.bias, residual, e.residual_stride,
-                 block.output_width * e.residual_stride, out,
-                 cout, row_floats, rows, cols, activate);
+                 block.output_width * e.residual_stride, out, cout, row_floats, rows, cols,
+                 activate);
     }
     for (; k < cout; ++k) {
       OutputTile(d1, m, block.m_matrix_floats, k, block.bias, residual, e.residual_stride,
-                 block.output_width * e.residual_stride, out,
-                 cout, row_floats, rows, cols, activate);
+                 block.output_width * e.residual_stride, out, cout, row_floats, rows, cols,
+                 activate);
     }
   }
 }
@@ -385,8 +385,8 @@ runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const floa
                                      const PackedWinograd& weights, const float* bias,
                                      float* output, const Epilogue& epilogue, void* scratch,
                                      size_t scratch_bytes, pthreadpool_t threadpool) {
-  if (!WinogradApplies(shape) || input == nullptr || output == nullptr ||
-      weights.data == nullptr || weights.input_channels != shape.input_channels ||
+  if (!WinogradApplies(shape) || input == nullptr || output == nullptr || weights.data == nullptr ||
+      weights.input_channels != shape.input_channels ||
       weights.output_channels != shape.output_channels) {
     return runtime::Error::kInvalidArgument;
   }

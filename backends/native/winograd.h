@@ -52,7 +52,7 @@ struct PackedWinogradHeader {
   uint32_t target;  // the KernelTarget it was packed for (informative: nr and kc decide)
   uint32_t nr;
   uint32_t kc;
-  uint32_t output_tile;  // 4: F(4x4, 3x3), the only one so far
+  uint32_t output_tile;      // 4: F(4x4, 3x3), the only one so far
   uint64_t input_channels;   // C: each matrix's K (rows of B)
   uint64_t output_channels;  // K: each matrix's N (columns of B)
   uint64_t matrix_floats;    // from one matrix's start to the next: C * round_up(K, nr),
@@ -112,8 +112,7 @@ runtime::Error RepackWinogradWeights(const PackedWinograd& packed, const GemmCon
 // when 36 * T * (C + K) floats still fit kWinogradBlockBytes (few channels), a multiple of mr,
 // and no more than one thread's share of the tiles.
 inline constexpr size_t kWinogradBlockBytes = 512 * 1024;
-size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& shape,
-                         size_t threads);
+size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& shape, size_t threads);
 
 // Floats from one of a block's 36 transformed matrices (rows x columns) to the next in the
 // scratch: rounded to 64 bytes, plus 64, so the 36 rows a transform touches per tile do not all

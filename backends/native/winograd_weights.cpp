@@ -137,8 +137,8 @@ runtime::Error ViewPackedWinograd(const void* bytes, size_t size, PackedWinograd
   view->input_channels = c;
   view->output_channels = k;
   view->matrix_floats = matrix_floats;
-  view->data = reinterpret_cast<const float*>(static_cast<const char*>(bytes) +
-                                              kPackedWinogradHeaderBytes);
+  view->data =
+      reinterpret_cast<const float*>(static_cast<const char*>(bytes) + kPackedWinogradHeaderBytes);
   return runtime::Error::kOk;
 }
 
@@ -185,8 +185,8 @@ size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& sha
   const size_t tiles_h = (shape.output_height() + kWinogradOutputTile - 1) / kWinogradOutputTile;
   const size_t tiles_w = (shape.output_width() + kWinogradOutputTile - 1) / kWinogradOutputTile;
   const size_t tiles = shape.batch * tiles_h * tiles_w;
-  const size_t per_tile = kWinogradMatrices * (shape.input_channels + shape.output_channels) *
-                          sizeof(float);
+  const size_t per_tile =
+      kWinogradMatrices * (shape.input_channels + shape.output_channels) * sizeof(float);
   size_t block = kWinogradBlockBytes / per_tile;
   if (block > config.mr) block = block / config.mr * config.mr;
   if (block < config.mc) block = config.mc;
@@ -202,8 +202,8 @@ size_t WinogradScratchBytes(const GemmConfig& config, const Convolution2dShape& 
   const size_t floats =
       kWinogradMatrices * (WinogradScratchMatrixFloats(block, shape.input_channels) +
                            WinogradScratchMatrixFloats(block, shape.output_channels));
-  const size_t slot = RoundUp(floats * sizeof(float), 64) +
-                      RoundUp(GemmScratchBytes(config, block, 1), 64);
+  const size_t slot =
+      RoundUp(floats * sizeof(float), 64) + RoundUp(GemmScratchBytes(config, block, 1), 64);
   return (threads == 0 ? 1 : threads) * slot;
 }
 

@@ -15,8 +15,8 @@
 #include "backends/native/convolution.h"
 #include "backends/native/depthwise.h"
 #include "backends/native/packed_weights.h"
-#include "backends/native/winograd.h"
 #include "backends/native/serialization/native_blob_generated.h"
+#include "backends/native/winograd.h"
 #include "compiler/backend/delegate_rewriter.h"
 #include "compiler/backend/layout.h"
 #include "compiler/dialect/delegate_call.h"
@@ -279,8 +279,8 @@ absl::StatusOr<WinogradPolicy> WinogradPolicyFromEnvironment() {
   }
   if (std::strcmp(value, "off") == 0 || std::strcmp(value, "0") == 0) return WinogradPolicy::kOff;
   if (std::strcmp(value, "all") == 0) return WinogradPolicy::kAll;
-  return absl::InvalidArgumentError(absl::StrCat("TORCHIR_NATIVE_WINOGRAD='", value,
-                                                 "': expected auto, off or all"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("TORCHIR_NATIVE_WINOGRAD='", value, "': expected auto, off or all"));
 }
 
 const char* WinogradPolicyName(WinogradPolicy policy) {
@@ -340,8 +340,7 @@ absl::StatusOr<ir::TensorData> PackedWeights(const ir::Value* weight,
                                          : ConvolutionPackedWeightsBytes(config, shape));
   const runtime::Error error =
       packed.empty() ? runtime::Error::kInvalidArgument
-      : winograd
-          ? PackWinogradWeights(config, shape, filter.data(), packed.data(), packed.size())
+      : winograd ? PackWinogradWeights(config, shape, filter.data(), packed.data(), packed.size())
       : depthwise
           ? PackDepthwiseWeights(shape, filter.data(), packed.data(), packed.size())
           : PackConvolutionWeights(config, shape, filter.data(), packed.data(), packed.size());

@@ -12,8 +12,8 @@
 #include "backends/native/depthwise.h"
 #include "backends/native/gemm.h"
 #include "backends/native/packed_weights.h"
-#include "backends/native/winograd.h"
 #include "backends/native/serialization/native_blob_generated.h"
+#include "backends/native/winograd.h"
 #include "runtime/backend/backend.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/result.h"
@@ -204,11 +204,10 @@ class NativeBackend final : public Backend {
           *parsed->convolutions()->Get(static_cast<flatbuffers::uoffset_t>(i));
       BoundConvolution& bound = delegate->nodes[i];
       TORCHIR_RETURN_IF_ERROR(Bind(node, i, args, here, allocator, &bound));
-      const size_t bytes =
-          bound.depthwise  ? 0
-          : bound.winograd ? WinogradScratch(here, bound.shape, num_threads)
-                           : ::torchir::native::ConvolutionScratchBytes(here, bound.shape,
-                                                                        num_threads);
+      const size_t bytes = bound.depthwise  ? 0
+                           : bound.winograd ? WinogradScratch(here, bound.shape, num_threads)
+                                            : ::torchir::native::ConvolutionScratchBytes(
+                                                  here, bound.shape, num_threads);
       if (bytes > scratch_bytes) scratch_bytes = bytes;
     }
     for (size_t i = 0; i < delegate->num_matmuls; ++i) {
@@ -241,11 +240,10 @@ class NativeBackend final : public Backend {
     for (size_t i = 0; i < delegate.num_nodes; ++i) {
       const BoundConvolution& node = delegate.nodes[i];
       const Error error =
-          node.winograd
-              ? ::torchir::native::WinogradConvolution2d(
-                    node.shape, node.input, node.winograd_weights, node.bias, node.output,
-                    node.epilogue, delegate.scratch, delegate.scratch_bytes,
-                    node.parallel ? pool : nullptr)
+          node.winograd ? ::torchir::native::WinogradConvolution2d(
+                              node.shape, node.input, node.winograd_weights, node.bias, node.output,
+                              node.epilogue, delegate.scratch, delegate.scratch_bytes,
+                              node.parallel ? pool : nullptr)
           : node.depthwise
               ? ::torchir::native::DepthwiseConvolution2d(
                     node.shape, node.input, node.depthwise_weights, node.bias, node.output,
@@ -359,8 +357,7 @@ class NativeBackend final : public Backend {
                "node %zu: invalid convolution geometry", index);
     bound->depthwise = node.depthwise();
     bound->winograd = node.winograd();
-    BLOB_CHECK(!bound->winograd ||
-                   (!bound->depthwise && ::torchir::native::WinogradApplies(shape)),
+    BLOB_CHECK(!bound->winograd || (!bound->depthwise && ::torchir::native::WinogradApplies(shape)),
                "node %zu: Winograd on a convolution that is not 3x3, stride 1, dilation 1, "
                "ungrouped",
                index);
@@ -541,7 +538,8 @@ class NativeBackend final : public Backend {
     std::unique_ptr<float[]> plain(
         new (std::nothrow) float[weights->input_channels * weights->output_channels]);
     const size_t bytes = ::torchir::native::RepackedWinogradBytes(*weights, here);
-    void* packed = bytes == 0 ? nullptr : allocator.Allocate(bytes, ::torchir::native::kPackedBAlignment);
+    void* packed =
+        bytes == 0 ? nullptr : allocator.Allocate(bytes, ::torchir::native::kPackedBAlignment);
     TORCHIR_CHECK_OR_RETURN(plain != nullptr && packed != nullptr, Error::kOutOfMemory,
                             "NativeBackend: out of memory repacking node %zu", index);
     TORCHIR_RETURN_IF_ERROR(

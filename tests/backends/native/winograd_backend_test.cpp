@@ -41,8 +41,8 @@ Backend* NativeDelegate() { return FindBackend(kNativeBackendId, std::strlen(kNa
 
 Convolution2dShape Shape(size_t height, size_t width, size_t cin, size_t cout, size_t stride,
                          size_t padding) {
-  return {1, height, width, cin, cout, 3, 3, stride, stride, 1, 1, padding, padding, padding,
-          padding};
+  return {1,      height, width, cin,     cout,    3,       3,      stride,
+          stride, 1,      1,     padding, padding, padding, padding};
 }
 
 // One Winograd node with its arguments (input, weights, bias, residual, output) and the output
@@ -93,7 +93,8 @@ void Build(Case& c, const Convolution2dShape& s, KernelTarget target,
       RandomFloats(packed_shape.output_channels * packed_shape.input_channels * 9, 2);
   const size_t bytes = ::torchir::native::WinogradPackedWeightsBytes(config, packed_shape);
   if (bytes == 0) std::abort();
-  c.weights = static_cast<int32_t>(c.args.AddTyped({static_cast<int64_t>(bytes)}, ScalarType::kUInt8));
+  c.weights =
+      static_cast<int32_t>(c.args.AddTyped({static_cast<int64_t>(bytes)}, ScalarType::kUInt8));
   if (::torchir::native::PackWinogradWeights(
           config, packed_shape,
           packed_shape.input_channels == s.input_channels &&
@@ -121,15 +122,15 @@ void Build(Case& c, const Convolution2dShape& s, KernelTarget target,
               continue;
             }
             for (size_t ci = 0; ci < s.input_channels; ++ci) {
-              sum += static_cast<double>(
-                         input[(static_cast<size_t>(iy * static_cast<int64_t>(s.input_width) +
-                                                    ix)) *
-                                   s.input_channels +
-                               ci]) *
-                     oihw[((static_cast<size_t>(co) * s.input_channels + ci) * 3 +
-                           static_cast<size_t>(ky)) *
-                              3 +
-                          static_cast<size_t>(kx)];
+              sum +=
+                  static_cast<double>(
+                      input[(static_cast<size_t>(iy * static_cast<int64_t>(s.input_width) + ix)) *
+                                s.input_channels +
+                            ci]) *
+                  oihw[((static_cast<size_t>(co) * s.input_channels + ci) * 3 +
+                        static_cast<size_t>(ky)) *
+                           3 +
+                       static_cast<size_t>(kx)];
             }
           }
         }
@@ -208,7 +209,8 @@ TEST_F(WinogradBackendTest, RefusesWinogradOnOtherGeometries) {
   c.winograd = true;
   EXPECT_EQ(RunDelegate(c, c.Blob()), Error::kOk) << g_last_log;
   // A corrupt header.
-  uint8_t* header = static_cast<uint8_t*>(c.args.tensor(static_cast<size_t>(c.weights)).mutable_data());
+  uint8_t* header =
+      static_cast<uint8_t*>(c.args.tensor(static_cast<size_t>(c.weights)).mutable_data());
   header[0] ^= 1;
   EXPECT_EQ(RunDelegate(c, c.Blob()), Error::kInvalidProgram);
   EXPECT_NE(g_last_log.find("Winograd weights are invalid"), std::string::npos) << g_last_log;

@@ -28,8 +28,12 @@ constexpr double kBT[6][6] = {
     {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1},
 };
 constexpr double kG[6][3] = {
-    {1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-    {1.0 / 24, 1.0 / 12, 1.0 / 6}, {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1},
+    {1.0 / 4, 0, 0},
+    {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+    {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+    {1.0 / 24, 1.0 / 12, 1.0 / 6},
+    {1.0 / 24, -1.0 / 12, 1.0 / 6},
+    {0, 0, 1},
 };
 constexpr double kAT[4][6] = {
     {1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
@@ -52,8 +56,7 @@ double g_worst_relative_to_direct = 0.0;
 // and each output passes through at most C - 1 additions of the GEMM, one product, one rounding
 // of U, about 6 roundings in each transform (two 1-d passes of up to 3 operations) and the two
 // additions of the epilogue: |y - exact| <= (C + 16) u mag. We allow twice that.
-void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& o,
-                                    uint32_t seed) {
+void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& o, uint32_t seed) {
   SCOPED_TRACE(Describe(s, o));
   ASSERT_TRUE(WinogradApplies(s));
   std::mt19937 rng(seed);
@@ -69,9 +72,9 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
   ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
   std::vector<float> packed(WinogradPackedWeightsBytes(config, s) / sizeof(float));
   ASSERT_FALSE(packed.empty());
-  ASSERT_EQ(PackWinogradWeights(config, s, weights.data(), packed.data(),
-                                packed.size() * sizeof(float)),
-            Error::kOk);
+  ASSERT_EQ(
+      PackWinogradWeights(config, s, weights.data(), packed.data(), packed.size() * sizeof(float)),
+      Error::kOk);
   PackedWinograd view;
   ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view), Error::kOk);
 
@@ -199,8 +202,8 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
                 g_worst_relative_to_direct = std::max(g_worst_relative_to_direct, relative);
                 if (!(relative <= 256.0) && ++failures <= 5) {
                   ADD_FAILURE() << "y[" << b << "][" << oy << "][" << ox << "][" << co
-                                << "] = " << got << ", expected " << exact << ": "
-                                << relative << " u sum |w x|";
+                                << "] = " << got << ", expected " << exact << ": " << relative
+                                << " u sum |w x|";
                 }
               }
             }
@@ -342,14 +345,14 @@ TEST_P(WinogradTest, RefusesWhatItDoesNotCompute) {
   Epilogue short_residual;
   short_residual.residual = output.data();
   short_residual.residual_stride = 3;
-  EXPECT_EQ(WinogradConvolution2d(good, input.data(), view, nullptr, output.data(),
-                                  short_residual, scratch.data(), scratch.size()),
+  EXPECT_EQ(WinogradConvolution2d(good, input.data(), view, nullptr, output.data(), short_residual,
+                                  scratch.data(), scratch.size()),
             Error::kInvalidArgument);
   // Weights packed for a layout this CPU's kernels do not read.
   GemmConfig other_config;
-  ASSERT_TRUE(GetGemmConfig(config.target == KernelTarget::kX86Avx512 ? KernelTarget::kX86Avx2
-                                                                       : KernelTarget::kX86Avx512,
-                            &other_config));
+  ASSERT_TRUE(GetGemmConfig(
+      config.target == KernelTarget::kX86Avx512 ? KernelTarget::kX86Avx2 : KernelTarget::kX86Avx512,
+      &other_config));
   std::vector<float> foreign(WinogradPackedWeightsBytes(other_config, good) / sizeof(float));
   ASSERT_EQ(PackWinogradWeights(other_config, good, weights.data(), foreign.data(),
                                 foreign.size() * sizeof(float)),
@@ -371,9 +374,9 @@ TEST(WinogradWeightsTest, EachMatrixIsPackedBOfTheTransformedFilter) {
   const Convolution2dShape s = Shape(1, 6, 6, 300, 37, 1, 1, 1, 1);
   std::mt19937 rng(7);
   const std::vector<float> weights = Random(37 * 300 * 9, &rng);
-  for (KernelTarget target : {KernelTarget::kPortable, KernelTarget::kX86Sse4,
-                              KernelTarget::kX86Avx2, KernelTarget::kX86Avx512,
-                              KernelTarget::kArmNeon}) {
+  for (KernelTarget target :
+       {KernelTarget::kPortable, KernelTarget::kX86Sse4, KernelTarget::kX86Avx2,
+        KernelTarget::kX86Avx512, KernelTarget::kArmNeon}) {
     SCOPED_TRACE(KernelTargetName(target));
     GemmConfig config;
     ASSERT_TRUE(GetGemmConfig(target, &config));
@@ -382,8 +385,7 @@ TEST(WinogradWeightsTest, EachMatrixIsPackedBOfTheTransformedFilter) {
                                   packed.size() * sizeof(float)),
               Error::kOk);
     PackedWinograd view;
-    ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view),
-              Error::kOk);
+    ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view), Error::kOk);
     EXPECT_EQ(view.matrix_floats % kWinogradMatrixAlignment, 0u);
     std::vector<float> u(300 * 37);
     for (size_t i = 0; i < 6; ++i) {
@@ -418,8 +420,8 @@ TEST(WinogradWeightsTest, RepacksForAnotherBlocking) {
   std::mt19937 rng(8);
   const std::vector<float> weights = Random(45 * 270 * 9, &rng);
   for (KernelTarget from : {KernelTarget::kX86Avx512, KernelTarget::kPortable}) {
-    for (KernelTarget to : {KernelTarget::kX86Avx2, KernelTarget::kX86Avx512,
-                            KernelTarget::kPortable}) {
+    for (KernelTarget to :
+         {KernelTarget::kX86Avx2, KernelTarget::kX86Avx512, KernelTarget::kPortable}) {
       GemmConfig from_config, to_config;
       ASSERT_TRUE(GetGemmConfig(from, &from_config));
       ASSERT_TRUE(GetGemmConfig(to, &to_config));
@@ -440,8 +442,7 @@ TEST(WinogradWeightsTest, RepacksForAnotherBlocking) {
       ASSERT_EQ(RepackWinogradWeights(view, to_config, plain.data(), repacked.data(),
                                       repacked.size() * sizeof(float)),
                 Error::kOk);
-      EXPECT_EQ(std::memcmp(repacked.data(), expected.data(), expected.size() * sizeof(float)),
-                0)
+      EXPECT_EQ(std::memcmp(repacked.data(), expected.data(), expected.size() * sizeof(float)), 0)
           << KernelTargetName(from) << " -> " << KernelTargetName(to);
       EXPECT_EQ(RepackWinogradWeights(view, to_config, plain.data(), repacked.data(),
                                       repacked.size() * sizeof(float) - 1),
@@ -457,9 +458,9 @@ TEST(WinogradWeightsTest, ViewRejectsBadHeaders) {
   ASSERT_TRUE(GetGemmConfig(KernelTarget::kX86Avx2, &config));
   const std::vector<float> weights(9 * 5 * 9, 1.0f);
   std::vector<float> good(WinogradPackedWeightsBytes(config, s) / sizeof(float));
-  ASSERT_EQ(PackWinogradWeights(config, s, weights.data(), good.data(),
-                                good.size() * sizeof(float)),
-            Error::kOk);
+  ASSERT_EQ(
+      PackWinogradWeights(config, s, weights.data(), good.data(), good.size() * sizeof(float)),
+      Error::kOk);
   const size_t bytes = good.size() * sizeof(float);
   PackedWinograd view;
   ASSERT_EQ(ViewPackedWinograd(good.data(), bytes, &view), Error::kOk);
@@ -474,22 +475,19 @@ TEST(WinogradWeightsTest, ViewRejectsBadHeaders) {
     std::memcpy(copy.data(), &header, sizeof(header));
     return ViewPackedWinograd(copy.data(), bytes, &view);
   };
-  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.magic = kPackedBMagic; }),
-            Error::kInvalidProgram);
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.magic = kPackedBMagic; }), Error::kInvalidProgram);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.version = 2; }), Error::kUnsupportedVersion);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.target = 99; }), Error::kNotSupported);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.nr = 32; }), Error::kInvalidProgram);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.kc = 128; }), Error::kInvalidProgram);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.output_tile = 6; }), Error::kInvalidProgram);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.input_channels = 0; }), Error::kInvalidProgram);
-  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.output_channels = 0; }),
-            Error::kInvalidProgram);
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.output_channels = 0; }), Error::kInvalidProgram);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.input_channels = 6; }),
             Error::kProgramOutOfBounds);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.matrix_floats += 16; }),
             Error::kProgramOutOfBounds);
-  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.data_floats -= 1; }),
-            Error::kProgramOutOfBounds);
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.data_floats -= 1; }), Error::kProgramOutOfBounds);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.output_channels = uint64_t{1} << 62; }),
             Error::kProgramOutOfBounds);
   EXPECT_EQ(ViewPackedWinograd(good.data(), bytes - 4, &view), Error::kProgramOutOfBounds);
