@@ -379,6 +379,72 @@ void RunTask(void* context, size_t task) {
   RunTiles(run, begin, end, task);
 }
 
+// One block holding every tile, its work shared by `tasks` tasks in three phases (the pool
+// returns between them): the input transform by tiles, the 36 GEMMs by matrices (task t on GEMM
+// scratch slot t), the output transform by tiles.
+struct SharedBlock {
+  const WinogradRun* run;
+  WinogradBlock block;  // every tile
+  size_t tasks;
+  float* gemm_scratch;  // slot t at t * gemm_scratch_bytes
+};
+
+// Task `task`'s share [begin, end) of `count` items.
+void Share(size_t count, size_t tasks, size_t task, size_t* begin, size_t* end) {
+  *begin = count * task / tasks;
+  *end = count * (task + 1) / tasks;
+}
+
+// The part of the block with tiles [begin, end): V and M rows begin.. of every matrix.
+WinogradBlock Part(const WinogradBlock& block, size_t begin, size_t end, size_t cin,
+                   size_t cout) {
+  WinogradBlock part = block;
+  part.first_tile = block.first_tile + begin;
+  part.tiles = end - begin;
+  part.v = block.v + begin * cin;
+  part.m = block.m + begin * cout;
+  return part;
+}
+
+void SharedInputTask(void* context, size_t task) {
+  const SharedBlock& shared = *static_cast<const SharedBlock*>(context);
+  size_t begin, end;
+  Share(shared.block.tiles, shared.tasks, task, &begin, &end);
+  if (begin == end) return;
+  HWY_DYNAMIC_DISPATCH(WinogradInputForTarget)
+  (Part(shared.block, begin, end, shared.run->shape->input_channels,
+        shared.run->shape->output_channels));
+}
+
+void SharedGemmTask(void* context, size_t task) {
+  const SharedBlock& shared = *static_cast<const SharedBlock*>(context);
+  const WinogradRun& run = *shared.run;
+  size_t begin, end;
+  Share(kWinogradMatrices, shared.tasks, task, &begin, &end);
+  for (size_t xi = begin; xi < end; ++xi) {
+    const PackedB b = run.weights->Matrix(xi);
+    GemmCall call{};
+    call.m = shared.block.tiles;
+    call.a = shared.block.v + xi * shared.block.v_matrix_floats;
+    call.lda = run.shape->input_channels;
+    call.b = &b;
+    call.c = shared.block.m + xi * shared.block.m_matrix_floats;
+    call.ldc = run.shape->output_channels;
+    call.scratch = shared.gemm_scratch + task * (run.gemm_scratch_bytes / sizeof(float));
+    (void)RunGemm(call, run.gemm_scratch_bytes, nullptr);
+  }
+}
+
+void SharedOutputTask(void* context, size_t task) {
+  const SharedBlock& shared = *static_cast<const SharedBlock*>(context);
+  size_t begin, end;
+  Share(shared.block.tiles, shared.tasks, task, &begin, &end);
+  if (begin == end) return;
+  HWY_DYNAMIC_DISPATCH(WinogradOutputForTarget)
+  (Part(shared.block, begin, end, shared.run->shape->input_channels,
+        shared.run->shape->output_channels));
+}
+
 }  // namespace
 
 runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const float* input,
@@ -427,6 +493,23 @@ runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const floa
   run.gemm_scratch_bytes = RoundUp(GemmScratchBytes(current, run.block, 1), 64);
   run.slot_bytes = run.v_bytes + run.gemm_scratch_bytes;
   run.scratch = static_cast<char*>(scratch);
+  if (WinogradSharesMatrices(current, shape, threads)) {
+    SharedBlock shared;
+    shared.run = &run;
+    shared.block = run.whole;
+    shared.block.first_tile = 0;
+    shared.block.tiles = run.tiles_total;
+    shared.block.v = reinterpret_cast<float*>(run.scratch);
+    shared.block.v_matrix_floats = WinogradScratchMatrixFloats(run.block, shape.input_channels);
+    shared.block.m = shared.block.v + kWinogradMatrices * shared.block.v_matrix_floats;
+    shared.block.m_matrix_floats = WinogradScratchMatrixFloats(run.block, shape.output_channels);
+    shared.tasks = threads;
+    shared.gemm_scratch = reinterpret_cast<float*>(run.scratch + run.v_bytes);
+    pthreadpool_parallelize_1d(threadpool, &SharedInputTask, &shared, threads, 0);
+    pthreadpool_parallelize_1d(threadpool, &SharedGemmTask, &shared, threads, 0);
+    pthreadpool_parallelize_1d(threadpool, &SharedOutputTask, &shared, threads, 0);
+    return runtime::Error::kOk;
+  }
   // Whole blocks per task, as evenly as the blocks allow.
   const size_t blocks = (run.tiles_total + run.block - 1) / run.block;
   const size_t tasks_wanted = threads < blocks ? threads : blocks;

@@ -109,10 +109,17 @@ runtime::Error RepackWinogradWeights(const PackedWinograd& packed, const GemmCon
 // Tiles per block (T above) for `threads` threads and this blocking: at least mc (so each
 // packed U[xi] read by a block's GEMM serves as many rows as a plain GEMM's A block: with fewer,
 // the layers with many channels stream their 36 x C x K weights for a handful of rows), more
-// when 36 * T * (C + K) floats still fit kWinogradBlockBytes (few channels), a multiple of mr,
-// and no more than one thread's share of the tiles.
+// when 36 * T * (C + K) floats still fit kWinogradBlockBytes (few channels), a multiple of mr;
+// all the tiles when they fit one such block; else no more than one thread's share.
 inline constexpr size_t kWinogradBlockBytes = 512 * 1024;
-size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& shape, size_t threads);
+size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& shape,
+                         size_t threads);
+
+// How `threads` threads share the work: blocks of tiles, or, when every tile fits one block
+// (few tiles: resnet18's 28x28 and 14x14 layers), that block's 36 GEMMs (and its transforms by
+// tiles), so each thread reads its share of U rather than all of it for a smaller block.
+bool WinogradSharesMatrices(const GemmConfig& config, const Convolution2dShape& shape,
+                            size_t threads);
 
 // Floats from one of a block's 36 transformed matrices (rows x columns) to the next in the
 // scratch: rounded to 64 bytes, plus 64, so the 36 rows a transform touches per tile do not all

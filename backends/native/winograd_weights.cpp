@@ -179,17 +179,38 @@ runtime::Error RepackWinogradWeights(const PackedWinograd& packed, const GemmCon
   return runtime::Error::kOk;
 }
 
-size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& shape,
-                         size_t threads) {
-  if (!WinogradApplies(shape) || config.mr == 0) return 0;
+namespace {
+
+size_t Tiles(const Convolution2dShape& shape) {
   const size_t tiles_h = (shape.output_height() + kWinogradOutputTile - 1) / kWinogradOutputTile;
   const size_t tiles_w = (shape.output_width() + kWinogradOutputTile - 1) / kWinogradOutputTile;
-  const size_t tiles = shape.batch * tiles_h * tiles_w;
+  return shape.batch * tiles_h * tiles_w;
+}
+
+// Tiles per block on one thread: at least mc, more when V and M still fit kWinogradBlockBytes.
+size_t OneThreadBlock(const GemmConfig& config, const Convolution2dShape& shape) {
   const size_t per_tile =
       kWinogradMatrices * (shape.input_channels + shape.output_channels) * sizeof(float);
   size_t block = kWinogradBlockBytes / per_tile;
   if (block > config.mr) block = block / config.mr * config.mr;
   if (block < config.mc) block = config.mc;
+  return block;
+}
+
+}  // namespace
+
+bool WinogradSharesMatrices(const GemmConfig& config, const Convolution2dShape& shape,
+                            size_t threads) {
+  if (!WinogradApplies(shape) || config.mr == 0 || threads <= 1) return false;
+  return Tiles(shape) <= OneThreadBlock(config, shape);
+}
+
+size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& shape,
+                         size_t threads) {
+  if (!WinogradApplies(shape) || config.mr == 0) return 0;
+  const size_t tiles = Tiles(shape);
+  const size_t block = OneThreadBlock(config, shape);
+  if (tiles <= block) return tiles;  // one block, on one thread or shared by matrices
   const size_t share = (tiles + (threads == 0 ? 1 : threads) - 1) / (threads == 0 ? 1 : threads);
   return block < share ? block : share;
 }
@@ -198,13 +219,16 @@ size_t WinogradScratchBytes(const GemmConfig& config, const Convolution2dShape& 
                             size_t threads) {
   const size_t block = WinogradTileBlock(config, shape, threads);
   if (block == 0) return 0;
-  // V and M, then the GEMM's scratch, each slot rounded to 64 bytes.
+  if (threads == 0) threads = 1;
+  // V and M, then the GEMM's scratch, each rounded to 64 bytes: per thread, or V and M once and
+  // the GEMM's scratch per thread when the threads share one block's matrices.
   const size_t floats =
       kWinogradMatrices * (WinogradScratchMatrixFloats(block, shape.input_channels) +
                            WinogradScratchMatrixFloats(block, shape.output_channels));
-  const size_t slot =
-      RoundUp(floats * sizeof(float), 64) + RoundUp(GemmScratchBytes(config, block, 1), 64);
-  return (threads == 0 ? 1 : threads) * slot;
+  const size_t v_bytes = RoundUp(floats * sizeof(float), 64);
+  const size_t gemm_bytes = RoundUp(GemmScratchBytes(config, block, 1), 64);
+  if (WinogradSharesMatrices(config, shape, threads)) return v_bytes + threads * gemm_bytes;
+  return threads * (v_bytes + gemm_bytes);
 }
 
 }  // namespace torchir::native

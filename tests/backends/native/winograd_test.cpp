@@ -289,6 +289,13 @@ TEST_P(WinogradTest, MatchesReferenceWithThreads) {
     ExpectWinogradMatchesReference(Shape(1, 30, 30, 128, 64, 2, 2, 2, 2), options, 510 + threads);
     // Fewer tiles than threads.
     ExpectWinogradMatchesReference(Shape(1, 3, 3, 8, 10, 1, 1, 1, 1), options, 520 + threads);
+    // More tiles than one block: blocks of tiles per thread rather than the matrices shared.
+    const Convolution2dShape many = Shape(2, 58, 30, 40, 24, 1, 1, 1, 1);
+    GemmConfig config;
+    ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+    EXPECT_FALSE(WinogradSharesMatrices(config, many, threads));
+    EXPECT_TRUE(WinogradSharesMatrices(config, Shape(1, 30, 30, 128, 64, 2, 2, 2, 2), threads));
+    ExpectWinogradMatchesReference(many, options, 530 + threads);
   }
 }
 
