@@ -12,10 +12,16 @@
 //                              timing), xnn_run_operator without a pool
 //   Native/<layer>/residual    Convolution2d with a residual add and relu (what a ResNet block
 //                              ends with), to show the epilogue costs nothing measurable
+//   Winograd/<layer>           WinogradConvolution2d (winograd.h) on the 3x3 stride-1 layers,
+//                              filter transformed and packed before the timing, bias, no
+//                              activation; GFLOPS count the direct convolution's FLOPs
+//                              (effective rate); .../residual with a residual add and relu
 //
-// Each layer runs Native, Xnnpack, Native again (A-B-A). Counters: GFLOPS (2 multiply-adds per
-// tap and channel pair) and of_peak (fraction of the median peak measured at start-up).
-// Use --benchmark_repetitions for the spread. Results and commands: docs/native-kernels.md.
+// Each layer runs Native, Xnnpack, Native again (A-B-A); 3x3 stride-1 layers then run Winograd,
+// Native, Winograd again (B-A-B against the direct implicit GEMM). Counters: GFLOPS (2
+// multiply-adds per tap and channel pair) and of_peak (fraction of the median peak measured at
+// start-up). Use --benchmark_repetitions for the spread. Results and commands:
+// docs/native-kernels.md.
 #include <benchmark/benchmark.h>
 #include <time.h>
 #include <xnnpack.h>
@@ -32,6 +38,7 @@
 #include "backends/native/depthwise.h"
 #include "backends/native/gemm_config.h"
 #include "backends/native/packed_weights.h"
+#include "backends/native/winograd.h"
 #include "benchmarks/fma_peak.h"
 #include "hwy/targets.h"
 
@@ -178,6 +185,50 @@ void BM_Native(benchmark::State& state, Layer layer, bool residual) {
   ReportRate(state, layer);
 }
 
+void BM_Winograd(benchmark::State& state, Layer layer, bool residual) {
+  const Convolution2dShape s = ShapeOf(layer);
+  const size_t out_floats = s.output_height() * s.output_width() * s.output_channels;
+  const std::vector<float> input =
+      RandomFloats(s.input_height * s.input_width * s.input_channels, 1);
+  const std::vector<float> weights =
+      RandomFloats(s.output_channels * s.input_channels * layer.kernel * layer.kernel, 2);
+  const std::vector<float> bias = RandomFloats(s.output_channels, 3);
+  const std::vector<float> skip = RandomFloats(out_floats, 4);
+  std::vector<float> output(out_floats);
+  Epilogue epilogue;
+  if (residual) {
+    epilogue.activation = Activation::kRelu;
+    epilogue.residual = skip.data();
+    epilogue.residual_stride = s.output_channels;
+  }
+  GemmConfig config;
+  if (!GetGemmConfig(CurrentKernelTarget(), &config)) {
+    state.SkipWithError("no GEMM config for this target");
+    return;
+  }
+  std::vector<float> packed(WinogradPackedWeightsBytes(config, s) / sizeof(float));
+  std::vector<float> scratch(WinogradScratchBytes(config, s, 1) / sizeof(float) + 1);
+  PackedWinograd view;
+  if (PackWinogradWeights(config, s, weights.data(), packed.data(),
+                          packed.size() * sizeof(float)) != runtime::Error::kOk ||
+      ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view) !=
+          runtime::Error::kOk) {
+    state.SkipWithError("packing failed");
+    return;
+  }
+  for (auto _ : state) {
+    if (WinogradConvolution2d(s, input.data(), view, bias.data(), output.data(), epilogue,
+                              scratch.data(),
+                              scratch.size() * sizeof(float)) != runtime::Error::kOk) {
+      state.SkipWithError("the convolution failed");
+      return;
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(KernelTargetName(config.target));
+  ReportRate(state, layer);
+}
+
 void BM_Xnnpack(benchmark::State& state, Layer layer) {
   const Convolution2dShape s = ShapeOf(layer);
   const std::vector<float> input =
@@ -225,6 +276,12 @@ void RegisterAll() {
     benchmark::RegisterBenchmark(("Native/" + name + "/again").c_str(), BM_Native, layer, false);
     if (!layer.depthwise && layer.kernel == 3 && layer.stride == 1) {
       benchmark::RegisterBenchmark(("Native/" + name + "/residual").c_str(), BM_Native, layer,
+                                   true);
+      benchmark::RegisterBenchmark(("Winograd/" + name).c_str(), BM_Winograd, layer, false);
+      benchmark::RegisterBenchmark(("Native/" + name + "/direct").c_str(), BM_Native, layer, false);
+      benchmark::RegisterBenchmark(("Winograd/" + name + "/again").c_str(), BM_Winograd, layer,
+                                   false);
+      benchmark::RegisterBenchmark(("Winograd/" + name + "/residual").c_str(), BM_Winograd, layer,
                                    true);
     }
     if (++index == std::size(kLayers) / 2) benchmark::RegisterBenchmark("Peak/middle", BM_Peak);

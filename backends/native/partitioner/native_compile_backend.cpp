@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "backends/native/depthwise.h"
 #include "backends/native/packed_weights.h"
 #include "backends/native/serialization/native_blob_generated.h"
+#include "backends/native/winograd.h"
 #include "compiler/backend/delegate_rewriter.h"
 #include "compiler/backend/layout.h"
 #include "compiler/dialect/delegate_call.h"
@@ -265,17 +267,80 @@ void ActivationOf(const Region& region, fb::Activation* activation, float* min, 
   }
 }
 
+// When 3x3 stride-1 convolutions run by Winograd F(4x4, 3x3) (backends/native/winograd.h),
+// from TORCHIR_NATIVE_WINOGRAD when the program is compiled: "auto" (unset: where it pays),
+// "off" (never: the A/B baseline), "all" (wherever it applies: for tests).
+enum class WinogradPolicy { kAuto, kOff, kAll };
+
+absl::StatusOr<WinogradPolicy> WinogradPolicyFromEnvironment() {
+  const char* value = std::getenv("TORCHIR_NATIVE_WINOGRAD");
+  if (value == nullptr || std::strcmp(value, "auto") == 0 || value[0] == '\0') {
+    return WinogradPolicy::kAuto;
+  }
+  if (std::strcmp(value, "off") == 0 || std::strcmp(value, "0") == 0) return WinogradPolicy::kOff;
+  if (std::strcmp(value, "all") == 0) return WinogradPolicy::kAll;
+  return absl::InvalidArgumentError(
+      absl::StrCat("TORCHIR_NATIVE_WINOGRAD='", value, "': expected auto, off or all"));
+}
+
+const char* WinogradPolicyName(WinogradPolicy policy) {
+  switch (policy) {
+    case WinogradPolicy::kOff:
+      return "off";
+    case WinogradPolicy::kAll:
+      return "all";
+    case WinogradPolicy::kAuto:
+      break;
+  }
+  return "auto";
+}
+
+// Where Winograd pays (measured with torchir_native_convolution_benchmark on an AVX-512 core,
+// docs/native-kernels.md): 2-2.9x the implicit GEMM with at least 16 input and output channels
+// and 9 or more output tiles of 4x4 (10x10 and up); 0.8x with 4 tiles (7x7: 64 outputs computed
+// for 49, and 36 x C x K weights streamed for 4 rows); slower with 8 input channels (the
+// transforms outweigh the saved multiplies).
+constexpr size_t kWinogradMinChannels = 16;
+constexpr size_t kWinogradMinTiles = 8;
+
+bool WinogradPays(const Convolution2dShape& shape) {
+  const size_t tiles = shape.batch *
+                       ((shape.output_height() + kWinogradOutputTile - 1) / kWinogradOutputTile) *
+                       ((shape.output_width() + kWinogradOutputTile - 1) / kWinogradOutputTile);
+  return shape.input_channels >= kWinogradMinChannels &&
+         shape.output_channels >= kWinogradMinChannels && tiles >= kWinogradMinTiles;
+}
+
+// Whether the region's convolution runs by Winograd: it applies (3x3, stride 1, dilation 1,
+// ungrouped), its fused activation is one the Winograd output transform applies, and the policy
+// says so.
+bool UseWinograd(WinogradPolicy policy, const ir::Node& compute, const Convolution2dShape& shape,
+                 bool depthwise, fb::Activation activation) {
+  if (policy == WinogradPolicy::kOff || compute.op() != "edge.convolution" || depthwise ||
+      !WinogradApplies(shape)) {
+    return false;
+  }
+  if (activation != fb::Activation::None && activation != fb::Activation::Relu &&
+      activation != fb::Activation::Clamp && activation != fb::Activation::Gelu &&
+      activation != fb::Activation::GeluTanh) {
+    return false;
+  }
+  return policy == WinogradPolicy::kAll || WinogradPays(shape);
+}
+
 // The filter (OIHW; a linear layer's [N, K] weight is its 1x1 case) packed for `config`, or
 // for the depthwise kernel (whose layout is the same on every CPU).
 absl::StatusOr<ir::TensorData> PackedWeights(const ir::Value* weight,
                                              const Convolution2dShape& shape, bool depthwise,
-                                             const GemmConfig& config) {
+                                             const GemmConfig& config, bool winograd = false) {
   std::vector<float> filter(static_cast<size_t>(weight->type().numel()));
   std::memcpy(filter.data(), weight->data().data(), filter.size() * sizeof(float));
-  std::vector<uint8_t> packed(depthwise ? DepthwisePackedWeightsBytes(shape)
-                                        : ConvolutionPackedWeightsBytes(config, shape));
+  std::vector<uint8_t> packed(depthwise  ? DepthwisePackedWeightsBytes(shape)
+                              : winograd ? WinogradPackedWeightsBytes(config, shape)
+                                         : ConvolutionPackedWeightsBytes(config, shape));
   const runtime::Error error =
       packed.empty() ? runtime::Error::kInvalidArgument
+      : winograd ? PackWinogradWeights(config, shape, filter.data(), packed.data(), packed.size())
       : depthwise
           ? PackDepthwiseWeights(shape, filter.data(), packed.data(), packed.size())
           : PackConvolutionWeights(config, shape, filter.data(), packed.data(), packed.size());
@@ -309,8 +374,11 @@ class NativeCompileBackend : public backend::Backend {
 
   absl::StatusOr<backend::PartitionResult> Partition(ir::Graph& graph,
                                                      int64_t first_delegate_index) const override {
+    absl::StatusOr<WinogradPolicy> winograd_policy = WinogradPolicyFromEnvironment();
+    if (!winograd_policy.ok()) return winograd_policy.status();
     backend::PartitionResult result;
     std::vector<Region> regions;
+    size_t winograd_count = 0, winograd_candidates = 0;
     std::unordered_map<const ir::Node*, size_t> region_of;
     std::unordered_map<const ir::Node*, std::string> reasons;
     for (ir::Node* node : graph.NodeSnapshot()) {
@@ -327,8 +395,15 @@ class NativeCompileBackend : public backend::Backend {
     std::vector<backend::RegionRewrite> rewrites;
     for (size_t r = 0; r < regions.size(); ++r) {
       const int64_t delegate_index = first_delegate_index + static_cast<int64_t>(r);
-      absl::StatusOr<backend::RegionRewrite> rewrite = Serialize(regions[r], delegate_index);
+      bool winograd = false;
+      absl::StatusOr<backend::RegionRewrite> rewrite =
+          Serialize(regions[r], delegate_index, *winograd_policy, &winograd);
       if (!rewrite.ok()) return rewrite.status();
+      if (regions[r].compute->op() == "edge.convolution" && !IsDepthwise(*regions[r].compute) &&
+          WinogradApplies(ShapeOf(*regions[r].compute))) {
+        ++winograd_candidates;
+      }
+      if (winograd) ++winograd_count;
       backend::DelegateSummary summary;
       summary.delegate_index = delegate_index;
       for (ir::Node* member : rewrite->members) {
@@ -338,6 +413,7 @@ class NativeCompileBackend : public backend::Backend {
       }
       summary.blob_bytes = rewrite->subgraph.blob.size();
       summary.detail = std::string(backend::LayoutName(LayoutOf(regions[r])));
+      if (winograd) summary.detail += ", winograd F(4x4,3x3)";
       emit::DelegatePayload payload;
       payload.backend_id = kNativeBackendId;
       payload.blob = rewrite->subgraph.blob;
@@ -381,6 +457,11 @@ class NativeCompileBackend : public backend::Backend {
         absl::StrCat("weights packed for ", KernelTargetName(target_), " (", config_.mr, "x",
                      config_.nr, " tiles, kc ", config_.kc, "); ", stats->permutes_inserted,
                      " layout permutes inserted, ", stats->permutes_cancelled, " avoided"));
+    result.notes.push_back(absl::StrCat(
+        "winograd F(4x4,3x3) for ", winograd_count, " of ", winograd_candidates,
+        " 3x3 stride-1 convolutions (TORCHIR_NATIVE_WINOGRAD=",
+        WinogradPolicyName(*winograd_policy), "; auto: >= ", kWinogradMinChannels,
+        " input and output channels and >= ", kWinogradMinTiles, " 4x4 output tiles)"));
     return result;
   }
 
@@ -390,8 +471,9 @@ class NativeCompileBackend : public backend::Backend {
                                                       : backend::Layout::kLogical;
   }
 
-  absl::StatusOr<backend::RegionRewrite> Serialize(const Region& region,
-                                                   int64_t delegate_index) const {
+  absl::StatusOr<backend::RegionRewrite> Serialize(const Region& region, int64_t delegate_index,
+                                                   WinogradPolicy winograd_policy,
+                                                   bool* winograd_out) const {
     if (region.compute->op() == "edge.matmul") return SerializeMatmul(region, delegate_index);
     const ir::Node& compute = *region.compute;
     const backend::Layout layout = LayoutOf(region);
@@ -400,7 +482,13 @@ class NativeCompileBackend : public backend::Backend {
     ir::Value* output = region.Output();
     const Convolution2dShape shape = ShapeOf(compute);
     const bool depthwise = IsDepthwise(compute);
-    absl::StatusOr<ir::TensorData> packed = PackedWeights(weight, shape, depthwise, config_);
+    fb::Activation activation;
+    float output_min, output_max;
+    ActivationOf(region, &activation, &output_min, &output_max);
+    const bool winograd = UseWinograd(winograd_policy, compute, shape, depthwise, activation);
+    *winograd_out = winograd;
+    absl::StatusOr<ir::TensorData> packed =
+        PackedWeights(weight, shape, depthwise, config_, winograd);
     if (!packed.ok()) return packed.status();
 
     auto activation_argument = [&](ir::Value* value, backend::SubgraphArgument::Kind kind) {
@@ -446,10 +534,6 @@ class NativeCompileBackend : public backend::Backend {
     const int32_t output_index = static_cast<int32_t>(arguments.size());
     arguments.push_back(activation_argument(output, backend::SubgraphArgument::Kind::kOutput));
 
-    fb::Activation activation;
-    float output_min, output_max;
-    ActivationOf(region, &activation, &output_min, &output_max);
-
     flatbuffers::FlatBufferBuilder builder;
     builder.ForceDefaults(true);
     const auto node = fb::CreateConvolution(
@@ -458,7 +542,7 @@ class NativeCompileBackend : public backend::Backend {
         shape.stride_width, shape.dilation_height, shape.dilation_width, shape.padding_top,
         shape.padding_left, shape.padding_bottom, shape.padding_right,
         /*input=*/0, weights_index, bias_index, residual_index, output_index, activation,
-        output_min, output_max, depthwise);
+        output_min, output_max, depthwise, winograd);
     FinishBlob(builder, rewrite, builder.CreateVector(&node, 1), {});
     return rewrite;
   }

@@ -9,6 +9,10 @@
 // channels-last delegates, of this backend or a later one. The filter or weight matrix becomes
 // a uint8 constant holding packed B (backends/native/packed_weights.h) for the target's
 // blocking; the blob (serialization/native_blob.fbs) holds the geometry and argument indices.
+// 3x3 stride-1 convolutions with enough channels and output tiles run by Winograd F(4x4, 3x3)
+// (backends/native/winograd.h), their filters transformed at compile time; the environment
+// variable TORCHIR_NATIVE_WINOGRAD=off turns it off (=all: wherever it applies), --explain
+// says which delegates use it.
 #pragma once
 
 #include <memory>

@@ -13,6 +13,7 @@
 #include "backends/native/gemm.h"
 #include "backends/native/packed_weights.h"
 #include "backends/native/serialization/native_blob_generated.h"
+#include "backends/native/winograd.h"
 #include "runtime/backend/backend.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/result.h"
@@ -29,6 +30,7 @@ using ::torchir::native::Epilogue;
 using ::torchir::native::GemmConfig;
 using ::torchir::native::PackedB;
 using ::torchir::native::PackedDepthwise;
+using ::torchir::native::PackedWinograd;
 
 constexpr uint32_t kBlobVersion = 1;
 // The program's own bound on a tensor; keeps every size product below far from overflowing.
@@ -53,6 +55,8 @@ struct BoundConvolution {
   const float* bias;
   float* output;
   Epilogue epilogue;
+  bool winograd;  // winograd_weights, not weights: Winograd F(4x4, 3x3)
+  PackedWinograd winograd_weights;
 };
 
 // One matrix product of run-time operands, bound to its arguments' memory.
@@ -101,6 +105,14 @@ Error VerifyBlob(Span<const uint8_t> blob, size_t num_args, const fb::Blob** out
              "the blob has no nodes, or too many");
   *out = parsed;
   return Error::kOk;
+}
+
+// Scratch of a Winograd node on `threads` threads or on the calling thread alone (a node below
+// kMinParallelMacs runs without the pool, in blocks sized for one thread).
+size_t WinogradScratch(const GemmConfig& config, const Convolution2dShape& shape, size_t threads) {
+  const size_t pooled = ::torchir::native::WinogradScratchBytes(config, shape, threads);
+  const size_t alone = ::torchir::native::WinogradScratchBytes(config, shape, 1);
+  return pooled > alone ? pooled : alone;
 }
 
 size_t RoundUp(size_t value, size_t multiple) {
@@ -192,9 +204,10 @@ class NativeBackend final : public Backend {
           *parsed->convolutions()->Get(static_cast<flatbuffers::uoffset_t>(i));
       BoundConvolution& bound = delegate->nodes[i];
       TORCHIR_RETURN_IF_ERROR(Bind(node, i, args, here, allocator, &bound));
-      const size_t bytes = bound.depthwise ? 0
-                                           : ::torchir::native::ConvolutionScratchBytes(
-                                                 here, bound.shape, num_threads);
+      const size_t bytes = bound.depthwise  ? 0
+                           : bound.winograd ? WinogradScratch(here, bound.shape, num_threads)
+                                            : ::torchir::native::ConvolutionScratchBytes(
+                                                  here, bound.shape, num_threads);
       if (bytes > scratch_bytes) scratch_bytes = bytes;
     }
     for (size_t i = 0; i < delegate->num_matmuls; ++i) {
@@ -227,7 +240,11 @@ class NativeBackend final : public Backend {
     for (size_t i = 0; i < delegate.num_nodes; ++i) {
       const BoundConvolution& node = delegate.nodes[i];
       const Error error =
-          node.depthwise
+          node.winograd ? ::torchir::native::WinogradConvolution2d(
+                              node.shape, node.input, node.winograd_weights, node.bias, node.output,
+                              node.epilogue, delegate.scratch, delegate.scratch_bytes,
+                              node.parallel ? pool : nullptr)
+          : node.depthwise
               ? ::torchir::native::DepthwiseConvolution2d(
                     node.shape, node.input, node.depthwise_weights, node.bias, node.output,
                     node.epilogue, node.parallel ? pool : nullptr)
@@ -339,6 +356,11 @@ class NativeBackend final : public Backend {
     BLOB_CHECK(::torchir::native::CheckConvolution2dShape(shape) == Error::kOk,
                "node %zu: invalid convolution geometry", index);
     bound->depthwise = node.depthwise();
+    bound->winograd = node.winograd();
+    BLOB_CHECK(!bound->winograd || (!bound->depthwise && ::torchir::native::WinogradApplies(shape)),
+               "node %zu: Winograd on a convolution that is not 3x3, stride 1, dilation 1, "
+               "ungrouped",
+               index);
     BLOB_CHECK(!bound->depthwise || shape.input_channels == shape.output_channels,
                "node %zu: a depthwise convolution with %zu input and %zu output channels", index,
                shape.input_channels, shape.output_channels);
@@ -375,7 +397,21 @@ class NativeBackend final : public Backend {
     BLOB_CHECK(reinterpret_cast<uintptr_t>(weights->data()) % alignof(float) == 0,
                "node %zu: weights argument %d is not %zu-byte aligned", index, node.weights(),
                alignof(float));
-    if (bound->depthwise) {
+    if (bound->winograd) {
+      const Error view = ::torchir::native::ViewPackedWinograd(
+          weights->data_ptr<uint8_t>(), weights->nbytes(), &bound->winograd_weights);
+      BLOB_CHECK(view == Error::kOk, "node %zu: the packed Winograd weights are invalid (%s)",
+                 index, ErrorName(view));
+      const PackedWinograd& packed = bound->winograd_weights;
+      BLOB_CHECK(packed.input_channels == in_channels && packed.output_channels == out_channels,
+                 "node %zu: Winograd weights are for %zu -> %zu channels, the node needs %llu -> "
+                 "%llu",
+                 index, packed.input_channels, packed.output_channels,
+                 static_cast<unsigned long long>(in_channels),
+                 static_cast<unsigned long long>(out_channels));
+      TORCHIR_RETURN_IF_ERROR(
+          RepackWinogradIfNeeded(index, here, allocator, &bound->winograd_weights));
+    } else if (bound->depthwise) {
       const Error view = ::torchir::native::ViewPackedDepthwise(
           weights->data_ptr<uint8_t>(), weights->nbytes(), &bound->depthwise_weights);
       BLOB_CHECK(view == Error::kOk, "node %zu: the packed depthwise weights are invalid (%s)",
@@ -445,6 +481,10 @@ class NativeBackend final : public Backend {
       epilogue.residual = residual->data_ptr<float>();
       epilogue.residual_stride = out_channels;
     }
+    // The Winograd output transform applies the activations up to GELU (winograd.cpp).
+    BLOB_CHECK(!bound->winograd || epilogue.activation <= Activation::kGeluTanh,
+               "node %zu: Winograd with activation %u", index,
+               static_cast<unsigned>(node.activation()));
     uint64_t macs;
     bound->parallel =
         Multiply(output_elements, kernel_rows, &macs) ? macs >= kMinParallelMacs : true;
@@ -480,6 +520,31 @@ class NativeBackend final : public Backend {
     TORCHIR_RETURN_IF_ERROR(::torchir::native::PackB(here, weights->k, weights->n, plain.get(),
                                                      weights->n, packed, bytes));
     return ::torchir::native::ViewPackedB(packed, bytes, weights);
+  }
+
+  // Step 3 for Winograd weights: each of the 36 matrices unpacked and packed again, once.
+  static Error RepackWinogradIfNeeded(size_t index, const GemmConfig& here,
+                                      MemoryAllocator& allocator, PackedWinograd* weights) {
+    if (here.nr == weights->config.nr && here.kc == weights->config.kc) return Error::kOk;
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true)) {
+      Log(LogLevel::kInfo,
+          "NativeBackend: Winograd weights packed for %s, this CPU runs %s kernels: repacking "
+          "them at init (compile with --target %s to avoid it)",
+          ::torchir::native::KernelTargetName(weights->config.target),
+          ::torchir::native::KernelTargetName(here.target),
+          ::torchir::native::KernelTargetName(here.target));
+    }
+    std::unique_ptr<float[]> plain(
+        new (std::nothrow) float[weights->input_channels * weights->output_channels]);
+    const size_t bytes = ::torchir::native::RepackedWinogradBytes(*weights, here);
+    void* packed =
+        bytes == 0 ? nullptr : allocator.Allocate(bytes, ::torchir::native::kPackedBAlignment);
+    TORCHIR_CHECK_OR_RETURN(plain != nullptr && packed != nullptr, Error::kOutOfMemory,
+                            "NativeBackend: out of memory repacking node %zu", index);
+    TORCHIR_RETURN_IF_ERROR(
+        ::torchir::native::RepackWinogradWeights(*weights, here, plain.get(), packed, bytes));
+    return ::torchir::native::ViewPackedWinograd(packed, bytes, weights);
   }
 
   std::mutex mutex_;

@@ -8,7 +8,7 @@
 //   2. checks each node's geometry (no zero sizes, no overflow) and its arguments: float32
 //      contiguous tensors whose element counts and channel dims match the geometry, an output
 //      that is not a constant, packed weights (a constant uint8 tensor) whose header passes
-//      ViewPackedB and whose K x N is the node's;
+//      ViewPackedB and whose K x N is the node's (Winograd nodes: ViewPackedWinograd, C and K);
 //   3. when the weights were packed for another CPU family than the one the kernels dispatch
 //      to here (--target of torchir-compile), unpacks and repacks them once, into memory from
 //      the Method's allocator, and logs that it did (compile for this CPU to avoid it);

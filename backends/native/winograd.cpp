@@ -1,0 +1,527 @@
+// Winograd F(4x4, 3x3) (winograd.h): the input and output transforms compiled once per Highway
+// target (foreach_target.h re-includes this file), the blocking and the GEMMs after HWY_ONCE.
+#include "backends/native/winograd.h"
+
+#include <pthreadpool.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "backends/native/gemm_call.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/native/winograd.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must follow foreach_target.h (clang-format: keep the order).
+#include "hwy/highway.h"
+// Must follow hwy/highway.h.
+#include "hwy/contrib/math/math-inl.h"
+
+// What one block's transforms need; outside the per-target namespaces so every target's
+// functions share the signature.
+#ifndef TORCHIR_BACKENDS_NATIVE_WINOGRAD_BLOCK_
+#define TORCHIR_BACKENDS_NATIVE_WINOGRAD_BLOCK_
+namespace torchir::native {
+struct WinogradBlock {
+  const Convolution2dShape* shape;
+  size_t output_height, output_width;
+  size_t tiles_h, tiles_w;
+  size_t first_tile;  // tiles [first_tile, first_tile + tiles), batch-major then row, column
+  size_t tiles;
+  const float* input;
+  float* v;  // 36 matrices of `tiles` x C (row stride C), matrix xi at xi * v_matrix_floats
+  size_t v_matrix_floats;
+  float* m;  // 36 matrices of `tiles` x K (row stride K), matrix xi at xi * m_matrix_floats
+  size_t m_matrix_floats;
+  const float* bias;  // K floats or null
+  float* output;
+  Epilogue epilogue;
+};
+}  // namespace torchir::native
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace torchir::native {
+namespace HWY_NAMESPACE {
+namespace {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// B^T (6x6) on six vectors: r = B^T d, with the shared sums of Lavin & Gray's F(4, 3):
+//   r0 = 4 d0 - 5 d2 + d4          r3 = (d4 - d2) + 2 (d3 - d1)
+//   r1 = (d4 - 4 d2) + (d3 - 4 d1)  r4 = (d4 - d2) - 2 (d3 - d1)
+//   r2 = (d4 - 4 d2) - (d3 - 4 d1)  r5 = 4 d1 - 5 d3 + d5
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE void InputTransform1d(D d, V d0, V d1, V d2, V d3, V d4, V d5, float* HWY_RESTRICT out,
+                                 size_t stride) {
+  const V four = hn::Set(d, 4.0f), minus_four = hn::Set(d, -4.0f), minus_five = hn::Set(d, -5.0f);
+  const V two = hn::Set(d, 2.0f);
+  const V t1 = hn::MulAdd(minus_four, d2, d4);
+  const V t2 = hn::MulAdd(minus_four, d1, d3);
+  const V t3 = hn::Sub(d4, d2);
+  const V t4 = hn::Mul(two, hn::Sub(d3, d1));
+  hn::Store(hn::MulAdd(four, d0, hn::MulAdd(minus_five, d2, d4)), d, out);
+  hn::Store(hn::Add(t1, t2), d, out + stride);
+  hn::Store(hn::Sub(t1, t2), d, out + 2 * stride);
+  hn::Store(hn::Add(t3, t4), d, out + 3 * stride);
+  hn::Store(hn::Sub(t3, t4), d, out + 4 * stride);
+  hn::Store(hn::MulAdd(four, d1, hn::MulAdd(minus_five, d3, d5)), d, out + 5 * stride);
+}
+
+// The same, stored unaligned to six places `stride` floats apart (the V matrices).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE void InputTransform1dU(D d, V d0, V d1, V d2, V d3, V d4, V d5, float* HWY_RESTRICT out,
+                                  size_t stride) {
+  const V four = hn::Set(d, 4.0f), minus_four = hn::Set(d, -4.0f), minus_five = hn::Set(d, -5.0f);
+  const V two = hn::Set(d, 2.0f);
+  const V t1 = hn::MulAdd(minus_four, d2, d4);
+  const V t2 = hn::MulAdd(minus_four, d1, d3);
+  const V t3 = hn::Sub(d4, d2);
+  const V t4 = hn::Mul(two, hn::Sub(d3, d1));
+  hn::StoreU(hn::MulAdd(four, d0, hn::MulAdd(minus_five, d2, d4)), d, out);
+  hn::StoreU(hn::Add(t1, t2), d, out + stride);
+  hn::StoreU(hn::Sub(t1, t2), d, out + 2 * stride);
+  hn::StoreU(hn::Add(t3, t4), d, out + 3 * stride);
+  hn::StoreU(hn::Sub(t3, t4), d, out + 4 * stride);
+  hn::StoreU(hn::MulAdd(four, d1, hn::MulAdd(minus_five, d3, d5)), d, out + 5 * stride);
+}
+
+// One tile's input transform for the channels [c, c + Lanes(d)): `rows[y]` points at row
+// iy0 + y of the image or is null when that row is outside it, `columns[x]` is the float offset
+// of column ix0 + x in a row, or kOutside. V[6 i + j][tile][c] = (B^T d B)[i][j].
+constexpr size_t kOutside = ~size_t{0};
+template <class D>
+HWY_INLINE void InputTile(D d, const float* const* rows, const size_t* columns, size_t c,
+                          float* HWY_RESTRICT v, size_t v_matrix_floats) {
+  using V = hn::Vec<D>;
+  constexpr size_t kStride = hn::MaxLanes(D());
+  HWY_ALIGN float tmp[kWinogradMatrices * kStride];
+  // Pass 1, along y: column x of the tile to B^T d, stored as tmp[i][x].
+  for (size_t x = 0; x < 6; ++x) {
+    V d0 = hn::Zero(d), d1 = d0, d2 = d0, d3 = d0, d4 = d0, d5 = d0;
+    if (columns[x] != kOutside) {
+      const size_t offset = columns[x] + c;
+      if (rows[0] != nullptr) d0 = hn::LoadU(d, rows[0] + offset);
+      if (rows[1] != nullptr) d1 = hn::LoadU(d, rows[1] + offset);
+      if (rows[2] != nullptr) d2 = hn::LoadU(d, rows[2] + offset);
+      if (rows[3] != nullptr) d3 = hn::LoadU(d, rows[3] + offset);
+      if (rows[4] != nullptr) d4 = hn::LoadU(d, rows[4] + offset);
+      if (rows[5] != nullptr) d5 = hn::LoadU(d, rows[5] + offset);
+    }
+    InputTransform1d(d, d0, d1, d2, d3, d4, d5, tmp + x * kStride, 6 * kStride);
+  }
+  // Pass 2, along x: row i of tmp times B.
+  for (size_t i = 0; i < 6; ++i) {
+    const float* row = tmp + i * 6 * kStride;
+    InputTransform1dU(d, hn::Load(d, row), hn::Load(d, row + kStride),
+                      hn::Load(d, row + 2 * kStride), hn::Load(d, row + 3 * kStride),
+                      hn::Load(d, row + 4 * kStride), hn::Load(d, row + 5 * kStride),
+                      v + i * 6 * v_matrix_floats + c, v_matrix_floats);
+  }
+}
+
+}  // namespace
+
+void WinogradInputForTarget(const WinogradBlock& block) {
+  const Convolution2dShape& s = *block.shape;
+  const size_t cin = s.input_channels;
+  const ptrdiff_t height = static_cast<ptrdiff_t>(s.input_height);
+  const ptrdiff_t width = static_cast<ptrdiff_t>(s.input_width);
+  const hn::ScalableTag<float> d;
+  const hn::CappedTag<float, 1> d1;
+  const size_t lanes = hn::Lanes(d);
+  for (size_t t = 0; t < block.tiles; ++t) {
+    const size_t tile = block.first_tile + t;
+    const size_t tx = tile % block.tiles_w;
+    const size_t ty = (tile / block.tiles_w) % block.tiles_h;
+    const size_t image = tile / block.tiles_w / block.tiles_h;
+    const ptrdiff_t iy0 =
+        static_cast<ptrdiff_t>(ty * kWinogradOutputTile) - static_cast<ptrdiff_t>(s.padding_top);
+    const ptrdiff_t ix0 =
+        static_cast<ptrdiff_t>(tx * kWinogradOutputTile) - static_cast<ptrdiff_t>(s.padding_left);
+    const float* rows[6];
+    size_t columns[6];
+    for (size_t y = 0; y < 6; ++y) {
+      const ptrdiff_t iy = iy0 + static_cast<ptrdiff_t>(y);
+      rows[y] = iy >= 0 && iy < height
+                    ? block.input +
+                          (image * s.input_height + static_cast<size_t>(iy)) * s.input_width * cin
+                    : nullptr;
+    }
+    for (size_t x = 0; x < 6; ++x) {
+      const ptrdiff_t ix = ix0 + static_cast<ptrdiff_t>(x);
+      columns[x] = ix >= 0 && ix < width ? static_cast<size_t>(ix) * cin : kOutside;
+    }
+    float* v = block.v + t * cin;
+    size_t c = 0;
+    for (; c + lanes <= cin; c += lanes) {
+      InputTile(d, rows, columns, c, v, block.v_matrix_floats);
+    }
+    for (; c < cin; ++c) InputTile(d1, rows, columns, c, v, block.v_matrix_floats);
+  }
+}
+
+namespace {
+
+// GELU of one vector, the same approximations as gemm.cpp's: erf by Abramowitz & Stegun 7.1.26
+// (|error| <= 1.5e-7) on |x| / sqrt 2, or the tanh form.
+template <class D, class V>
+HWY_INLINE V Gelu(D d, V x, bool tanh_form) {
+  const V half = hn::Set(d, 0.5f);
+  if (tanh_form) {
+    const V inner = hn::Mul(hn::Set(d, 0.7978845608f),
+                            hn::MulAdd(hn::Mul(hn::Set(d, 0.044715f), hn::Mul(x, x)), x, x));
+    return hn::Mul(hn::Mul(half, x), hn::Add(hn::Set(d, 1.0f), hn::Tanh(d, inner)));
+  }
+  const V z = hn::Mul(hn::Abs(x), hn::Set(d, 0.7071067812f));
+  const V t = hn::Div(hn::Set(d, 1.0f), hn::MulAdd(hn::Set(d, 0.3275911f), z, hn::Set(d, 1.0f)));
+  V poly = hn::Set(d, 1.061405429f);
+  poly = hn::MulAdd(poly, t, hn::Set(d, -1.453152027f));
+  poly = hn::MulAdd(poly, t, hn::Set(d, 1.421413741f));
+  poly = hn::MulAdd(poly, t, hn::Set(d, -0.284496736f));
+  poly = hn::MulAdd(poly, t, hn::Set(d, 0.254829592f));
+  poly = hn::Mul(poly, t);
+  const V erf_abs = hn::NegMulAdd(poly, hn::Exp(d, hn::Neg(hn::Mul(z, z))), hn::Set(d, 1.0f));
+  const V erf = hn::CopySign(erf_abs, x);
+  return hn::Mul(hn::Mul(half, x), hn::Add(hn::Set(d, 1.0f), erf));
+}
+
+// The epilogue's activation as loop-invariant data.
+struct Activate {
+  Activation activation;
+  float lo, hi;  // the clamp (relu: 0, +inf)
+};
+
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V Apply(D d, V x, const Activate& a) {
+  switch (a.activation) {
+    case Activation::kRelu:
+    case Activation::kClamp:
+      return hn::Min(hn::Max(x, hn::Set(d, a.lo)), hn::Set(d, a.hi));
+    case Activation::kGelu:
+      return Gelu(d, x, false);
+    case Activation::kGeluTanh:
+      return Gelu(d, x, true);
+    default:
+      return x;
+  }
+}
+
+// A^T (4x6) on six vectors: y = A^T m, with s12 = m1 + m2, d12 = m1 - m2 (and 34 alike):
+//   y0 = m0 + s12 + s34   y1 = d12 + 2 d34   y2 = s12 + 4 s34   y3 = d12 + 8 d34 + m5.
+#define TORCHIR_WINOGRAD_OUTPUT_1D(d, m0, m1, m2, m3, m4, m5, y0, y1, y2, y3) \
+  const auto s12 = hn::Add(m1, m2);                                           \
+  const auto d12 = hn::Sub(m1, m2);                                           \
+  const auto s34 = hn::Add(m3, m4);                                           \
+  const auto d34 = hn::Sub(m3, m4);                                           \
+  const auto y0 = hn::Add(hn::Add(m0, s12), s34);                             \
+  const auto y1 = hn::MulAdd(hn::Set(d, 2.0f), d34, d12);                     \
+  const auto y2 = hn::MulAdd(hn::Set(d, 4.0f), s34, s12);                     \
+  const auto y3 = hn::Add(hn::MulAdd(hn::Set(d, 8.0f), d34, d12), m5);
+
+// One tile's output transform for the output channels [k, k + Lanes(d)): Y = A^T M A, then
+// bias, residual and activation, stored for the rows x columns of the tile inside the output.
+// `out` and `residual` point at the tile's first output pixel (residual may be null).
+template <class D>
+HWY_INLINE void OutputTile(D d, const float* HWY_RESTRICT m, size_t m_matrix_floats, size_t k,
+                           const float* bias, const float* residual, size_t residual_stride,
+                           size_t residual_row, float* out, size_t cout, size_t row_floats,
+                           size_t rows, size_t cols, const Activate& activate) {
+  using V = hn::Vec<D>;
+  constexpr size_t kStride = hn::MaxLanes(D());
+  HWY_ALIGN float tmp[4 * 6 * kStride];
+  // Pass 1, along y: column x of the 6x6 to A^T m, stored as tmp[r][x].
+  for (size_t x = 0; x < 6; ++x) {
+    const float* col = m + x * m_matrix_floats + k;
+    const V m0 = hn::LoadU(d, col);
+    const V m1 = hn::LoadU(d, col + 6 * m_matrix_floats);
+    const V m2 = hn::LoadU(d, col + 12 * m_matrix_floats);
+    const V m3 = hn::LoadU(d, col + 18 * m_matrix_floats);
+    const V m4 = hn::LoadU(d, col + 24 * m_matrix_floats);
+    const V m5 = hn::LoadU(d, col + 30 * m_matrix_floats);
+    TORCHIR_WINOGRAD_OUTPUT_1D(d, m0, m1, m2, m3, m4, m5, y0, y1, y2, y3)
+    hn::Store(y0, d, tmp + (0 * 6 + x) * kStride);
+    hn::Store(y1, d, tmp + (1 * 6 + x) * kStride);
+    hn::Store(y2, d, tmp + (2 * 6 + x) * kStride);
+    hn::Store(y3, d, tmp + (3 * 6 + x) * kStride);
+  }
+  const V b = bias != nullptr ? hn::LoadU(d, bias + k) : hn::Zero(d);
+  // Pass 2, along x: row r of tmp times A, then the epilogue.
+  for (size_t r = 0; r < rows; ++r) {
+    const float* row = tmp + r * 6 * kStride;
+    const V m0 = hn::Load(d, row), m1 = hn::Load(d, row + kStride);
+    const V m2 = hn::Load(d, row + 2 * kStride), m3 = hn::Load(d, row + 3 * kStride);
+    const V m4 = hn::Load(d, row + 4 * kStride), m5 = hn::Load(d, row + 5 * kStride);
+    TORCHIR_WINOGRAD_OUTPUT_1D(d, m0, m1, m2, m3, m4, m5, y0, y1, y2, y3)
+#define TORCHIR_WINOGRAD_STORE(s, value)                                                        \
+  if (s < cols) {                                                                               \
+    V result = hn::Add(value, b);                                                               \
+    if (residual != nullptr) {                                                                  \
+      result =                                                                                  \
+          hn::Add(result, hn::LoadU(d, residual + r * residual_row + s * residual_stride + k)); \
+    }                                                                                           \
+    hn::StoreU(Apply(d, result, activate), d, out + r * row_floats + s * cout + k);             \
+  }
+    TORCHIR_WINOGRAD_STORE(0, y0)
+    TORCHIR_WINOGRAD_STORE(1, y1)
+    TORCHIR_WINOGRAD_STORE(2, y2)
+    TORCHIR_WINOGRAD_STORE(3, y3)
+#undef TORCHIR_WINOGRAD_STORE
+  }
+}
+
+}  // namespace
+
+void WinogradOutputForTarget(const WinogradBlock& block) {
+  const Convolution2dShape& s = *block.shape;
+  const size_t cout = s.output_channels;
+  const size_t row_floats = block.output_width * cout;
+  const Epilogue& e = block.epilogue;
+  Activate activate{
+      e.activation, e.activation == Activation::kClamp ? e.min : 0.0f,
+      e.activation == Activation::kClamp ? e.max : std::numeric_limits<float>::infinity()};
+  const hn::ScalableTag<float> d;
+  const hn::CappedTag<float, 1> d1;
+  const size_t lanes = hn::Lanes(d);
+  for (size_t t = 0; t < block.tiles; ++t) {
+    const size_t tile = block.first_tile + t;
+    const size_t tx = tile % block.tiles_w;
+    const size_t ty = (tile / block.tiles_w) % block.tiles_h;
+    const size_t image = tile / block.tiles_w / block.tiles_h;
+    const size_t oy0 = ty * kWinogradOutputTile, ox0 = tx * kWinogradOutputTile;
+    const size_t rows = block.output_height - oy0 < 4 ? block.output_height - oy0 : 4;
+    const size_t cols = block.output_width - ox0 < 4 ? block.output_width - ox0 : 4;
+    const size_t pixel = (image * block.output_height + oy0) * block.output_width + ox0;
+    float* out = block.output + pixel * cout;
+    const float* residual =
+        e.residual != nullptr ? e.residual + pixel * e.residual_stride : nullptr;
+    const float* m = block.m + t * cout;
+    size_t k = 0;
+    for (; k + lanes <= cout; k += lanes) {
+      OutputTile(d, m, block.m_matrix_floats, k, block.bias, residual, e.residual_stride,
+                 block.output_width * e.residual_stride, out, cout, row_floats, rows, cols,
+                 activate);
+    }
+    for (; k < cout; ++k) {
+      OutputTile(d1, m, block.m_matrix_floats, k, block.bias, residual, e.residual_stride,
+                 block.output_width * e.residual_stride, out, cout, row_floats, rows, cols,
+                 activate);
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace torchir::native
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace torchir::native {
+
+HWY_EXPORT(WinogradInputForTarget);
+HWY_EXPORT(WinogradOutputForTarget);
+
+namespace {
+
+size_t RoundUp(size_t value, size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+struct WinogradRun {
+  const Convolution2dShape* shape;
+  const PackedWinograd* weights;
+  WinogradBlock whole;  // its first_tile, tiles, v and m are set per block
+  size_t tiles_total;
+  size_t block;           // tiles per block
+  size_t tiles_per_task;  // a multiple of block
+  char* scratch;
+  size_t slot_bytes;
+  size_t v_bytes;  // V and M of a slot, rounded to 64: the GEMM's scratch follows
+  size_t gemm_scratch_bytes;
+};
+
+// Tiles [begin, end) in blocks, on scratch slot `slot`.
+void RunTiles(const WinogradRun& run, size_t begin, size_t end, size_t slot) {
+  char* base = run.scratch + slot * run.slot_bytes;
+  const size_t cin = run.shape->input_channels, cout = run.shape->output_channels;
+  WinogradBlock block = run.whole;
+  block.v = reinterpret_cast<float*>(base);
+  block.v_matrix_floats = WinogradScratchMatrixFloats(run.block, cin);
+  block.m = block.v + kWinogradMatrices * block.v_matrix_floats;
+  block.m_matrix_floats = WinogradScratchMatrixFloats(run.block, cout);
+  float* gemm_scratch = reinterpret_cast<float*>(base + run.v_bytes);
+  for (size_t t0 = begin; t0 < end; t0 += run.block) {
+    block.first_tile = t0;
+    block.tiles = end - t0 < run.block ? end - t0 : run.block;
+    HWY_DYNAMIC_DISPATCH(WinogradInputForTarget)(block);
+    for (size_t xi = 0; xi < kWinogradMatrices; ++xi) {
+      const PackedB b = run.weights->Matrix(xi);
+      GemmCall call{};
+      call.m = block.tiles;
+      call.a = block.v + xi * block.v_matrix_floats;
+      call.lda = cin;
+      call.b = &b;
+      call.c = block.m + xi * block.m_matrix_floats;
+      call.ldc = cout;
+      call.scratch = gemm_scratch;
+      // Checked by WinogradConvolution2d: the layout is this CPU's, the scratch is enough.
+      (void)RunGemm(call, run.gemm_scratch_bytes, nullptr);
+    }
+    HWY_DYNAMIC_DISPATCH(WinogradOutputForTarget)(block);
+  }
+}
+
+void RunTask(void* context, size_t task) {
+  const WinogradRun& run = *static_cast<const WinogradRun*>(context);
+  const size_t begin = task * run.tiles_per_task;
+  const size_t end =
+      run.tiles_total - begin < run.tiles_per_task ? run.tiles_total : begin + run.tiles_per_task;
+  RunTiles(run, begin, end, task);
+}
+
+// One block holding every tile, its work shared by `tasks` tasks in three phases (the pool
+// returns between them): the input transform by tiles, the 36 GEMMs by matrices (task t on GEMM
+// scratch slot t), the output transform by tiles.
+struct SharedBlock {
+  const WinogradRun* run;
+  WinogradBlock block;  // every tile
+  size_t tasks;
+  float* gemm_scratch;  // slot t at t * gemm_scratch_bytes
+};
+
+// Task `task`'s share [begin, end) of `count` items.
+void Share(size_t count, size_t tasks, size_t task, size_t* begin, size_t* end) {
+  *begin = count * task / tasks;
+  *end = count * (task + 1) / tasks;
+}
+
+// The part of the block with tiles [begin, end): V and M rows begin.. of every matrix.
+WinogradBlock Part(const WinogradBlock& block, size_t begin, size_t end, size_t cin,
+                   size_t cout) {
+  WinogradBlock part = block;
+  part.first_tile = block.first_tile + begin;
+  part.tiles = end - begin;
+  part.v = block.v + begin * cin;
+  part.m = block.m + begin * cout;
+  return part;
+}
+
+void SharedInputTask(void* context, size_t task) {
+  const SharedBlock& shared = *static_cast<const SharedBlock*>(context);
+  size_t begin, end;
+  Share(shared.block.tiles, shared.tasks, task, &begin, &end);
+  if (begin == end) return;
+  HWY_DYNAMIC_DISPATCH(WinogradInputForTarget)
+  (Part(shared.block, begin, end, shared.run->shape->input_channels,
+        shared.run->shape->output_channels));
+}
+
+void SharedGemmTask(void* context, size_t task) {
+  const SharedBlock& shared = *static_cast<const SharedBlock*>(context);
+  const WinogradRun& run = *shared.run;
+  size_t begin, end;
+  Share(kWinogradMatrices, shared.tasks, task, &begin, &end);
+  for (size_t xi = begin; xi < end; ++xi) {
+    const PackedB b = run.weights->Matrix(xi);
+    GemmCall call{};
+    call.m = shared.block.tiles;
+    call.a = shared.block.v + xi * shared.block.v_matrix_floats;
+    call.lda = run.shape->input_channels;
+    call.b = &b;
+    call.c = shared.block.m + xi * shared.block.m_matrix_floats;
+    call.ldc = run.shape->output_channels;
+    call.scratch = shared.gemm_scratch + task * (run.gemm_scratch_bytes / sizeof(float));
+    (void)RunGemm(call, run.gemm_scratch_bytes, nullptr);
+  }
+}
+
+void SharedOutputTask(void* context, size_t task) {
+  const SharedBlock& shared = *static_cast<const SharedBlock*>(context);
+  size_t begin, end;
+  Share(shared.block.tiles, shared.tasks, task, &begin, &end);
+  if (begin == end) return;
+  HWY_DYNAMIC_DISPATCH(WinogradOutputForTarget)
+  (Part(shared.block, begin, end, shared.run->shape->input_channels,
+        shared.run->shape->output_channels));
+}
+
+}  // namespace
+
+runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const float* input,
+                                     const PackedWinograd& weights, const float* bias,
+                                     float* output, const Epilogue& epilogue, void* scratch,
+                                     size_t scratch_bytes, pthreadpool_t threadpool) {
+  if (!WinogradApplies(shape) || input == nullptr || output == nullptr || weights.data == nullptr ||
+      weights.input_channels != shape.input_channels ||
+      weights.output_channels != shape.output_channels) {
+    return runtime::Error::kInvalidArgument;
+  }
+  GemmConfig current;
+  if (!GetGemmConfig(CurrentKernelTarget(), &current)) return runtime::Error::kInternal;
+  if (weights.config.nr != current.nr || weights.config.kc != current.kc) {
+    return runtime::Error::kNotSupported;
+  }
+  if (epilogue.activation > Activation::kGeluTanh ||
+      (epilogue.activation == Activation::kClamp && !(epilogue.min <= epilogue.max)) ||
+      (epilogue.residual != nullptr && epilogue.residual_stride < shape.output_channels)) {
+    return runtime::Error::kInvalidArgument;
+  }
+  const size_t threads = threadpool == nullptr ? 1 : pthreadpool_get_threads_count(threadpool);
+  if (scratch == nullptr || scratch_bytes < WinogradScratchBytes(current, shape, threads) ||
+      reinterpret_cast<uintptr_t>(scratch) % alignof(float) != 0) {
+    return runtime::Error::kOutOfMemory;
+  }
+  WinogradRun run{};
+  run.shape = &shape;
+  run.weights = &weights;
+  run.whole.shape = &shape;
+  run.whole.output_height = shape.output_height();
+  run.whole.output_width = shape.output_width();
+  run.whole.tiles_h = (run.whole.output_height + kWinogradOutputTile - 1) / kWinogradOutputTile;
+  run.whole.tiles_w = (run.whole.output_width + kWinogradOutputTile - 1) / kWinogradOutputTile;
+  run.whole.input = input;
+  run.whole.bias = bias;
+  run.whole.output = output;
+  run.whole.epilogue = epilogue;
+  run.tiles_total = shape.batch * run.whole.tiles_h * run.whole.tiles_w;
+  run.block = WinogradTileBlock(current, shape, threads);
+  run.v_bytes = RoundUp(kWinogradMatrices *
+                            (WinogradScratchMatrixFloats(run.block, shape.input_channels) +
+                             WinogradScratchMatrixFloats(run.block, shape.output_channels)) *
+                            sizeof(float),
+                        64);
+  run.gemm_scratch_bytes = RoundUp(GemmScratchBytes(current, run.block, 1), 64);
+  run.slot_bytes = run.v_bytes + run.gemm_scratch_bytes;
+  run.scratch = static_cast<char*>(scratch);
+  if (WinogradSharesMatrices(current, shape, threads)) {
+    SharedBlock shared;
+    shared.run = &run;
+    shared.block = run.whole;
+    shared.block.first_tile = 0;
+    shared.block.tiles = run.tiles_total;
+    shared.block.v = reinterpret_cast<float*>(run.scratch);
+    shared.block.v_matrix_floats = WinogradScratchMatrixFloats(run.block, shape.input_channels);
+    shared.block.m = shared.block.v + kWinogradMatrices * shared.block.v_matrix_floats;
+    shared.block.m_matrix_floats = WinogradScratchMatrixFloats(run.block, shape.output_channels);
+    shared.tasks = threads;
+    shared.gemm_scratch = reinterpret_cast<float*>(run.scratch + run.v_bytes);
+    pthreadpool_parallelize_1d(threadpool, &SharedInputTask, &shared, threads, 0);
+    pthreadpool_parallelize_1d(threadpool, &SharedGemmTask, &shared, threads, 0);
+    pthreadpool_parallelize_1d(threadpool, &SharedOutputTask, &shared, threads, 0);
+    return runtime::Error::kOk;
+  }
+  // Whole blocks per task, as evenly as the blocks allow.
+  const size_t blocks = (run.tiles_total + run.block - 1) / run.block;
+  const size_t tasks_wanted = threads < blocks ? threads : blocks;
+  run.tiles_per_task = (blocks + tasks_wanted - 1) / tasks_wanted * run.block;
+  const size_t tasks = (run.tiles_total + run.tiles_per_task - 1) / run.tiles_per_task;
+  if (tasks <= 1) {
+    RunTiles(run, 0, run.tiles_total, 0);
+  } else {
+    pthreadpool_parallelize_1d(threadpool, &RunTask, &run, tasks, 0);
+  }
+  return runtime::Error::kOk;
+}
+
+}  // namespace torchir::native
+#endif  // HWY_ONCE

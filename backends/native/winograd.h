@@ -1,0 +1,149 @@
+// Winograd F(4x4, 3x3) convolution over NHWC tensors for 3x3, stride-1, dilation-1, ungrouped
+// layers (any padding, any height and width): each 4x4 block of output pixels (a "tile") is
+// computed from the 6x6 input pixels under it with 36 multiplies per channel pair instead of
+// 144 (docs/native-kernels.md, "Winograd", has the matrices and the error bound tested).
+//
+// With interpolation points 0, 1, -1, 2, -2 and infinity (Lavin & Gray's choice for F(4, 3)):
+//   U = G g G^T       the 3x3 filter of each (output, input) channel pair as a 6x6 matrix, done
+//                     when the program is compiled (PackWinogradWeights): 36 matrices of
+//                     C x K (input x output channels), each packed as a GEMM's B;
+//   V = B^T d B       each 6x6 input tile as 36 values per channel;
+//   M[xi] = V[xi] U[xi] for each of the 36 positions xi: a GEMM [tiles x C] x [C x K];
+//   Y = A^T M A       each tile's 6x6 x K values back to 4x4 x K outputs, plus the bias, the
+//                     residual and the activation (the epilogue of Convolution2d), cut at the
+//                     output's edges.
+// Work goes in blocks of tiles (WinogradTileBlock), each a full A block of the GEMM:
+//  1. for each block of T tiles (blocks shared among the pool's threads, one scratch slot each):
+//  2.   input transform of the block's tiles into V (36 matrices of T x C, in the scratch);
+//  3.   36 GEMMs on the packed machinery of gemm.h into M (36 matrices of T x K, in the scratch);
+//  4.   output transform with the epilogue, straight into the output.
+// Transforms run on Highway's vectors over channels (one lane at a time for the last
+// C mod lanes), dispatched to the CPU's best target like the GEMM.
+#pragma once
+
+#include <pthreadpool.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "backends/native/convolution.h"
+#include "backends/native/gemm.h"
+#include "backends/native/gemm_config.h"
+#include "backends/native/packed_weights.h"
+#include "runtime/core/error.h"
+
+namespace torchir::native {
+
+// Output tile side and input tile side of F(4x4, 3x3): 4x4 outputs from 6x6 inputs.
+inline constexpr size_t kWinogradOutputTile = 4;
+inline constexpr size_t kWinogradInputTile = 6;
+inline constexpr size_t kWinogradMatrices = kWinogradInputTile * kWinogradInputTile;  // 36
+
+inline constexpr uint32_t kPackedWinogradMagic = 0x47575254;  // "TRWG" as little-endian bytes
+inline constexpr uint32_t kPackedWinogradVersion = 1;
+inline constexpr size_t kPackedWinogradHeaderBytes = 64;
+// Each matrix starts a multiple of this many floats (64 bytes) after the first.
+inline constexpr size_t kWinogradMatrixAlignment = 16;
+
+// The header of packed Winograd weights, little-endian; the floats follow at byte 64.
+struct PackedWinogradHeader {
+  uint32_t magic;
+  uint32_t version;
+  uint32_t target;  // the KernelTarget it was packed for (informative: nr and kc decide)
+  uint32_t nr;
+  uint32_t kc;
+  uint32_t output_tile;      // 4: F(4x4, 3x3), the only one so far
+  uint64_t input_channels;   // C: each matrix's K (rows of B)
+  uint64_t output_channels;  // K: each matrix's N (columns of B)
+  uint64_t matrix_floats;    // from one matrix's start to the next: C * round_up(K, nr),
+                             // rounded up to kWinogradMatrixAlignment
+  uint64_t data_floats;      // 36 * matrix_floats
+  uint8_t reserved[8];
+};
+static_assert(sizeof(PackedWinogradHeader) == kPackedWinogradHeaderBytes,
+              "the header is part of the format");
+
+// Whether Winograd F(4x4, 3x3) computes this convolution: a 3x3 kernel, stride 1, dilation 1
+// (Convolution2dShape is ungrouped), and a shape CheckConvolution2dShape accepts.
+bool WinogradApplies(const Convolution2dShape& shape);
+
+// Bytes PackWinogradWeights writes (header included); 0 when !WinogradApplies or on overflow.
+size_t WinogradPackedWeightsBytes(const GemmConfig& config, const Convolution2dShape& shape);
+
+// The filter transform, host side (when a program is compiled): PyTorch's OIHW 3x3 filter into
+// `out`. Matrix xi = 6 i + j (i along y, j along x) holds U[xi][c][k] = (G g[k][c] G^T)[i][j],
+// computed in double and rounded once, packed as a PackedB body (packed_weights.h) of
+// C x K for `config`. kInvalidArgument for a shape Winograd does not apply to or null pointers,
+// kOutOfMemory for a short `out`.
+runtime::Error PackWinogradWeights(const GemmConfig& config, const Convolution2dShape& shape,
+                                   const float* oihw_weights, void* out, size_t out_bytes);
+
+// A view of validated packed Winograd weights.
+struct PackedWinograd {
+  GemmConfig config;  // the blocking it was packed with
+  size_t input_channels;
+  size_t output_channels;
+  size_t matrix_floats;
+  const float* data;
+  // Matrix xi (0..35) as the GEMM's B: C x K.
+  PackedB Matrix(size_t xi) const {
+    return PackedB{config, input_channels, output_channels, data + xi * matrix_floats};
+  }
+};
+
+// Checks the header of `bytes` (magic: kInvalidProgram; version: kUnsupportedVersion; an
+// unknown target: kNotSupported; nr/kc not that target's, another output tile, zero sizes:
+// kInvalidProgram; counts that do not follow from the sizes or a short buffer:
+// kProgramOutOfBounds; a buffer not aligned for floats: kInvalidProgram) and fills `*view`.
+runtime::Error ViewPackedWinograd(const void* bytes, size_t size, PackedWinograd* view);
+
+// Bytes of packed weights of `packed`'s channel counts for another blocking.
+size_t RepackedWinogradBytes(const PackedWinograd& packed, const GemmConfig& config);
+
+// Packs `packed` again for `config` into `out` (RepackedWinogradBytes bytes), matrix by matrix
+// through `plain` (C x K floats, the caller's): what a runtime does at load when a program was
+// packed for another CPU family. Never inside an execute call.
+runtime::Error RepackWinogradWeights(const PackedWinograd& packed, const GemmConfig& config,
+                                     float* plain, void* out, size_t out_bytes);
+
+// Tiles per block (T above) for `threads` threads and this blocking: at least mc (so each
+// packed U[xi] read by a block's GEMM serves as many rows as a plain GEMM's A block: with fewer,
+// the layers with many channels stream their 36 x C x K weights for a handful of rows), more
+// when 36 * T * (C + K) floats still fit kWinogradBlockBytes (few channels), a multiple of mr;
+// all the tiles when they fit one such block; else no more than one thread's share.
+inline constexpr size_t kWinogradBlockBytes = 512 * 1024;
+size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& shape,
+                         size_t threads);
+
+// How `threads` threads share the work: blocks of tiles, or, when every tile fits one block
+// (few tiles: resnet18's 28x28 and 14x14 layers), that block's 36 GEMMs (and its transforms by
+// tiles), so each thread reads its share of U rather than all of it for a smaller block.
+bool WinogradSharesMatrices(const GemmConfig& config, const Convolution2dShape& shape,
+                            size_t threads);
+
+// Floats from one of a block's 36 transformed matrices (rows x columns) to the next in the
+// scratch: rounded to 64 bytes, plus 64, so the 36 rows a transform touches per tile do not all
+// fall in one L1 set (a multiple of 4 KiB apart they did: the input transform took 28 % of
+// resnet18's 56x56 layer, mostly waiting on 4 KiB aliasing).
+inline size_t WinogradScratchMatrixFloats(size_t rows, size_t columns) {
+  return (rows * columns + 15) / 16 * 16 + 16;
+}
+
+// Bytes of scratch WinogradConvolution2d needs with `threads` threads: per thread, the block's
+// transformed inputs and GEMM results and the GEMM's own scratch. 0 when !WinogradApplies.
+size_t WinogradScratchBytes(const GemmConfig& config, const Convolution2dShape& shape,
+                            size_t threads);
+
+// What Convolution2d computes, by Winograd F(4x4, 3x3): output (N, OH, OW, K) NHWC =
+// epilogue(conv(input NHWC) + bias), bias K floats or null, epilogue.residual NHWC of the
+// output's shape with residual_stride >= K floats (it may be the output itself). The shape must
+// satisfy WinogradApplies and match the weights' channels (else kInvalidArgument); weights
+// packed for another layout than this CPU's: kNotSupported; scratch short of
+// WinogradScratchBytes for the pool's thread count: kOutOfMemory. The output must not overlap
+// the input or the scratch.
+runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const float* input,
+                                     const PackedWinograd& weights, const float* bias,
+                                     float* output, const Epilogue& epilogue, void* scratch,
+                                     size_t scratch_bytes, pthreadpool_t threadpool = nullptr);
+
+}  // namespace torchir::native

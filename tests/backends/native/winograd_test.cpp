@@ -1,0 +1,519 @@
+#include "backends/native/winograd.h"
+
+#include <gtest/gtest.h>
+#include <pthreadpool.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "backends/native/packed_weights.h"
+#include "tests/backends/native/convolution_test_support.h"
+#include "tests/backends/native/per_target_test.h"
+
+namespace torchir::native {
+namespace {
+
+using runtime::Error;
+using Options = ConvolutionOptions;
+
+// The transform matrices of F(4x4, 3x3) at points 0, 1, -1, 2, -2, infinity, in double: the
+// test's own copy, for the error bound and the packed layout.
+constexpr double kBT[6][6] = {
+    {4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
+    {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1},
+};
+constexpr double kG[6][3] = {
+    {1.0 / 4, 0, 0},
+    {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+    {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+    {1.0 / 24, 1.0 / 12, 1.0 / 6},
+    {1.0 / 24, -1.0 / 12, 1.0 / 6},
+    {0, 0, 1},
+};
+constexpr double kAT[4][6] = {
+    {1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+
+// 3x3, stride 1, dilation 1, padding (top, left, bottom, right).
+Convolution2dShape Shape(size_t batch, size_t height, size_t width, size_t cin, size_t cout,
+                         size_t pt, size_t pl, size_t pb, size_t pr) {
+  return {batch, height, width, cin, cout, 3, 3, 1, 1, 1, 1, pt, pl, pb, pr};
+}
+
+// The largest |error| seen, relative to u * sum |w x| of the direct convolution (what the docs
+// report), over every case of the test binary.
+double g_worst_relative_to_direct = 0.0;
+
+// Runs WinogradConvolution2d on the current target and checks every output element against a
+// double-precision direct convolution. The bound (docs/native-kernels.md): to first order, every
+// intermediate of the algorithm is bounded by the same expression with each matrix and value
+// replaced by its absolute value,
+//   mag(y) = sum_c |A^T| (|G| |g_c| |G^T|  .*  |B^T| |d_c| |B|) |A|   (+ |bias| + |residual|),
+// and each output passes through at most C - 1 additions of the GEMM, one product, one rounding
+// of U, about 6 roundings in each transform (two 1-d passes of up to 3 operations) and the two
+// additions of the epilogue: |y - exact| <= (C + 16) u mag. We allow twice that.
+void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& o, uint32_t seed) {
+  SCOPED_TRACE(Describe(s, o));
+  ASSERT_TRUE(WinogradApplies(s));
+  std::mt19937 rng(seed);
+  const size_t h = s.input_height, w = s.input_width;
+  const size_t oh = s.output_height(), ow = s.output_width();
+  const size_t cin = s.input_channels, cout = s.output_channels;
+  const std::vector<float> input = Random(s.batch * h * w * cin, &rng);
+  const std::vector<float> weights = Random(cout * cin * 9, &rng);  // OIHW
+  const std::vector<float> bias = Random(cout, &rng);
+  const std::vector<float> residual = Random(s.batch * oh * ow * cout, &rng);
+
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+  std::vector<float> packed(WinogradPackedWeightsBytes(config, s) / sizeof(float));
+  ASSERT_FALSE(packed.empty());
+  ASSERT_EQ(
+      PackWinogradWeights(config, s, weights.data(), packed.data(), packed.size() * sizeof(float)),
+      Error::kOk);
+  PackedWinograd view;
+  ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view), Error::kOk);
+
+  std::vector<float> output(s.batch * oh * ow * cout, 12345.0f);
+  Epilogue epilogue = o.epilogue;
+  if (o.residual == Options::kSeparate) {
+    epilogue.residual = residual.data();
+    epilogue.residual_stride = cout;
+  } else if (o.residual == Options::kInPlace) {
+    output = residual;
+    epilogue.residual = output.data();
+    epilogue.residual_stride = cout;
+  }
+  const size_t threads = o.threads == 0 ? 1 : o.threads;
+  std::vector<char> scratch(WinogradScratchBytes(config, s, threads));
+  pthreadpool_t pool = o.threads == 0 ? nullptr : pthreadpool_create(o.threads);
+  const Error error =
+      WinogradConvolution2d(s, input.data(), view, o.bias ? bias.data() : nullptr, output.data(),
+                            epilogue, scratch.data(), scratch.size(), pool);
+  if (pool != nullptr) pthreadpool_destroy(pool);
+  ASSERT_EQ(error, Error::kOk);
+
+  // |U| = |G| |g| |G^T| per (co, ci), 36 values each.
+  std::vector<double> abs_u(cout * cin * 36);
+  for (size_t co = 0; co < cout; ++co) {
+    for (size_t ci = 0; ci < cin; ++ci) {
+      const float* g = &weights[(co * cin + ci) * 9];
+      for (size_t i = 0; i < 6; ++i) {
+        for (size_t j = 0; j < 6; ++j) {
+          double sum = 0;
+          for (size_t a = 0; a < 3; ++a) {
+            for (size_t b = 0; b < 3; ++b) {
+              sum += std::fabs(kG[i][a]) * std::fabs(g[a * 3 + b]) * std::fabs(kG[j][b]);
+            }
+          }
+          abs_u[(co * cin + ci) * 36 + i * 6 + j] = sum;
+        }
+      }
+    }
+  }
+  auto in = [&](size_t b, long y, long x, size_t c) -> double {
+    if (y < 0 || x < 0 || y >= static_cast<long>(h) || x >= static_cast<long>(w)) return 0.0;
+    return input[((b * h + y) * w + x) * cin + c];
+  };
+
+  const double u = std::ldexp(1.0, -24);
+  const size_t tiles_h = (oh + 3) / 4, tiles_w = (ow + 3) / 4;
+  std::vector<double> abs_v(cin * 36);
+  size_t failures = 0;
+  for (size_t b = 0; b < s.batch; ++b) {
+    for (size_t ty = 0; ty < tiles_h; ++ty) {
+      for (size_t tx = 0; tx < tiles_w; ++tx) {
+        const long iy0 = static_cast<long>(ty * 4) - static_cast<long>(s.padding_top);
+        const long ix0 = static_cast<long>(tx * 4) - static_cast<long>(s.padding_left);
+        // |V| = |B^T| |d| |B| per channel.
+        for (size_t ci = 0; ci < cin; ++ci) {
+          for (size_t i = 0; i < 6; ++i) {
+            for (size_t j = 0; j < 6; ++j) {
+              double sum = 0;
+              for (size_t p = 0; p < 6; ++p) {
+                for (size_t q = 0; q < 6; ++q) {
+                  sum += std::fabs(kBT[i][p]) * std::fabs(in(b, iy0 + p, ix0 + q, ci)) *
+                         std::fabs(kBT[j][q]);
+                }
+              }
+              abs_v[ci * 36 + i * 6 + j] = sum;
+            }
+          }
+        }
+        for (size_t co = 0; co < cout; ++co) {
+          double product[36] = {};
+          for (size_t ci = 0; ci < cin; ++ci) {
+            for (size_t e = 0; e < 36; ++e) {
+              product[e] += abs_u[(co * cin + ci) * 36 + e] * abs_v[ci * 36 + e];
+            }
+          }
+          for (size_t r = 0; r < 4 && ty * 4 + r < oh; ++r) {
+            for (size_t sx = 0; sx < 4 && tx * 4 + sx < ow; ++sx) {
+              const size_t oy = ty * 4 + r, ox = tx * 4 + sx;
+              double magnitude = 0;
+              for (size_t i = 0; i < 6; ++i) {
+                for (size_t j = 0; j < 6; ++j) {
+                  magnitude += std::fabs(kAT[r][i]) * product[i * 6 + j] * std::fabs(kAT[sx][j]);
+                }
+              }
+              const size_t index = ((b * oh + oy) * ow + ox) * cout + co;
+              double exact = o.bias ? bias[co] : 0.0;
+              double direct_magnitude = 0;
+              double extra = std::fabs(exact);
+              if (o.residual != Options::kNone) {
+                exact += residual[index];
+                extra += std::fabs(residual[index]);
+              }
+              for (size_t ky = 0; ky < 3; ++ky) {
+                for (size_t kx = 0; kx < 3; ++kx) {
+                  for (size_t ci = 0; ci < cin; ++ci) {
+                    const double p =
+                        in(b, static_cast<long>(oy + ky) - static_cast<long>(s.padding_top),
+                           static_cast<long>(ox + kx) - static_cast<long>(s.padding_left), ci) *
+                        weights[(co * cin + ci) * 9 + ky * 3 + kx];
+                    exact += p;
+                    direct_magnitude += std::fabs(p);
+                  }
+                }
+              }
+              double tolerance = 2.0 * (cin + 16) * u * (magnitude + extra) + 1e-30;
+              if (o.epilogue.activation == Activation::kGelu ||
+                  o.epilogue.activation == Activation::kGeluTanh) {
+                // As in gemm_test.cpp: GELU's slope is at most 1.13, plus its approximation.
+                tolerance = 1.13 * tolerance + 4e-7 * (std::fabs(exact) + 1.0);
+              }
+              exact = ReferenceActivation(exact, o.epilogue);
+              const float got = output[index];
+              if (!(std::fabs(got - exact) <= tolerance) && ++failures <= 5) {
+                ADD_FAILURE() << "y[" << b << "][" << oy << "][" << ox << "][" << co
+                              << "] = " << got << ", expected " << exact << " +- " << tolerance;
+              }
+              // The second, empirical bound (docs/native-kernels.md): against the direct
+              // convolution's own magnitude, |y - exact| <= 256 u (sum |w x| + |bias| + |r|).
+              // The worst seen over every case is printed at the end (about 76).
+              if (o.epilogue.activation != Activation::kGelu &&
+                  o.epilogue.activation != Activation::kGeluTanh) {
+                const double direct = u * (direct_magnitude + extra) + 1e-30;
+                const double relative = std::fabs(got - exact) / direct;
+                g_worst_relative_to_direct = std::max(g_worst_relative_to_direct, relative);
+                if (!(relative <= 256.0) && ++failures <= 5) {
+                  ADD_FAILURE() << "y[" << b << "][" << oy << "][" << ox << "][" << co
+                                << "] = " << got << ", expected " << exact << ": " << relative
+                                << " u sum |w x|";
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0u);
+}
+
+class WinogradTest : public PerTargetTest {};
+
+// Odd and even sizes, sizes that are and are not multiples of 4 (output tiles cut at the right
+// and bottom edges), an input as small as the kernel, and paddings 0, 1, 2, asymmetric.
+TEST_P(WinogradTest, MatchesReferenceForEverySizeAndPadding) {
+  struct Size {
+    size_t h, w;
+  };
+  uint32_t seed = 1;
+  for (Size size : {Size{3, 3}, Size{4, 4}, Size{5, 7}, Size{6, 6}, Size{8, 8}, Size{9, 11},
+                    Size{13, 4}, Size{17, 17}}) {
+    for (size_t pad : {0, 1, 2}) {
+      ExpectWinogradMatchesReference(Shape(1, size.h, size.w, 5, 9, pad, pad, pad, pad), {},
+                                     seed++);
+      if (HasFailure()) return;
+    }
+    // Asymmetric: none at the top, more at the bottom and right.
+    ExpectWinogradMatchesReference(Shape(1, size.h, size.w, 3, 4, 0, 1, 2, 1), {}, seed++);
+    if (HasFailure()) return;
+  }
+}
+
+// Channel counts that are not multiples of any vector width (and one crossing the K block at
+// 256), batch 1 and 2, bias or not.
+TEST_P(WinogradTest, MatchesReferenceForOddChannelCounts) {
+  uint32_t seed = 100;
+  for (size_t cin : {1, 3, 17, 64, 257}) {
+    for (size_t cout : {1, 7, 16, 33, 65}) {
+      Options options;
+      options.bias = seed % 2 == 0;
+      ExpectWinogradMatchesReference(Shape(1 + seed % 2, 7, 6, cin, cout, 1, 1, 1, 1), options,
+                                     seed);
+      ++seed;
+      if (HasFailure()) return;
+    }
+  }
+}
+
+// More tiles than one block (WinogradTileBlock), so several blocks and a short last one.
+TEST_P(WinogradTest, MatchesReferenceAcrossBlocks) {
+  const Convolution2dShape s = Shape(2, 58, 30, 40, 24, 1, 1, 1, 1);
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+  const size_t tiles = 2 * 15 * 8;
+  ASSERT_LT(WinogradTileBlock(config, s, 1), tiles);
+  ExpectWinogradMatchesReference(s, {}, 200);
+}
+
+TEST_P(WinogradTest, AppliesEveryEpilogue) {
+  const Convolution2dShape s = Shape(2, 9, 10, 19, 37, 1, 1, 1, 1);
+  uint32_t seed = 400;
+  for (const Options& options : EveryEpilogueCase()) {
+    ExpectWinogradMatchesReference(s, options, seed++);
+    if (HasFailure()) return;
+  }
+  for (Activation gelu : {Activation::kGelu, Activation::kGeluTanh}) {
+    Options options;
+    options.epilogue.activation = gelu;
+    options.residual = Options::kSeparate;
+    ExpectWinogradMatchesReference(s, options, seed++);
+  }
+}
+
+// Blocks shared between 2 and 3 threads, with a residual in place.
+TEST_P(WinogradTest, MatchesReferenceWithThreads) {
+  for (size_t threads : {2, 3}) {
+    Options options;
+    options.threads = threads;
+    options.epilogue.activation = Activation::kRelu;
+    options.residual = Options::kInPlace;
+    ExpectWinogradMatchesReference(Shape(2, 13, 15, 24, 40, 1, 1, 1, 1), options, 500 + threads);
+    ExpectWinogradMatchesReference(Shape(1, 30, 30, 128, 64, 2, 2, 2, 2), options, 510 + threads);
+    // Fewer tiles than threads.
+    ExpectWinogradMatchesReference(Shape(1, 3, 3, 8, 10, 1, 1, 1, 1), options, 520 + threads);
+    // More tiles than one block: blocks of tiles per thread rather than the matrices shared.
+    const Convolution2dShape many = Shape(2, 58, 30, 40, 24, 1, 1, 1, 1);
+    GemmConfig config;
+    ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+    EXPECT_FALSE(WinogradSharesMatrices(config, many, threads));
+    EXPECT_TRUE(WinogradSharesMatrices(config, Shape(1, 30, 30, 128, 64, 2, 2, 2, 2), threads));
+    ExpectWinogradMatchesReference(many, options, 530 + threads);
+  }
+}
+
+TEST_P(WinogradTest, RefusesWhatItDoesNotCompute) {
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+  const Convolution2dShape good = Shape(1, 8, 8, 4, 4, 1, 1, 1, 1);
+  const std::vector<float> weights(4 * 4 * 9, 0.5f);
+  std::vector<float> packed(WinogradPackedWeightsBytes(config, good) / sizeof(float));
+  ASSERT_EQ(PackWinogradWeights(config, good, weights.data(), packed.data(),
+                                packed.size() * sizeof(float)),
+            Error::kOk);
+  PackedWinograd view;
+  ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view), Error::kOk);
+  std::vector<float> input(8 * 8 * 4), output(8 * 8 * 4);
+  std::vector<char> scratch(WinogradScratchBytes(config, good, 1));
+  EXPECT_EQ(WinogradConvolution2d(good, input.data(), view, nullptr, output.data(), {},
+                                  scratch.data(), scratch.size()),
+            Error::kOk);
+  // Not 3x3 stride 1 dilation 1.
+  std::vector<Convolution2dShape> bads(4, good);
+  bads[0].stride_height = 2;
+  bads[1].dilation_width = 2;
+  bads[2].kernel_height = bads[2].kernel_width = 5;
+  bads[2].padding_top = bads[2].padding_bottom = 2;
+  bads[3].kernel_width = 1;
+  for (const Convolution2dShape& bad : bads) {
+    EXPECT_FALSE(WinogradApplies(bad));
+    EXPECT_EQ(WinogradPackedWeightsBytes(config, bad), 0u);
+    EXPECT_EQ(PackWinogradWeights(config, bad, weights.data(), packed.data(),
+                                  packed.size() * sizeof(float)),
+              Error::kInvalidArgument);
+    EXPECT_EQ(WinogradConvolution2d(bad, input.data(), view, nullptr, output.data(), {},
+                                    scratch.data(), scratch.size()),
+              Error::kInvalidArgument);
+  }
+  // Other channel counts than the weights'.
+  Convolution2dShape other = good;
+  other.output_channels = 3;
+  EXPECT_EQ(WinogradConvolution2d(other, input.data(), view, nullptr, output.data(), {},
+                                  scratch.data(), scratch.size()),
+            Error::kInvalidArgument);
+  // Null pointers, a short scratch, a bad epilogue.
+  EXPECT_EQ(WinogradConvolution2d(good, nullptr, view, nullptr, output.data(), {}, scratch.data(),
+                                  scratch.size()),
+            Error::kInvalidArgument);
+  EXPECT_EQ(WinogradConvolution2d(good, input.data(), view, nullptr, output.data(), {},
+                                  scratch.data(), scratch.size() - 1),
+            Error::kOutOfMemory);
+  Epilogue empty_clamp{Activation::kClamp, 1.0f, 0.0f};
+  EXPECT_EQ(WinogradConvolution2d(good, input.data(), view, nullptr, output.data(), empty_clamp,
+                                  scratch.data(), scratch.size()),
+            Error::kInvalidArgument);
+  Epilogue short_residual;
+  short_residual.residual = output.data();
+  short_residual.residual_stride = 3;
+  EXPECT_EQ(WinogradConvolution2d(good, input.data(), view, nullptr, output.data(), short_residual,
+                                  scratch.data(), scratch.size()),
+            Error::kInvalidArgument);
+  // Weights packed for a layout this CPU's kernels do not read.
+  GemmConfig other_config;
+  ASSERT_TRUE(GetGemmConfig(
+      config.target == KernelTarget::kX86Avx512 ? KernelTarget::kX86Avx2 : KernelTarget::kX86Avx512,
+      &other_config));
+  std::vector<float> foreign(WinogradPackedWeightsBytes(other_config, good) / sizeof(float));
+  ASSERT_EQ(PackWinogradWeights(other_config, good, weights.data(), foreign.data(),
+                                foreign.size() * sizeof(float)),
+            Error::kOk);
+  PackedWinograd foreign_view;
+  ASSERT_EQ(ViewPackedWinograd(foreign.data(), foreign.size() * sizeof(float), &foreign_view),
+            Error::kOk);
+  EXPECT_EQ(WinogradConvolution2d(good, input.data(), foreign_view, nullptr, output.data(), {},
+                                  scratch.data(), scratch.size()),
+            Error::kNotSupported);
+}
+
+TORCHIR_INSTANTIATE_PER_TARGET(WinogradTest);
+
+// Matrix xi of the packing is PackB (for that config) of U[xi][ci][co] = (G g G^T)[i][j]
+// computed in double and rounded once, byte for byte, for every target's blocking; C = 300
+// crosses the K block at 256.
+TEST(WinogradWeightsTest, EachMatrixIsPackedBOfTheTransformedFilter) {
+  const Convolution2dShape s = Shape(1, 6, 6, 300, 37, 1, 1, 1, 1);
+  std::mt19937 rng(7);
+  const std::vector<float> weights = Random(37 * 300 * 9, &rng);
+  for (KernelTarget target :
+       {KernelTarget::kPortable, KernelTarget::kX86Sse4, KernelTarget::kX86Avx2,
+        KernelTarget::kX86Avx512, KernelTarget::kArmNeon}) {
+    SCOPED_TRACE(KernelTargetName(target));
+    GemmConfig config;
+    ASSERT_TRUE(GetGemmConfig(target, &config));
+    std::vector<float> packed(WinogradPackedWeightsBytes(config, s) / sizeof(float));
+    ASSERT_EQ(PackWinogradWeights(config, s, weights.data(), packed.data(),
+                                  packed.size() * sizeof(float)),
+              Error::kOk);
+    PackedWinograd view;
+    ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view), Error::kOk);
+    EXPECT_EQ(view.matrix_floats % kWinogradMatrixAlignment, 0u);
+    std::vector<float> u(300 * 37);
+    for (size_t i = 0; i < 6; ++i) {
+      for (size_t j = 0; j < 6; ++j) {
+        for (size_t ci = 0; ci < 300; ++ci) {
+          for (size_t co = 0; co < 37; ++co) {
+            double sum = 0;
+            for (size_t a = 0; a < 3; ++a) {
+              for (size_t b = 0; b < 3; ++b) {
+                sum += kG[i][a] * double{weights[(co * 300 + ci) * 9 + a * 3 + b]} * kG[j][b];
+              }
+            }
+            u[ci * 37 + co] = static_cast<float>(sum);
+          }
+        }
+        std::vector<char> expected(PackedBBytes(config, 300, 37));
+        ASSERT_EQ(PackB(config, 300, 37, u.data(), 37, expected.data(), expected.size()),
+                  Error::kOk);
+        const PackedB matrix = view.Matrix(i * 6 + j);
+        ASSERT_EQ(std::memcmp(matrix.data, expected.data() + kPackedBHeaderBytes,
+                              expected.size() - kPackedBHeaderBytes),
+                  0)
+            << "matrix " << i * 6 + j;
+      }
+    }
+  }
+}
+
+// Repacking for another family gives the bytes packing for it directly would.
+TEST(WinogradWeightsTest, RepacksForAnotherBlocking) {
+  const Convolution2dShape s = Shape(1, 6, 6, 270, 45, 1, 1, 1, 1);
+  std::mt19937 rng(8);
+  const std::vector<float> weights = Random(45 * 270 * 9, &rng);
+  for (KernelTarget from : {KernelTarget::kX86Avx512, KernelTarget::kPortable}) {
+    for (KernelTarget to :
+         {KernelTarget::kX86Avx2, KernelTarget::kX86Avx512, KernelTarget::kPortable}) {
+      GemmConfig from_config, to_config;
+      ASSERT_TRUE(GetGemmConfig(from, &from_config));
+      ASSERT_TRUE(GetGemmConfig(to, &to_config));
+      std::vector<float> packed(WinogradPackedWeightsBytes(from_config, s) / sizeof(float));
+      ASSERT_EQ(PackWinogradWeights(from_config, s, weights.data(), packed.data(),
+                                    packed.size() * sizeof(float)),
+                Error::kOk);
+      PackedWinograd view;
+      ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view),
+                Error::kOk);
+      std::vector<float> expected(WinogradPackedWeightsBytes(to_config, s) / sizeof(float));
+      ASSERT_EQ(PackWinogradWeights(to_config, s, weights.data(), expected.data(),
+                                    expected.size() * sizeof(float)),
+                Error::kOk);
+      ASSERT_EQ(RepackedWinogradBytes(view, to_config), expected.size() * sizeof(float));
+      std::vector<float> repacked(expected.size(), -1.0f);
+      std::vector<float> plain(270 * 45);
+      ASSERT_EQ(RepackWinogradWeights(view, to_config, plain.data(), repacked.data(),
+                                      repacked.size() * sizeof(float)),
+                Error::kOk);
+      EXPECT_EQ(std::memcmp(repacked.data(), expected.data(), expected.size() * sizeof(float)), 0)
+          << KernelTargetName(from) << " -> " << KernelTargetName(to);
+      EXPECT_EQ(RepackWinogradWeights(view, to_config, plain.data(), repacked.data(),
+                                      repacked.size() * sizeof(float) - 1),
+                Error::kOutOfMemory);
+    }
+  }
+}
+
+// Every header check of ViewPackedWinograd.
+TEST(WinogradWeightsTest, ViewRejectsBadHeaders) {
+  const Convolution2dShape s = Shape(1, 6, 6, 5, 9, 1, 1, 1, 1);
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(KernelTarget::kX86Avx2, &config));
+  const std::vector<float> weights(9 * 5 * 9, 1.0f);
+  std::vector<float> good(WinogradPackedWeightsBytes(config, s) / sizeof(float));
+  ASSERT_EQ(
+      PackWinogradWeights(config, s, weights.data(), good.data(), good.size() * sizeof(float)),
+      Error::kOk);
+  const size_t bytes = good.size() * sizeof(float);
+  PackedWinograd view;
+  ASSERT_EQ(ViewPackedWinograd(good.data(), bytes, &view), Error::kOk);
+  EXPECT_EQ(view.input_channels, 5u);
+  EXPECT_EQ(view.output_channels, 9u);
+  EXPECT_EQ(view.config.target, KernelTarget::kX86Avx2);
+  auto with = [&](auto edit) {
+    std::vector<float> copy = good;
+    PackedWinogradHeader header;
+    std::memcpy(&header, copy.data(), sizeof(header));
+    edit(header);
+    std::memcpy(copy.data(), &header, sizeof(header));
+    return ViewPackedWinograd(copy.data(), bytes, &view);
+  };
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.magic = kPackedBMagic; }), Error::kInvalidProgram);
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.version = 2; }), Error::kUnsupportedVersion);
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.target = 99; }), Error::kNotSupported);
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.nr = 32; }), Error::kInvalidProgram);
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.kc = 128; }), Error::kInvalidProgram);
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.output_tile = 6; }), Error::kInvalidProgram);
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.input_channels = 0; }), Error::kInvalidProgram);
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.output_channels = 0; }), Error::kInvalidProgram);
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.input_channels = 6; }),
+            Error::kProgramOutOfBounds);
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.matrix_floats += 16; }),
+            Error::kProgramOutOfBounds);
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.data_floats -= 1; }), Error::kProgramOutOfBounds);
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.output_channels = uint64_t{1} << 62; }),
+            Error::kProgramOutOfBounds);
+  EXPECT_EQ(ViewPackedWinograd(good.data(), bytes - 4, &view), Error::kProgramOutOfBounds);
+  EXPECT_EQ(ViewPackedWinograd(good.data(), 63, &view), Error::kInvalidProgram);
+  EXPECT_EQ(ViewPackedWinograd(nullptr, bytes, &view), Error::kInvalidProgram);
+  EXPECT_EQ(ViewPackedWinograd(reinterpret_cast<const char*>(good.data()) + 1, bytes - 1, &view),
+            Error::kInvalidProgram);
+}
+
+// Printed for docs/native-kernels.md: the worst error of every case above relative to the
+// direct convolution's own magnitude.
+class ReportWorstError : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::printf("winograd: worst |error| / (u * sum |w x|) over the cases run: %.1f\n",
+                g_worst_relative_to_direct);
+  }
+};
+const auto* const kReport = ::testing::AddGlobalTestEnvironment(new ReportWorstError);
+
+}  // namespace
+}  // namespace torchir::native
