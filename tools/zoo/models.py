@@ -406,7 +406,7 @@ _OPS = [
     _op("unary_trig", lambda m, x, y: _unary_trig(x, y), [VEC, ("y", (2, 3, 4))],
         "sin cos tan asin acos atan sinh cosh asinh acosh atanh, atan2, hypot"),
     _op("unary_exp_log", lambda m, x: _unary_exp_log(x), [("x", (2, 3, 4), "positive")],
-        "exp2 expm1 log2 log10 log1p reciprocal, in-place log1p_"),
+        "exp2 expm1 log2 log10 log1p reciprocal erfc logaddexp, in-place log1p_"),
     _op("unary_rounding", lambda m, x, y: _unary_rounding(x, y), [VEC, ("y", (2, 3, 4))],
         "floor ceil round round(decimals) trunc frac sign square, float fmod % // copysign"),
     _op("activations_elu_family", lambda m, x: _activations_elu_family(x), [VEC],
@@ -430,7 +430,7 @@ def _unary_trig(x, y):
 def _unary_exp_log(x):
     t = x * 2.0
     return (torch.exp2(x), torch.expm1(x), torch.log2(x), torch.log10(x), torch.log1p(x),
-            torch.reciprocal(x), t.log1p_())
+            torch.reciprocal(x), torch.erfc(x), torch.logaddexp(x, -t), t.log1p_())
 
 
 def _unary_rounding(x, y):
