@@ -410,7 +410,7 @@ _OPS = [
     _op("unary_rounding", lambda m, x, y: _unary_rounding(x, y), [VEC, ("y", (2, 3, 4))],
         "floor ceil round round(decimals) trunc frac sign square, float fmod % // copysign"),
     _op("activations_elu_family", lambda m, x: _activations_elu_family(x), [VEC],
-        "elu celu selu softplus mish hardshrink softshrink"),
+        "elu celu selu softplus mish hardshrink softshrink logsigmoid threshold nan_to_num sgn"),
     _op("elementwise_composites", lambda m, x, y, z: _elementwise_composites(m, x, y, z),
         [VEC, ("y", (2, 3, 4)), ("z", (2, 3, 4), "positive")],
         "prelu (per channel), glu, lerp, addcmul, addcdiv, logit", prelu=lambda: nn.PReLU(3)),
@@ -445,7 +445,8 @@ def _activations_elu_family(x):
     # `inplace` argument of F.elu, F.celu, F.selu and F.mish.
     return (torch._C._nn.elu(x, 0.7), torch.celu(x, 1.3), torch.selu(x),
             F.softplus(x, beta=2.0, threshold=3.0), torch._C._nn.mish(x), F.hardshrink(x, 0.3),
-            F.softshrink(x, 0.3))
+            F.softshrink(x, 0.3), F.logsigmoid(x), torch.threshold(x, 0.5, -2.0),
+            torch.nan_to_num(torch.log(x), nan=0.5), torch.sgn(x))
 
 
 def _elementwise_composites(m, x, y, z):
