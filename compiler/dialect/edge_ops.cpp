@@ -173,6 +173,11 @@ std::vector<EdgeOpDef> BuildTable() {
       Op("edge.prelu", {In("input"), Fixed("weight", kFloat)}, {}, {In("out")}, T(kFloat),
          PreluShape, "x if x > 0 else weight * x, one weight or one per channel (dim 1)"),
       Unary("edge.mish", kFloat, "x * tanh(softplus(x))"),
+      Unary("edge.log_sigmoid", kFloat, "log(sigmoid(x))"),
+      Unary("edge.threshold", kFloat, "value if x <= threshold else x",
+            {Real("threshold"), Real("value")}),
+      Unary("edge.nan_to_num", kFloat, "NaN, +inf, -inf replaced by nan, posinf, neginf",
+            {Real("nan"), Real("posinf"), Real("neginf")}),
       Unary("edge.elu", kFloat,
             "scale * x if x > 0 else scale * alpha * (exp(input_scale * x) - 1); celu and selu "
             "lower to it",

@@ -278,8 +278,8 @@ bool Fits(const c10::FunctionSchema& schema, const CallShape& shape) {
   if (schema.is_mutable()) return false;
   size_t required = 0, optional = 0;
   for (const c10::Argument& argument : schema.arguments()) {
-    const bool attr = std::find(shape.attrs.begin(), shape.attrs.end(), argument.name()) !=
-                      shape.attrs.end();
+    const bool attr =
+        std::find(shape.attrs.begin(), shape.attrs.end(), argument.name()) != shape.attrs.end();
     if (IsTensor(argument.type()) || IsOptionalTensor(argument.type())) {
       if (attr) return false;
       (IsTensor(argument.type()) ? required : optional) += 1;
@@ -321,10 +321,9 @@ absl::StatusOr<c10::OperatorHandle> FindNamesake(const dialect::EdgeOpDef& def,
   }
   if (fitting.size() == 1) return fitting[0];
   return absl::NotFoundError(
-      fitting.empty()
-          ? absl::StrCat("no overload of ", name, " takes its operands and attributes")
-          : absl::StrCat("overloads ", absl::StrJoin(fitting_names, ", "), " of ", name,
-                         " all fit; give the op a hand-written implementation"));
+      fitting.empty() ? absl::StrCat("no overload of ", name, " takes its operands and attributes")
+                      : absl::StrCat("overloads ", absl::StrJoin(fitting_names, ", "), " of ", name,
+                                     " all fit; give the op a hand-written implementation"));
 }
 
 absl::StatusOr<c10::OperatorHandle> FindNamesake(const ir::Node& node) {
@@ -362,8 +361,8 @@ absl::StatusOr<std::vector<HostTensor>> Run(const ir::Graph& graph,
   // Edge types are exact: every result is checked, read or not.
   return RunGraph(
       graph, inputs,
-      [](const ir::Node& node, const std::vector<at::Tensor>& node_inputs)
-          -> absl::StatusOr<std::vector<at::Tensor>> {
+      [](const ir::Node& node,
+         const std::vector<at::Tensor>& node_inputs) -> absl::StatusOr<std::vector<at::Tensor>> {
         auto implementation = Implementations().find(node.op());
         if (implementation == Implementations().end()) return RunNamesake(node, node_inputs);
         return implementation->second(EdgeCall(node, node_inputs));

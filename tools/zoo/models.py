@@ -477,11 +477,11 @@ _OPS = [
     _op("unary_trig", lambda m, x, y: _unary_trig(x, y), [VEC, ("y", (2, 3, 4))],
         "sin cos tan asin acos atan sinh cosh asinh acosh atanh, atan2, hypot"),
     _op("unary_exp_log", lambda m, x: _unary_exp_log(x), [("x", (2, 3, 4), "positive")],
-        "exp2 expm1 log2 log10 log1p reciprocal, in-place log1p_"),
+        "exp2 expm1 log2 log10 log1p reciprocal erfc logaddexp, in-place log1p_"),
     _op("unary_rounding", lambda m, x, y: _unary_rounding(x, y), [VEC, ("y", (2, 3, 4))],
         "floor ceil round round(decimals) trunc frac sign square, float fmod % // copysign"),
     _op("activations_elu_family", lambda m, x: _activations_elu_family(x), [VEC],
-        "elu celu selu softplus mish hardshrink softshrink"),
+        "elu celu selu softplus mish hardshrink softshrink logsigmoid threshold nan_to_num sgn"),
     _op("elementwise_composites", lambda m, x, y, z: _elementwise_composites(m, x, y, z),
         [VEC, ("y", (2, 3, 4)), ("z", (2, 3, 4), "positive")],
         "prelu (per channel), glu, lerp, addcmul, addcdiv, logit", prelu=lambda: nn.PReLU(3)),
@@ -570,7 +570,7 @@ def _unary_trig(x, y):
 def _unary_exp_log(x):
     t = x * 2.0
     return (torch.exp2(x), torch.expm1(x), torch.log2(x), torch.log10(x), torch.log1p(x),
-            torch.reciprocal(x), t.log1p_())
+            torch.reciprocal(x), torch.erfc(x), torch.logaddexp(x, -t), t.log1p_())
 
 
 def _unary_rounding(x, y):
@@ -585,7 +585,8 @@ def _activations_elu_family(x):
     # `inplace` argument of F.elu, F.celu, F.selu and F.mish.
     return (torch._C._nn.elu(x, 0.7), torch.celu(x, 1.3), torch.selu(x),
             F.softplus(x, beta=2.0, threshold=3.0), torch._C._nn.mish(x), F.hardshrink(x, 0.3),
-            F.softshrink(x, 0.3))
+            F.softshrink(x, 0.3), F.logsigmoid(x), torch.threshold(x, 0.5, -2.0),
+            torch.nan_to_num(torch.log(x), nan=0.5), torch.sgn(x))
 
 
 def _elementwise_composites(m, x, y, z):

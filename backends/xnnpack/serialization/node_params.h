@@ -290,13 +290,13 @@ struct StaticConstantPad {
 
 // The ops, in one list, for code that visits each (the delegate's table, tests):
 // TORCHIR_XNNPACK_NODE_OPS(X) calls X(Type) once per op.
-#define TORCHIR_XNNPACK_NODE_OPS(X)                                                          \
-  X(Convolution2d)                                                                           \
-  X(DepthwiseConvolution2d) X(FullyConnected) X(Add2) X(Multiply2) X(Subtract) X(Divide)     \
-      X(Maximum2) X(Minimum2) X(Clamp) X(LeakyRelu) X(Elu) X(Hardswish) X(Sigmoid) X(Negate) \
-          X(Abs) X(SquareRoot) X(Square) X(Prelu) X(Floor) X(Ceiling) X(BankersRounding)     \
-              X(Softmax) X(MaxPooling2d) X(AveragePooling2d) X(GlobalAveragePooling2d)       \
-                  X(StaticReshape) X(StaticConstantPad)
+#define TORCHIR_XNNPACK_NODE_OPS(X)                                                             \
+  X(Convolution2d)                                                                              \
+  X(DepthwiseConvolution2d)                                                                     \
+  X(FullyConnected) X(Add2) X(Multiply2) X(Subtract) X(Divide) X(Maximum2) X(Minimum2) X(Clamp) \
+      X(LeakyRelu) X(Elu) X(Hardswish) X(Sigmoid) X(Negate) X(Abs) X(SquareRoot) X(Square)      \
+          X(Prelu) X(Floor) X(Ceiling) X(BankersRounding) X(Softmax) X(MaxPooling2d)            \
+              X(AveragePooling2d) X(GlobalAveragePooling2d) X(StaticReshape) X(StaticConstantPad)
 
 namespace internal {
 template <typename Op>

@@ -36,6 +36,7 @@ constexpr char kTanh[] = "edge.tanh";
 constexpr char kSigmoid[] = "edge.sigmoid";
 constexpr char kErf[] = "edge.erf";
 constexpr char kErfc[] = "edge.erfc";
+constexpr char kLogSigmoid[] = "edge.log_sigmoid";
 constexpr char kHardswish[] = "edge.hardswish";
 constexpr char kHardsigmoid[] = "edge.hardsigmoid";
 constexpr char kSilu[] = "edge.silu";
@@ -352,6 +353,42 @@ Results Shrink(LoweringContext& ctx, const AtenCall& call) {
 }
 constexpr char kHardshrink[] = "edge.hardshrink";
 constexpr char kSoftshrink[] = "edge.softshrink";
+
+// log_sigmoid_forward (core ATen) also returns a buffer nothing may read.
+Results LogSigmoidForward(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value*> output, Unary<kLogSigmoid>(ctx, call));
+  return std::vector<ir::Value*>{output[0], nullptr};
+}
+
+Results Threshold(LoweringContext& ctx, const AtenCall& call) {
+  const DType dtype = ctx.OutputType().dtype;
+  if (dtype != DType::kFloat32) {
+    return Unsupported(absl::StrCat("threshold of ", std::string(ir::DTypeName(dtype)),
+                                    " values: edge.threshold is float32"));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(double threshold, Number(call, "threshold"));
+  TORCHIR_ASSIGN_OR_RETURN(double value, Number(call, "value"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.TensorOrScalar(call, "self", dtype));
+  return Single(ctx.builder().Emit1(
+      "edge.threshold", {x},
+      {{"threshold", AttrValue::Double(threshold)}, {"value", AttrValue::Double(value)}}));
+}
+
+// nan_to_num: None means 0 for NaN and the float32 limits for the infinities; integer
+// tensors have nothing to replace.
+Results NanToNum(LoweringContext& ctx, const AtenCall& call) {
+  const DType dtype = ctx.OutputType().dtype;
+  if (!ir::IsFloatingPoint(dtype)) return IdentityOfSelf(ctx, call);
+  constexpr double kFloatMax = 3.4028234663852886e+38;
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<double> nan, call.OptionalDouble("nan"));
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<double> posinf, call.OptionalDouble("posinf"));
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<double> neginf, call.OptionalDouble("neginf"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.TensorOrScalar(call, "self", dtype));
+  return Single(ctx.builder().Emit1("edge.nan_to_num", {x},
+                                    {{"nan", AttrValue::Double(nan.value_or(0.0))},
+                                     {"posinf", AttrValue::Double(posinf.value_or(kFloatMax))},
+                                     {"neginf", AttrValue::Double(neginf.value_or(-kFloatMax))}}));
+}
 
 // ---- Logical ops: bitwise ops on bool ----
 
@@ -771,6 +808,9 @@ void AddElementwiseRules(RuleTable& table) {
   AddOp(table, "fix", "default", Rounding<kTrunc>, kInPlace);
   AddOp(table, "frac", "default", Unary<kFrac>, kInPlace);
   AddOp(table, "sign", "default", Sign, kInPlace);
+  AddOp(table, "sgn", "default", Sign, kInPlace);  // sign, for real tensors
+  AddOp(table, "positive", "default", IdentityOfSelf);
+  AddOp(table, "nan_to_num", "default", NanToNum, kInPlace);
   AddOp(table, "logit", "default", Logit, kInPlace);
 
   // Activations.
@@ -795,6 +835,9 @@ void AddElementwiseRules(RuleTable& table) {
   AddOp(table, "hardshrink", "default", Shrink<kHardshrink>);
   AddOp(table, "softshrink", "default", Shrink<kSoftshrink>);
   AddOp(table, "mish", "default", Unary<kMish>, kInPlace);
+  AddOp(table, "log_sigmoid", "default", Unary<kLogSigmoid>);
+  AddOp(table, "log_sigmoid_forward", "default", LogSigmoidForward);
+  AddOp(table, "threshold", "default", Threshold, kInPlace);
   AddOp(table, "prelu", "default", Prelu);
   AddOp(table, "glu", "default", Glu);
 

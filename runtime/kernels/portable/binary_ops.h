@@ -37,7 +37,8 @@ TORCHIR_BINARY(hypot, Float, std::hypot(a, b))
 TORCHIR_BINARY(copysign, Float, std::copysign(a, b))
 // log(e^a + e^b) = max + log1p(e^-|a - b|); equal infinities are themselves.
 TORCHIR_BINARY(logaddexp, Float,
-    std::isinf(a) && a == b ? a : std::max(a, b) + std::log1p(std::exp(-std::abs(a - b))))
+               std::isinf(a) && a == b ? a
+                                       : std::max(a, b) + std::log1p(std::exp(-std::abs(a - b))))
 
 // Bits; on bool, logical and/or/xor (logical_and/or/xor lower to these after a cast to bool).
 TORCHIR_BINARY(bitwise_and, Bits, AsBits(a) & AsBits(b))

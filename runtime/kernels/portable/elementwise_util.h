@@ -33,8 +33,7 @@ struct FloatTypes {
   static constexpr DTypeSet kDTypes = kFloat32Only;
   template <typename Body>
   static Error Switch(ScalarType type, Body&& body) {
-    return type == ScalarType::kFloat32 ? body(static_cast<float*>(nullptr))
-                                        : Error::kInvalidType;
+    return type == ScalarType::kFloat32 ? body(static_cast<float*>(nullptr)) : Error::kInvalidType;
   }
 };
 
@@ -44,10 +43,14 @@ struct RealTypes {
   template <typename Body>
   static Error Switch(ScalarType type, Body&& body) {
     switch (type) {
-      case ScalarType::kFloat32: return body(static_cast<float*>(nullptr));
-      case ScalarType::kInt32: return body(static_cast<int32_t*>(nullptr));
-      case ScalarType::kInt64: return body(static_cast<int64_t*>(nullptr));
-      default: return Error::kInvalidType;
+      case ScalarType::kFloat32:
+        return body(static_cast<float*>(nullptr));
+      case ScalarType::kInt32:
+        return body(static_cast<int32_t*>(nullptr));
+      case ScalarType::kInt64:
+        return body(static_cast<int64_t*>(nullptr));
+      default:
+        return Error::kInvalidType;
     }
   }
 };
@@ -58,10 +61,14 @@ struct BitsTypes {
   template <typename Body>
   static Error Switch(ScalarType type, Body&& body) {
     switch (type) {
-      case ScalarType::kInt32: return body(static_cast<int32_t*>(nullptr));
-      case ScalarType::kInt64: return body(static_cast<int64_t*>(nullptr));
-      case ScalarType::kBool: return body(static_cast<uint8_t*>(nullptr));
-      default: return Error::kInvalidType;
+      case ScalarType::kInt32:
+        return body(static_cast<int32_t*>(nullptr));
+      case ScalarType::kInt64:
+        return body(static_cast<int64_t*>(nullptr));
+      case ScalarType::kBool:
+        return body(static_cast<uint8_t*>(nullptr));
+      default:
+        return Error::kInvalidType;
     }
   }
 };

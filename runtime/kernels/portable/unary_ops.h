@@ -22,6 +22,11 @@ TORCHIR_UNARY(sigmoid, Float, 1.0f / (1.0f + std::exp(-x)))
 TORCHIR_UNARY(tanh, Float, std::tanh(x))
 TORCHIR_UNARY(silu, Float, x / (1.0f + std::exp(-x)))
 TORCHIR_UNARY(mish, Float, x * std::tanh(std::log1p(std::exp(x))))
+TORCHIR_UNARY(log_sigmoid, Float, std::min(x, 0.0f) - std::log1p(std::exp(-std::abs(x))))
+// threshold(input, threshold, value, out); a NaN stays NaN.
+TORCHIR_UNARY_ATTRS(threshold, 2, x <= a0 ? a1 : x)
+// nan_to_num(input, nan, posinf, neginf, out).
+TORCHIR_UNARY_ATTRS(nan_to_num, 3, x != x ? a0 : (x == INFINITY ? a1 : (x == -INFINITY ? a2 : x)))
 // leaky_relu(input, negative_slope, out).
 TORCHIR_UNARY_ATTRS(leaky_relu, 1, x > 0.0f ? x : x * a0)
 // elu(input, alpha, scale, input_scale, out); celu and selu lower to it.
