@@ -416,6 +416,15 @@ _OPS = [
     _op("shape_forms", lambda m, x, y: _shape_forms(m, x, y), [("x", (2, 1, 3, 4)), ("y", (3, 4))],
         "squeeze(), movedim, swapaxes, unflatten, unbind, expand_as, broadcast_to, split by "
         "sizes, F.pad, index_select by a computed index, type_as"),
+    _op("inplace_math", lambda m, x, y, z: _inplace_math(x, y, z),
+        [VEC, ("y", (2, 3, 4)), ("z", (2, 3, 4), "positive")],
+        "the in-place forms of the unary and binary math ops (sin_, floor_, lerp_, addcmul_, "
+        "div_ with rounding modes, ...), erfc, logaddexp, division rounding modes"),
+    _op("inplace_integer", lambda m, a, b: _inplace_integer(a, b),
+        [("a", (2, 3, 4), "index:40"), ("b", (2, 3, 4), "index:9")],
+        "in-place bitwise, logical, fmod, remainder and floor_divide on int64; number-first "
+        "overloads (3 & a, remainder(3, a)); not core: torch 1.13's functionalisation refuses "
+        "`t |= 5`", only=("export", "pytorch_ir")),
     _op("where_forms", lambda m, x, y: (torch.where(x > 0, x, 0.0), torch.where(x > 0, 1.0, y),
                                         x.masked_fill(y > 0, torch.tensor(2.0))),
         [VEC, ("y", (2, 3, 4))], "where with a scalar branch, masked_fill by a 0-d tensor"),
@@ -604,6 +613,93 @@ def _binary_integer(a, b, x):
             torch.logical_and(positive, a > 0).float(), torch.logical_or(positive, a > 0).float(),
             torch.logical_xor(positive, a > 0).float(), torch.logical_not(x).float(),
             torch.isnan(torch.sqrt(x)).float(), torch.isinf(torch.log(torch.relu(x))).float())
+
+
+def _inplace_math(x, y, z):
+    unit = torch.sigmoid(x) * 0.9  # inside (0, 0.9)
+    a = x * 1.0
+    a.sin_()
+    a.cos_()
+    a.tan_()
+    a.atan_()
+    a.sinh_()
+    a.asinh_()
+    b = unit * 1.0
+    b.asin_()
+    c = unit * 1.0
+    c.acos_()
+    d = unit * 1.0
+    d.atanh_()
+    e = x.abs() + 1.0
+    e.acosh_()
+    e.cosh_()
+    f = z * 1.0
+    f.log2_()
+    g = z * 1.0
+    g.log10_()
+    g.exp2_()
+    g.expm1_()
+    h = x * 3.0
+    h.floor_()
+    k = x * 3.0
+    k.ceil_()
+    k.round_()
+    r = x * 3.0
+    r.round_(decimals=1)
+    r.trunc_()
+    q = x * 3.0
+    q.frac_()
+    q.sign_()
+    w = x * 3.0
+    torch.fix_(w)
+    w.square_()
+    v = z * 1.0
+    v.reciprocal_()
+    v.erfc_()
+    u = unit * 1.0
+    u.logit_()
+    s = x * 1.0
+    s.lerp_(y, 0.3)
+    s.lerp_(y, unit)
+    s.addcmul_(y, z, value=0.5)
+    s.addcdiv_(y, z)
+    s.atan2_(y)
+    s.hypot_(y)
+    s.copysign_(y)
+    s.copysign_(-1.0)
+    s.div_(2.0)
+    p = x * 4.0
+    p.div_(z, rounding_mode="floor")
+    p.div_(1.5, rounding_mode="trunc")
+    return (a, b, c, d, e, f, g, h, k, r, q, w, v, u, s, p, torch.erfc(x),
+            torch.logaddexp(x, y), torch.div(x, z, rounding_mode="floor"),
+            torch.div(x, 2.0, rounding_mode="trunc"), torch.copysign(x, 2.0))
+
+
+def _inplace_integer(a, b):
+    a = a - 20  # [-20, 20)
+    d = (b - 4) * 2 + 1  # odd, never 0
+    t = a * 1
+    t.bitwise_and_(d)
+    t.bitwise_xor_(d)
+    t.bitwise_not_()
+    t &= d
+    t |= 5
+    t ^= d
+    t.fmod_(d)
+    u = a * 1
+    u.remainder_(d)
+    u.floor_divide_(3)
+    u.fmod_(4)
+    u.remainder_(7)
+    v = a > 0
+    v.logical_and_(d > 0)
+    v.logical_or_(a < -10)
+    v.logical_xor_(d > 3)
+    v.logical_not_()
+    return (t, u, v, 3 & a, 5 | a, 6 ^ a, torch.bitwise_and(a, 3), torch.bitwise_or(a, 3),
+            torch.bitwise_xor(a, 3), torch.remainder(3, d), torch.fmod(a, 3),
+            torch.floor_divide(a, 3))
 
 
 def _add_inplace(x, y):
