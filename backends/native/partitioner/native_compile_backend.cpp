@@ -135,8 +135,8 @@ std::string MatmulProblem(const ir::Node& node) {
 std::string Refusal(const ir::Node& node) {
   const std::string& op = node.op();
   if (op != "edge.convolution" && op != "edge.linear" && op != "edge.matmul") {
-    return "the native backend runs convolutions, linear layers (with a residual add and a "
-           "clamp fused after them) and matrix products";
+    return "the native backend runs convolutions, linear layers (with a residual add and an "
+           "activation fused after them) and matrix products";
   }
   for (const ir::Value* value : node.inputs()) {
     if (!IsFloat32(value)) {
@@ -183,7 +183,7 @@ struct Region {
   ir::Node* compute = nullptr;
   ir::Node* residual_add = nullptr;  // edge.add(compute output, residual)
   ir::Value* residual = nullptr;
-  ir::Node* clamp = nullptr;  // edge.clamp or edge.gelu of the last node's output
+  ir::Node* clamp = nullptr;  // edge.clamp or a fused activation of the last node's output
   std::vector<ir::Node*> Members() const {
     std::vector<ir::Node*> members = {compute};
     if (residual_add != nullptr) members.push_back(residual_add);
@@ -197,17 +197,40 @@ bool IsUnclamped(const ir::Node& node) {
   return DoubleAttr(node, "output_min") == -kInf && DoubleAttr(node, "output_max") == kInf;
 }
 
-// An activation the kernels apply while the tile is in registers: a clamp with a non-empty
-// range, or GELU (either form) after a GEMM (not after a depthwise convolution).
-bool IsFusableActivation(const ir::Node& compute, const ir::Node& activation) {
+// The activations the kernels apply to each tile they have just computed (activation-inl.h)
+// besides a clamp, by Edge op.
+struct FusedActivation {
+  const char* op;
+  fb::Activation activation;
+};
+constexpr FusedActivation kFusedActivations[] = {
+    {"edge.hardswish", fb::Activation::Hardswish},
+    {"edge.silu", fb::Activation::Silu},
+    {"edge.sigmoid", fb::Activation::Sigmoid},
+    {"edge.hardsigmoid", fb::Activation::Hardsigmoid},
+};
+
+// The fused activation `node` is, if it is one of kFusedActivations or GELU (either form).
+std::optional<fb::Activation> FusedActivationOf(const ir::Node& node) {
+  if (node.op() == "edge.gelu") {
+    const std::string& approximate = node.FindAttr("approximate")->as_string();
+    if (approximate == "none") return fb::Activation::Gelu;
+    if (approximate == "tanh") return fb::Activation::GeluTanh;
+    return std::nullopt;
+  }
+  for (const FusedActivation& entry : kFusedActivations) {
+    if (node.op() == entry.op) return entry.activation;
+  }
+  return std::nullopt;
+}
+
+// An activation the kernels apply to the tile they computed: a clamp with a non-empty range
+// (in registers), GELU, hardswish, silu, sigmoid or hardsigmoid (on the tile just stored).
+bool IsFusableActivation(const ir::Node& activation) {
   if (activation.op() == "edge.clamp") {
     return DoubleAttr(activation, "min") <= DoubleAttr(activation, "max");
   }
-  if (activation.op() == "edge.gelu") {
-    const std::string& approximate = activation.FindAttr("approximate")->as_string();
-    return !IsDepthwise(compute) && (approximate == "none" || approximate == "tanh");
-  }
-  return false;
+  return FusedActivationOf(activation).has_value();
 }
 
 // Grows a region from its compute node: a residual add of a same-shaped float32 tensor
@@ -232,21 +255,20 @@ Region GrowRegion(ir::Node* compute, const std::unordered_map<const ir::Node*, s
     }
     ir::Node* activation = OnlyReader(last);
     if (activation != nullptr && taken.count(activation) == 0 && IsFloat32(activation->output(0)) &&
-        IsFusableActivation(*compute, *activation)) {
+        IsFusableActivation(*activation)) {
       region.clamp = activation;
     }
   }
   return region;
 }
 
-// The fused activation of a region: the compute node's own clamp, or the fused edge.clamp.
+// The fused activation of a region: the compute node's own clamp, the fused edge.clamp, or
+// another fused activation.
 void ActivationOf(const Region& region, fb::Activation* activation, float* min, float* max) {
   double lo = DoubleAttr(*region.compute, "output_min");
   double hi = DoubleAttr(*region.compute, "output_max");
-  if (region.clamp != nullptr && region.clamp->op() == "edge.gelu") {
-    *activation = region.clamp->FindAttr("approximate")->as_string() == "tanh"
-                      ? fb::Activation::GeluTanh
-                      : fb::Activation::Gelu;
+  if (region.clamp != nullptr && region.clamp->op() != "edge.clamp") {
+    *activation = *FusedActivationOf(*region.clamp);
     *min = *max = 0.0f;
     return;
   }
@@ -296,7 +318,8 @@ class NativeCompileBackend : public backend::Backend {
   std::string description() const override {
     return absl::StrCat(
         "torchir's own kernels (Highway) run float32 convolutions, linear layers (a residual add "
-        "and a clamp or GELU fused after them) and matrix products, weights packed at compile "
+        "and a clamp, GELU, hardswish, silu, sigmoid or hardsigmoid fused after them) and matrix "
+        "products, weights packed at compile "
         "time for --target (",
         KernelTargetName(target_), " here)");
   }
@@ -362,10 +385,12 @@ class NativeCompileBackend : public backend::Backend {
       } else {
         auto reason = reasons.find(node);
         decision.reason = reason != reasons.end() ? reason->second : "not taken";
-        if (node->op() == "edge.add" || node->op() == "edge.clamp" || node->op() == "edge.gelu") {
+        if (node->op() == "edge.add" || node->op() == "edge.clamp" ||
+            FusedActivationOf(*node).has_value()) {
           decision.reason =
-              "the native backend fuses an add, clamp or GELU only right after a convolution or "
-              "linear layer whose only reader it is";
+              "the native backend fuses an add, a clamp or an activation (GELU, hardswish, silu, "
+              "sigmoid, hardsigmoid) only right after a convolution or linear layer whose only "
+              "reader it is";
         }
       }
       result.decisions.push_back(std::move(decision));

@@ -424,10 +424,22 @@ class NativeBackend final : public Backend {
         epilogue.max = node.output_max();
         break;
       case fb::Activation::Gelu:
+        epilogue.activation = Activation::kGelu;
+        break;
       case fb::Activation::GeluTanh:
-        BLOB_CHECK(!bound->depthwise, "node %zu: GELU after a depthwise convolution", index);
-        epilogue.activation =
-            node.activation() == fb::Activation::Gelu ? Activation::kGelu : Activation::kGeluTanh;
+        epilogue.activation = Activation::kGeluTanh;
+        break;
+      case fb::Activation::Hardswish:
+        epilogue.activation = Activation::kHardswish;
+        break;
+      case fb::Activation::Silu:
+        epilogue.activation = Activation::kSilu;
+        break;
+      case fb::Activation::Sigmoid:
+        epilogue.activation = Activation::kSigmoid;
+        break;
+      case fb::Activation::Hardsigmoid:
+        epilogue.activation = Activation::kHardsigmoid;
         break;
       default:
         BLOB_CHECK(false, "node %zu: unknown activation %u", index,

@@ -106,8 +106,9 @@ void ExpectConvolutionMatchesReference(const Convolution2dShape& s, const Option
               }
             }
           }
+          const double tolerance =
+              ActivationTolerance(2.0 * (k + 2) * u * magnitude + 1e-30, exact, o.epilogue);
           exact = ReferenceActivation(exact, o.epilogue);
-          const double tolerance = 2.0 * (k + 2) * u * magnitude + 1e-30;
           const float got = output[index];
           if (!(std::fabs(got - exact) <= tolerance) && ++failures <= 5) {
             ADD_FAILURE() << "y[" << b << "][" << oy << "][" << ox << "][" << co << "] = " << got

@@ -6,6 +6,7 @@
 
 #include <hwy/targets.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -540,7 +541,8 @@ TEST_F(NativeBackendTest, RefusesMisalignedPackedWeights) {
 }
 
 TEST_F(NativeBackendTest, RefusesUnknownActivationsAndEmptyClampRanges) {
-  ExpectRefused([](Convolution& c) { c.node().activation = 5; }, "unknown activation 5");
+  // One past the last value (Hardsigmoid = 8).
+  ExpectRefused([](Convolution& c) { c.node().activation = 9; }, "unknown activation 9");
   ExpectRefused([](Convolution& c) { c.node().activation = 0xFFFFFFFF; }, "unknown activation");
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float pairs[][2] = {{6.0f, 0.0f}, {nan, 1.0f}, {0.0f, nan}, {1.0f, -1.0f}};
@@ -592,20 +594,48 @@ TEST_F(NativeBackendTest, ExecuteBeforeTheScratchIsBoundIsRefused) {
   NativeDelegate()->Destroy(handle.get());
 }
 
-// GELU fused after the GEMM (a transformer's fc1), both forms, against the definition.
-TEST_F(NativeBackendTest, GeluEpiloguesMatchTheDefinition) {
-  for (fb::Activation form : {fb::Activation::Gelu, fb::Activation::GeluTanh}) {
-    std::unique_ptr<Convolution> c = MakeConvolution(Shape(3, 1, 1, 67, 45, 1, 1, 0), {});
-    c->node().activation = static_cast<uint32_t>(form);
-    for (float& value : c->expected) {
-      const double x = value;
-      value = static_cast<float>(
-          form == fb::Activation::Gelu
-              ? 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)))
-              : 0.5 * x * (1.0 + std::tanh(0.7978845608 * (x + 0.044715 * x * x * x))));
+// The activations applied after the store, fused after the GEMM (a transformer's fc1, a
+// MobileNetV3 or EfficientNet pointwise layer) and after a 3x3 convolution with a residual,
+// against their definitions.
+TEST_F(NativeBackendTest, FusedActivationsMatchTheDefinition) {
+  for (fb::Activation form :
+       {fb::Activation::Gelu, fb::Activation::GeluTanh, fb::Activation::Hardswish,
+        fb::Activation::Silu, fb::Activation::Sigmoid, fb::Activation::Hardsigmoid}) {
+    for (bool residual : {false, true}) {
+      ConvolutionOptions options;
+      options.residual = residual;
+      std::unique_ptr<Convolution> c = MakeConvolution(
+          residual ? Shape(1, 6, 7, 5, 19, 3, 1, 1) : Shape(3, 1, 1, 67, 45, 1, 1, 0), options);
+      c->node().activation = static_cast<uint32_t>(form);
+      for (float& value : c->expected) {
+        const double x = value;
+        double y = x;
+        switch (form) {
+          case fb::Activation::Gelu:
+            y = 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+            break;
+          case fb::Activation::GeluTanh:
+            y = 0.5 * x * (1.0 + std::tanh(0.7978845608 * (x + 0.044715 * x * x * x)));
+            break;
+          case fb::Activation::Hardswish:
+            y = x * std::min(std::max(x + 3.0, 0.0), 6.0) / 6.0;
+            break;
+          case fb::Activation::Silu:
+            y = x / (1.0 + std::exp(-x));
+            break;
+          case fb::Activation::Sigmoid:
+            y = 1.0 / (1.0 + std::exp(-x));
+            break;
+          default:
+            y = std::min(std::max(x + 3.0, 0.0), 6.0) / 6.0;
+            break;
+        }
+        value = static_cast<float>(y);
+      }
+      ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk);
+      EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f)
+          << fb::EnumNameActivation(form) << (residual ? " with a residual" : "");
     }
-    ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk);
-    EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f);
   }
 }
 
