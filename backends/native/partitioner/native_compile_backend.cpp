@@ -104,17 +104,22 @@ bool IsDepthwise(const ir::Node& node) {
   return groups > 1 && groups == node.input(0)->sizes()[1] && groups == node.input(1)->sizes()[0];
 }
 
+// The GEMM's groups of a convolution: 1 for an ungrouped or depthwise one (the direct kernel),
+// else its groups (one implicit GEMM per group).
+size_t GemmGroups(const ir::Node& node) {
+  if (node.op() != "edge.convolution" || IsDepthwise(node)) return 1;
+  return static_cast<size_t>(IntAttr(node, "groups"));
+}
+
 std::string ConvolutionProblem(const ir::Node& node) {
   const std::vector<int64_t>& input = node.input(0)->sizes();
   if (input.size() != 4) {
     return absl::StrCat(input.size() - 2, "-d convolution: the native kernels run 2-d ones");
   }
   const int64_t groups = IntAttr(node, "groups");
-  if (groups != 1 && !IsDepthwise(node)) {
-    return absl::StrCat("groups = ", groups, " with ", input[1], " input and ",
-                        node.input(1)->sizes()[0],
-                        " output channels: the native kernels run ungrouped and depthwise "
-                        "(channel multiplier 1) convolutions so far");
+  if (groups < 1 || input[1] % groups != 0 || node.input(1)->sizes()[0] % groups != 0) {
+    return absl::StrCat("groups = ", groups, " does not divide ", input[1], " input and ",
+                        node.input(1)->sizes()[0], " output channels");
   }
   return "";
 }
@@ -287,20 +292,25 @@ void ActivationOf(const Region& region, fb::Activation* activation, float* min, 
   }
 }
 
-// The filter (OIHW; a linear layer's [N, K] weight is its 1x1 case) packed for `config`, or
-// for the depthwise kernel (whose layout is the same on every CPU).
+// The filter (OIHW; a linear layer's [N, K] weight is its 1x1 case) packed for `config` (one
+// packed B per group when groups > 1), or for the depthwise kernel (whose layout is the same on
+// every CPU).
 absl::StatusOr<ir::TensorData> PackedWeights(const ir::Value* weight,
                                              const Convolution2dShape& shape, bool depthwise,
-                                             const GemmConfig& config) {
+                                             size_t groups, const GemmConfig& config) {
   std::vector<float> filter(static_cast<size_t>(weight->type().numel()));
   std::memcpy(filter.data(), weight->data().data(), filter.size() * sizeof(float));
   std::vector<uint8_t> packed(depthwise ? DepthwisePackedWeightsBytes(shape)
-                                        : ConvolutionPackedWeightsBytes(config, shape));
+                              : groups == 1
+                                  ? ConvolutionPackedWeightsBytes(config, shape)
+                                  : GroupedConvolutionPackedWeightsBytes(config, shape, groups));
   const runtime::Error error =
       packed.empty() ? runtime::Error::kInvalidArgument
-      : depthwise
-          ? PackDepthwiseWeights(shape, filter.data(), packed.data(), packed.size())
-          : PackConvolutionWeights(config, shape, filter.data(), packed.data(), packed.size());
+      : depthwise    ? PackDepthwiseWeights(shape, filter.data(), packed.data(), packed.size())
+      : groups == 1
+          ? PackConvolutionWeights(config, shape, filter.data(), packed.data(), packed.size())
+          : PackGroupedConvolutionWeights(config, shape, groups, filter.data(), packed.data(),
+                                          packed.size());
   if (error != runtime::Error::kOk) {
     return absl::InternalError(absl::StrCat("packing '", weight->name(), "' failed"));
   }
@@ -425,7 +435,9 @@ class NativeCompileBackend : public backend::Backend {
     ir::Value* output = region.Output();
     const Convolution2dShape shape = ShapeOf(compute);
     const bool depthwise = IsDepthwise(compute);
-    absl::StatusOr<ir::TensorData> packed = PackedWeights(weight, shape, depthwise, config_);
+    const size_t groups = GemmGroups(compute);
+    absl::StatusOr<ir::TensorData> packed =
+        PackedWeights(weight, shape, depthwise, groups, config_);
     if (!packed.ok()) return packed.status();
 
     auto activation_argument = [&](ir::Value* value, backend::SubgraphArgument::Kind kind) {
@@ -483,7 +495,7 @@ class NativeCompileBackend : public backend::Backend {
         shape.stride_width, shape.dilation_height, shape.dilation_width, shape.padding_top,
         shape.padding_left, shape.padding_bottom, shape.padding_right,
         /*input=*/0, weights_index, bias_index, residual_index, output_index, activation,
-        output_min, output_max, depthwise);
+        output_min, output_max, depthwise, groups);
     FinishBlob(builder, rewrite, builder.CreateVector(&node, 1), {});
     return rewrite;
   }

@@ -49,6 +49,8 @@ struct BoundConvolution {
   Convolution2dShape shape;
   const float* input;
   PackedB weights;
+  size_t groups;           // > 1: a grouped convolution with group_weights, not weights
+  PackedB* group_weights;  // one per group (from the Method's allocator)
   PackedDepthwise depthwise_weights;
   const float* bias;
   float* output;
@@ -226,14 +228,18 @@ class NativeBackend final : public Backend {
     pthreadpool_t pool = delegate.pool != nullptr ? delegate.pool->get() : nullptr;
     for (size_t i = 0; i < delegate.num_nodes; ++i) {
       const BoundConvolution& node = delegate.nodes[i];
+      pthreadpool_t node_pool = node.parallel ? pool : nullptr;
       const Error error =
-          node.depthwise
-              ? ::torchir::native::DepthwiseConvolution2d(
-                    node.shape, node.input, node.depthwise_weights, node.bias, node.output,
-                    node.epilogue, node.parallel ? pool : nullptr)
-              : ::torchir::native::Convolution2d(
-                    node.shape, node.input, node.weights, node.bias, node.output, node.epilogue,
-                    delegate.scratch, delegate.scratch_bytes, node.parallel ? pool : nullptr);
+          node.depthwise ? ::torchir::native::DepthwiseConvolution2d(
+                               node.shape, node.input, node.depthwise_weights, node.bias,
+                               node.output, node.epilogue, node_pool)
+          : node.groups > 1
+              ? ::torchir::native::GroupedConvolution2d(
+                    node.shape, node.groups, node.input, node.group_weights, node.bias, node.output,
+                    node.epilogue, delegate.scratch, delegate.scratch_bytes, node_pool)
+              : ::torchir::native::Convolution2d(node.shape, node.input, node.weights, node.bias,
+                                                 node.output, node.epilogue, delegate.scratch,
+                                                 delegate.scratch_bytes, node_pool);
       if (error != Error::kOk) return error;
     }
     for (size_t i = 0; i < delegate.num_matmuls; ++i) {
@@ -342,6 +348,15 @@ class NativeBackend final : public Backend {
     BLOB_CHECK(!bound->depthwise || shape.input_channels == shape.output_channels,
                "node %zu: a depthwise convolution with %zu input and %zu output channels", index,
                shape.input_channels, shape.output_channels);
+    // Blobs written before grouped convolutions hold 0: ungrouped.
+    bound->groups = node.groups() == 0 ? 1 : node.groups();
+    bound->group_weights = nullptr;
+    BLOB_CHECK(bound->groups == 1 || (!bound->depthwise && bound->groups <= shape.input_channels &&
+                                      shape.input_channels % bound->groups == 0 &&
+                                      shape.output_channels % bound->groups == 0),
+               "node %zu: %zu groups do not divide %zu input and %zu output channels%s", index,
+               bound->groups, shape.input_channels, shape.output_channels,
+               bound->depthwise ? " (or the node is depthwise)" : "");
     const uint64_t in_channels = shape.input_channels, out_channels = shape.output_channels;
     uint64_t input_elements, output_elements, kernel_rows;
     BLOB_CHECK(Multiply(shape.batch, shape.input_height, &input_elements) &&
@@ -351,7 +366,7 @@ class NativeBackend final : public Backend {
                    Multiply(output_elements, shape.output_width(), &output_elements) &&
                    Multiply(output_elements, out_channels, &output_elements) &&
                    Multiply(shape.kernel_height, shape.kernel_width, &kernel_rows) &&
-                   Multiply(kernel_rows, in_channels, &kernel_rows),
+                   Multiply(kernel_rows, in_channels / bound->groups, &kernel_rows),
                "node %zu: sizes overflow", index);
 
     const Tensor* input = nullptr;
@@ -389,6 +404,22 @@ class NativeBackend final : public Backend {
                  shape.kernel_height, shape.kernel_width,
                  static_cast<unsigned long long>(in_channels));
       kernel_rows = shape.kernel_height * shape.kernel_width;  // MACs per output element
+    } else if (bound->groups > 1) {
+      bound->group_weights = allocator.AllocateArray<PackedB>(bound->groups);
+      TORCHIR_CHECK_OR_RETURN(bound->group_weights != nullptr, Error::kOutOfMemory,
+                              "NativeBackend: out of memory for node %zu's %zu groups", index,
+                              bound->groups);
+      const Error view = ::torchir::native::ViewPackedGroupedWeights(
+          weights->data_ptr<uint8_t>(), weights->nbytes(), shape, bound->groups,
+          bound->group_weights);
+      BLOB_CHECK(view == Error::kOk,
+                 "node %zu: the packed weights of %zu groups are invalid or not %llu x %llu each "
+                 "(%s)",
+                 index, bound->groups, static_cast<unsigned long long>(kernel_rows),
+                 static_cast<unsigned long long>(out_channels / bound->groups), ErrorName(view));
+      for (size_t g = 0; g < bound->groups; ++g) {
+        TORCHIR_RETURN_IF_ERROR(RepackIfNeeded(index, here, allocator, &bound->group_weights[g]));
+      }
     } else {
       const Error view = ::torchir::native::ViewPackedB(weights->data_ptr<uint8_t>(),
                                                         weights->nbytes(), &bound->weights);
