@@ -12,10 +12,14 @@
 //                              timing), xnn_run_operator without a pool
 //   Native/<layer>/residual    Convolution2d with a residual add and relu (what a ResNet block
 //                              ends with), to show the epilogue costs nothing measurable
+//   LibTorch/<layer>           at::conv2d on channels-last tensors, 1 thread, oneDNN enabled
+//                              (libtorch_convolution.h; the label names the backend ATen picked),
+//                              when the build has LibTorch (TORCHIR_BUILD_TOOLS)
 //
 // Each layer runs Native, Xnnpack, Native again (A-B-A). Counters: GFLOPS (2 multiply-adds per
 // tap and channel pair) and of_peak (fraction of the median peak measured at start-up).
 // Use --benchmark_repetitions for the spread. Results and commands: docs/native-kernels.md.
+// With LibTorch, LibTorch/<layer> runs between Xnnpack and Native again.
 #include <benchmark/benchmark.h>
 #include <time.h>
 #include <xnnpack.h>
@@ -24,6 +28,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -34,6 +39,9 @@
 #include "backends/native/packed_weights.h"
 #include "benchmarks/fma_peak.h"
 #include "hwy/targets.h"
+#if TORCHIR_BENCH_LIBTORCH
+#include "benchmarks/libtorch_convolution.h"
+#endif
 
 namespace torchir::native::conv_bench {
 namespace {
@@ -215,6 +223,27 @@ void BM_Xnnpack(benchmark::State& state, Layer layer) {
   ReportRate(state, layer);
 }
 
+#if TORCHIR_BENCH_LIBTORCH
+void BM_LibTorch(benchmark::State& state, Layer layer) {
+  const size_t groups = layer.depthwise ? layer.cin : 1;
+  const ::torchir::benchmarks::TorchConvolutionShape shape{
+      layer.size, layer.cin, layer.cout, layer.kernel, layer.stride, layer.pad, groups};
+  std::string error;
+  std::unique_ptr<::torchir::benchmarks::LibTorchConvolution> convolution =
+      ::torchir::benchmarks::LibTorchConvolution::Create(shape, &error);
+  if (convolution == nullptr) {
+    state.SkipWithError(("LibTorch refused the layer: " + error).c_str());
+    return;
+  }
+  for (auto _ : state) {
+    convolution->Run();
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(convolution->backend());
+  ReportRate(state, layer);
+}
+#endif
+
 void RegisterAll() {
   benchmark::RegisterBenchmark("Peak/start", BM_Peak);
   size_t index = 0;
@@ -222,6 +251,9 @@ void RegisterAll() {
     const std::string name = layer.name;
     benchmark::RegisterBenchmark(("Native/" + name).c_str(), BM_Native, layer, false);
     benchmark::RegisterBenchmark(("Xnnpack/" + name).c_str(), BM_Xnnpack, layer);
+#if TORCHIR_BENCH_LIBTORCH
+    benchmark::RegisterBenchmark(("LibTorch/" + name).c_str(), BM_LibTorch, layer);
+#endif
     benchmark::RegisterBenchmark(("Native/" + name + "/again").c_str(), BM_Native, layer, false);
     if (!layer.depthwise && layer.kernel == 3 && layer.stride == 1) {
       benchmark::RegisterBenchmark(("Native/" + name + "/residual").c_str(), BM_Native, layer,
