@@ -13,7 +13,7 @@
 //   Native/<layer>/residual    Convolution2d with a residual add and relu (what a ResNet block
 //                              ends with), to show the epilogue costs nothing measurable
 //   LibTorch/<layer>           at::conv2d on channels-last tensors, 1 thread, oneDNN enabled
-//                              (libtorch_convolution.h; the label names the backend ATen picked),
+//                              (libtorch_layers.h; the label names the backend ATen picked),
 //                              when the build has LibTorch (TORCHIR_BUILD_TOOLS)
 //
 // Each layer runs Native, Xnnpack, Native again (A-B-A). Counters: GFLOPS (2 multiply-adds per
@@ -40,7 +40,7 @@
 #include "benchmarks/fma_peak.h"
 #include "hwy/targets.h"
 #if TORCHIR_BENCH_LIBTORCH
-#include "benchmarks/libtorch_convolution.h"
+#include "benchmarks/libtorch_layers.h"
 #endif
 
 namespace torchir::native::conv_bench {

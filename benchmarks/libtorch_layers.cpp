@@ -1,4 +1,4 @@
-#include "benchmarks/libtorch_convolution.h"
+#include "benchmarks/libtorch_layers.h"
 
 #include <ATen/native/ConvUtils.h>
 #include <torch/torch.h>
@@ -79,5 +79,35 @@ void LibTorchConvolution::Run() {
 }
 
 const std::string& LibTorchConvolution::backend() const { return impl_->backend; }
+
+struct LibTorchLinear::Impl {
+  torch::Tensor input, weight, bias, output;
+};
+
+std::unique_ptr<LibTorchLinear> LibTorchLinear::Create(size_t m, size_t n, size_t k,
+                                                       std::string* error) {
+  try {
+    at::set_num_threads(1);
+    torch::manual_seed(0);
+    auto impl = std::make_unique<Impl>();
+    impl->input = torch::randn({static_cast<int64_t>(m), static_cast<int64_t>(k)});
+    impl->weight = torch::randn({static_cast<int64_t>(n), static_cast<int64_t>(k)});
+    impl->bias = torch::randn({static_cast<int64_t>(n)});
+    std::unique_ptr<LibTorchLinear> linear(new LibTorchLinear(std::move(impl)));
+    linear->Run();
+    return linear;
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return nullptr;
+  }
+}
+
+LibTorchLinear::LibTorchLinear(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+LibTorchLinear::~LibTorchLinear() = default;
+
+void LibTorchLinear::Run() {
+  c10::InferenceMode guard;
+  impl_->output = at::linear(impl_->input, impl_->weight, impl_->bias);
+}
 
 }  // namespace torchir::benchmarks

@@ -1,8 +1,8 @@
-// LibTorch's eager 2-d convolution on one layer, for the per-layer suite's third column
-// (native_convolution_benchmark.cpp): at::conv2d on channels-last tensors, one thread, oneDNN
-// (MKLDNN) enabled, so ATen picks the backend a PyTorch user gets for that layer (oneDNN for
-// nearly all of them). This header is LibTorch-free: LibTorch compiles slowly, so only
-// libtorch_convolution.cpp includes it.
+// LibTorch's eager layers for the per-layer suites' third column, one thread, as a PyTorch user
+// runs them: at::conv2d on channels-last tensors with oneDNN (MKLDNN) enabled, so ATen picks the
+// backend it picks for that layer (native_convolution_benchmark.cpp), and at::linear
+// (native_gemm_benchmark.cpp). This header is LibTorch-free: LibTorch compiles slowly, so only
+// libtorch_layers.cpp includes it.
 #pragma once
 
 #include <cstddef>
@@ -34,6 +34,22 @@ class LibTorchConvolution {
  private:
   struct Impl;
   explicit LibTorchConvolution(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// y [M, N] = x [M, K] W^T + b, W [N, K]: a linear layer, or a GEMM of those sizes.
+class LibTorchLinear {
+ public:
+  // Random x, W and b; one intra-op thread. Null (and *error set) when LibTorch refuses.
+  static std::unique_ptr<LibTorchLinear> Create(size_t m, size_t n, size_t k, std::string* error);
+  ~LibTorchLinear();
+
+  // One at::linear call under c10::InferenceMode.
+  void Run();
+
+ private:
+  struct Impl;
+  explicit LibTorchLinear(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 
