@@ -4,7 +4,8 @@
 //
 //   torchir_model_benchmark --bench_dir=DIR [--models=resnet18,text_cnn] [benchmark flags]
 //
-// DIR/<model>/ holds what `tools/export_ir.py MODEL --torchscript` writes;
+// DIR/<model>/ holds what `tools/export_ir.py MODEL --torchscript` writes (for
+// torchvision networks, tools/export_torchvision.py MODEL --torchscript);
 // scripts/bench.sh exports the networks, sets the BLAS and OpenMP environment
 // and runs this. Per model, in this order:
 //   <model>/torchir_xnnpack/threads:N     CompileProgram(backend "xnnpack"), Method::Execute
@@ -45,7 +46,8 @@ namespace torchir::benchmarks {
 namespace {
 
 constexpr char kDefaultModels[] =
-    "resnet18,mobilenet_v2,mobilenet_v3_large,tiny_vit,tiny_gpt,text_cnn";
+    "resnet18,mobilenet_v2,mobilenet_v3_large,tiny_vit,tiny_gpt,text_cnn,resnet50,efficientnet_b0,"
+    "regnet_x_400mf";
 constexpr int kThreadCounts[] = {1, 2};
 
 std::string g_bench_dir;

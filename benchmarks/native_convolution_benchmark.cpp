@@ -16,12 +16,15 @@
 //                              filter transformed and packed before the timing, bias, no
 //                              activation; GFLOPS count the direct convolution's FLOPs
 //                              (effective rate); .../residual with a residual add and relu
+//   LibTorch/<layer>           at::conv2d on channels-last tensors, 1 thread, oneDNN enabled
+//                              (libtorch_layers.h; the label names the backend ATen picked),
+//                              when the build has LibTorch (TORCHIR_BUILD_TOOLS)
 //
-// Each layer runs Native, Xnnpack, Native again (A-B-A); 3x3 stride-1 layers then run Winograd,
-// Native, Winograd again (B-A-B against the direct implicit GEMM). Counters: GFLOPS (2
-// multiply-adds per tap and channel pair) and of_peak (fraction of the median peak measured at
-// start-up). Use --benchmark_repetitions for the spread. Results and commands:
-// docs/native-kernels.md.
+// Each layer runs Native, Xnnpack, Native again (A-B-A; with LibTorch, LibTorch/<layer> runs
+// between Xnnpack and Native again); 3x3 stride-1 layers then run Winograd, Native, Winograd
+// again (B-A-B against the direct implicit GEMM). Counters: GFLOPS (2 multiply-adds per tap and
+// channel pair) and of_peak (fraction of the median peak measured at start-up). Use
+// --benchmark_repetitions for the spread. Results and commands: docs/native-kernels.md.
 #include <benchmark/benchmark.h>
 #include <time.h>
 #include <xnnpack.h>
@@ -30,6 +33,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -41,6 +45,9 @@
 #include "backends/native/winograd.h"
 #include "benchmarks/fma_peak.h"
 #include "hwy/targets.h"
+#if TORCHIR_BENCH_LIBTORCH
+#include "benchmarks/libtorch_layers.h"
+#endif
 
 namespace torchir::native::conv_bench {
 namespace {
@@ -266,6 +273,27 @@ void BM_Xnnpack(benchmark::State& state, Layer layer) {
   ReportRate(state, layer);
 }
 
+#if TORCHIR_BENCH_LIBTORCH
+void BM_LibTorch(benchmark::State& state, Layer layer) {
+  const size_t groups = layer.depthwise ? layer.cin : 1;
+  const ::torchir::benchmarks::TorchConvolutionShape shape{
+      layer.size, layer.cin, layer.cout, layer.kernel, layer.stride, layer.pad, groups};
+  std::string error;
+  std::unique_ptr<::torchir::benchmarks::LibTorchConvolution> convolution =
+      ::torchir::benchmarks::LibTorchConvolution::Create(shape, &error);
+  if (convolution == nullptr) {
+    state.SkipWithError(("LibTorch refused the layer: " + error).c_str());
+    return;
+  }
+  for (auto _ : state) {
+    convolution->Run();
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(convolution->backend());
+  ReportRate(state, layer);
+}
+#endif
+
 void RegisterAll() {
   benchmark::RegisterBenchmark("Peak/start", BM_Peak);
   size_t index = 0;
@@ -273,6 +301,9 @@ void RegisterAll() {
     const std::string name = layer.name;
     benchmark::RegisterBenchmark(("Native/" + name).c_str(), BM_Native, layer, false);
     benchmark::RegisterBenchmark(("Xnnpack/" + name).c_str(), BM_Xnnpack, layer);
+#if TORCHIR_BENCH_LIBTORCH
+    benchmark::RegisterBenchmark(("LibTorch/" + name).c_str(), BM_LibTorch, layer);
+#endif
     benchmark::RegisterBenchmark(("Native/" + name + "/again").c_str(), BM_Native, layer, false);
     if (!layer.depthwise && layer.kernel == 3 && layer.stride == 1) {
       benchmark::RegisterBenchmark(("Native/" + name + "/residual").c_str(), BM_Native, layer,

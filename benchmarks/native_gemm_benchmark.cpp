@@ -7,6 +7,8 @@
 //   Native/<target>/M/N/K              Gemm() on pre-packed B, bias, no activation
 //   Xnnpack/M/N/K                      xnn_create_fully_connected_nc_f32 (packs at create,
 //                                      outside the timing), xnn_run_operator without a pool
+//   LibTorch/M/N/K                     at::linear on 1 thread (libtorch_layers.h), when the
+//                                      build has LibTorch (TORCHIR_BUILD_TOOLS)
 //
 // <target> is "best" (what dispatch picks on this CPU) and, when the CPU has something wider,
 // "avx2" forced through hwy::SetSupportedTargetsForTest. Rows ending in threads:2 run both on a
@@ -24,6 +26,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -33,6 +36,9 @@
 #include "backends/native/packed_weights.h"
 #include "benchmarks/fma_peak.h"
 #include "hwy/targets.h"
+#if TORCHIR_BENCH_LIBTORCH
+#include "benchmarks/libtorch_layers.h"
+#endif
 
 namespace torchir::native::bench {
 namespace {
@@ -154,6 +160,23 @@ void BM_Xnnpack(benchmark::State& state, Shape shape, pthreadpool_t pool) {
   ReportRate(state, shape, g_peak_best);
 }
 
+#if TORCHIR_BENCH_LIBTORCH
+void BM_LibTorch(benchmark::State& state, Shape shape) {
+  std::string error;
+  std::unique_ptr<::torchir::benchmarks::LibTorchLinear> linear =
+      ::torchir::benchmarks::LibTorchLinear::Create(shape.m, shape.n, shape.k, &error);
+  if (linear == nullptr) {
+    state.SkipWithError(("LibTorch refused the shape: " + error).c_str());
+    return;
+  }
+  for (auto _ : state) {
+    linear->Run();
+    benchmark::ClobberMemory();
+  }
+  ReportRate(state, shape, g_peak_best);
+}
+#endif
+
 std::string ShapeName(const Shape& s) {
   return std::string(s.layer) + "/" + std::to_string(s.m) + "/" + std::to_string(s.n) + "/" +
          std::to_string(s.k);
@@ -174,6 +197,9 @@ void RegisterAll() {
     benchmark::RegisterBenchmark(("Native/best/" + name).c_str(), BM_Native, shape, int64_t{0},
                                  nullptr);
     benchmark::RegisterBenchmark(("Xnnpack/" + name).c_str(), BM_Xnnpack, shape, nullptr);
+#if TORCHIR_BENCH_LIBTORCH
+    benchmark::RegisterBenchmark(("LibTorch/" + name).c_str(), BM_LibTorch, shape);
+#endif
     benchmark::RegisterBenchmark(("Native/best/" + name + "/again").c_str(), BM_Native, shape,
                                  int64_t{0}, nullptr);
     if (g_avx2 != 0) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The model benchmark suite (docs/benchmarks.md): exports the zoo networks with
-# their TorchScript files, builds torchir_model_benchmark, sets the BLAS and
+# The model benchmark suite (docs/benchmarks.md): exports the zoo networks (and
+# the torchvision ones, tools/export_torchvision.py) with their TorchScript files, builds torchir_model_benchmark, sets the BLAS and
 # OpenMP environment the PyTorch paths need to be at their best, runs every
 # network through torchir (XNNPACK backend, portable kernels) and the PyTorch
 # paths (PyTorch Mobile, TorchScript + oneDNN, plain traced TorchScript) at 1
@@ -28,7 +28,9 @@ while (($#)); do
   shift
 done
 ((${#MODELS[@]})) || MODELS=(resnet18 mobilenet_v2 mobilenet_v3_large tiny_vit tiny_gpt text_cnn gpt_small
-  encoder_small)
+  encoder_small resnet50 efficientnet_b0 regnet_x_400mf)
+# Networks outside the zoo: torchvision classifiers with seeded weights (docs/zoo.md).
+TORCHVISION_MODELS=" resnet50 efficientnet_b0 regnet_x_400mf "
 
 scripts/setup.sh --no-build
 BUILD_DIR=${TORCHIR_BUILD_DIR:-build}
@@ -43,9 +45,14 @@ fi
 cmake --build "$BUILD_DIR" --target torchir_model_benchmark -j "$(nproc)"
 
 echo "== exporting ${MODELS[*]} with TorchScript files into $BENCH_DIR"
-exporter_sources=(tools/export_ir.py tools/zoo/*.py)
 for model in "${MODELS[@]}"; do
   out="$BENCH_DIR/$model"
+  if [[ $TORCHVISION_MODELS == *" $model "* ]]; then
+    exporter=(tools/export_torchvision.py "$model")
+  else
+    exporter=(tools/export_ir.py "$model")
+  fi
+  exporter_sources=("${exporter[0]}" tools/zoo/*.py)
   fresh=1
   for file in model.json weights.safetensors inputs.safetensors expected.safetensors \
     traced.pt traced_frozen.pt mobile.pt; do
@@ -57,7 +64,7 @@ for model in "${MODELS[@]}"; do
   if ((fresh)); then
     echo "   $model: up to date"
   else
-    /usr/bin/python3 tools/export_ir.py "$model" -o "$out" --torchscript
+    /usr/bin/python3 "${exporter[@]}" -o "$out" --torchscript
   fi
 done
 
@@ -117,6 +124,8 @@ if [[ ${TORCHIR_BENCH_EAGER:-1} != 0 ]]; then
   echo "### PyTorch eager from Python (tools/eager_latency.py, same environment)"
   echo
   for model in "${MODELS[@]}"; do
+    # eager_latency.py builds zoo models; torchscript_traced is the torchvision ones' eager-like row.
+    [[ $TORCHVISION_MODELS == *" $model "* ]] && continue
     for threads in 1 2; do
       /usr/bin/python3 tools/eager_latency.py "$model" --threads "$threads" --warmup 5 \
         --iterations 50 | sed 's/^/- /'

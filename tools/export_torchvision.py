@@ -2,12 +2,15 @@
 """Exports a torchvision classification model (outside the zoo) to the pytorch-ir format.
 
   export_torchvision.py NAME -o OUT_DIR [--flavour export|core] [--seed N] [--size N]
+                        [--torchscript]
 
 NAME is a torchvision.models constructor (squeezenet1_1, shufflenet_v2_x0_5, efficientnet_b0,
 mnasnet0_5, regnet_x_400mf, ...). Weights are seeded random (nothing can be downloaded here),
 batch norms get non-trivial statistics, the input is one seeded random image. Writes the same
 files as export_ir.py (model.json, weights/inputs/expected .safetensors), self-checked the same
-way. Used to try torchir on models it was not developed against (docs/zoo.md).
+way. Used to try torchir on models it was not developed against (docs/zoo.md), and, with
+--torchscript (the TorchScript files export_ir.py --torchscript writes), to benchmark the
+torchvision networks of the model suite (scripts/bench.sh, docs/benchmarks.md).
 """
 
 import argparse
@@ -31,6 +34,9 @@ def main(argv=None) -> int:
     parser.add_argument("--flavour", default="export", choices=FLAVOURS)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--size", type=int, default=224, help="input height and width")
+    parser.add_argument("--torchscript", action="store_true",
+                        help="also write traced.pt, traced_frozen.pt and mobile.pt (the PyTorch "
+                             "paths the model benchmark runs), each checked against eager")
     args = parser.parse_args(argv)
     constructor = getattr(torchvision.models, args.name, None)
     if constructor is None or not callable(constructor):
@@ -44,7 +50,8 @@ def main(argv=None) -> int:
     model.eval()
     image = torch.randn(1, 3, args.size, args.size)
     try:
-        result = export_module(model, args.name, ["x"], [image], args.flavour, args.out, True)
+        result = export_module(model, args.name, ["x"], [image], args.flavour, args.out, True,
+                               args.torchscript)
     except ExportError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -27,21 +27,43 @@ size_t GemmK(const Convolution2dShape& s) {
   return s.kernel_height * s.kernel_width * s.input_channels;
 }
 
-// The virtual im2col matrix A of a convolution, one block at a time (ABlockSource).
+size_t RoundUp(size_t value, size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+// The shape of one of `groups` groups of `shape` (whose channel counts it must divide), checked.
+bool GroupShape(const Convolution2dShape& shape, size_t groups, Convolution2dShape* group) {
+  if (groups == 0 || CheckConvolution2dShape(shape) != runtime::Error::kOk ||
+      shape.input_channels % groups != 0 || shape.output_channels % groups != 0) {
+    return false;
+  }
+  *group = shape;
+  group->input_channels /= groups;
+  group->output_channels /= groups;
+  return true;
+}
+
+// The virtual im2col matrix A of a convolution, one block at a time (ABlockSource). For a group
+// of a grouped convolution, `shape` is the group's (its input_channels floats per tap) and
+// `input` points at the group's first channel of pixel 0, pixels `pixel_stride` floats apart.
 struct Im2col {
   const Convolution2dShape* shape;
   const float* input;
   size_t output_height, output_width;
+  size_t pixel_stride;
 };
 
-// Copies a run of `count` floats; runs are a few channels long (3 for an RGB stem) to a few
-// hundred, and a call to memcpy costs more than a short loop.
+// Copies a run of `count` floats; runs are a few channels long (3 for an RGB stem, 16 for a
+// RegNet group) to a few hundred, and a call to memcpy costs more than a short copy: below 64
+// floats, chunks of 8 with a constant size (inlined as plain moves), then a loop.
 inline void CopyRun(float* dst, const float* src, size_t count) {
-  if (count >= 16) {
+  if (count >= 64) {
     std::memcpy(dst, src, count * sizeof(float));
-  } else {
-    for (size_t i = 0; i < count; ++i) dst[i] = src[i];
+    return;
   }
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) std::memcpy(dst + i, src + i, 8 * sizeof(float));
+  for (; i < count; ++i) dst[i] = src[i];
 }
 
 // ABlockSource::copy for an Im2col: row p of A is output pixel p (batch-major, then row, then
@@ -54,7 +76,8 @@ void CopyIm2colBlock(const void* context, size_t m0, size_t rows, size_t k0, siz
   const size_t cin = s.input_channels, kw = s.kernel_width;
   const ptrdiff_t height = static_cast<ptrdiff_t>(s.input_height);
   const ptrdiff_t width = static_cast<ptrdiff_t>(s.input_width);
-  const size_t image_floats = s.input_height * s.input_width * cin;
+  const size_t stride = im2col.pixel_stride;
+  const size_t image_floats = s.input_height * s.input_width * stride;
   const size_t tap0 = k0 / cin, channel0 = k0 % cin;
   // The first row's pixel, then stepped along with the rows (no division per row).
   size_t ox = m0 % im2col.output_width;
@@ -72,20 +95,21 @@ void CopyIm2colBlock(const void* context, size_t m0, size_t rows, size_t k0, siz
       const ptrdiff_t iy = iy0 + static_cast<ptrdiff_t>(ky * s.dilation_height);
       const ptrdiff_t ix = ix0 + static_cast<ptrdiff_t>(kx * s.dilation_width);
       // Floats of this row of taps that lie next to each other in the input (or all in the
-      // padding): one tap's channels, or, without dilation along x, every tap up to the image's
-      // edge or the kernel's (a 7x7 stem with 3 channels copies runs of 21 floats, not 3).
+      // padding): one tap's channels, or, without dilation along x and when pixels hold just
+      // these channels (not a group of them), every tap up to the image's edge or the kernel's
+      // (a 7x7 stem with 3 channels copies runs of 21 floats, not 3).
       size_t run = cin - channel;
       size_t run_taps = 1;
       const bool inside = iy >= 0 && iy < height && ix >= 0 && ix < width;
-      if (inside && s.dilation_width == 1) {
+      if (inside && s.dilation_width == 1 && stride == cin) {
         const size_t columns_left = static_cast<size_t>(width - ix);
         run_taps = kw - kx < columns_left ? kw - kx : columns_left;
         run += (run_taps - 1) * cin;
       }
       const size_t count = run < kc - done ? run : kc - done;
       if (inside) {
-        CopyRun(dst + done, pixels + (static_cast<size_t>(iy) * s.input_width + ix) * cin + channel,
-                count);
+        CopyRun(dst + done,
+                pixels + (static_cast<size_t>(iy) * s.input_width + ix) * stride + channel, count);
       } else {
         std::memset(dst + done, 0, count * sizeof(float));
       }
@@ -230,32 +254,118 @@ runtime::Error Convolution2d(const Convolution2dShape& shape, const float* input
                              const PackedB& weights, const float* bias, float* output,
                              const Epilogue& epilogue, void* scratch, size_t scratch_bytes,
                              pthreadpool_t threadpool) {
-  if (CheckConvolution2dShape(shape) != runtime::Error::kOk || input == nullptr ||
-      output == nullptr || weights.k != GemmK(shape) || weights.n != shape.output_channels) {
+  return GroupedConvolution2d(shape, 1, input, &weights, bias, output, epilogue, scratch,
+                              scratch_bytes, threadpool);
+}
+
+size_t GroupedConvolutionPackedWeightsBytes(const GemmConfig& config,
+                                            const Convolution2dShape& shape, size_t groups) {
+  Convolution2dShape group;
+  if (!GroupShape(shape, groups, &group)) return 0;
+  const size_t one = ConvolutionPackedWeightsBytes(config, group);
+  if (one == 0 || one > kMaxSize - kPackedGroupAlignment) return 0;
+  size_t bytes;
+  if (!Multiply(RoundUp(one, kPackedGroupAlignment), groups, &bytes)) return 0;
+  return bytes;
+}
+
+runtime::Error PackGroupedConvolutionWeights(const GemmConfig& config,
+                                             const Convolution2dShape& shape, size_t groups,
+                                             const float* oihw_weights, void* out,
+                                             size_t out_bytes) {
+  const size_t bytes = GroupedConvolutionPackedWeightsBytes(config, shape, groups);
+  Convolution2dShape group;
+  if (bytes == 0 || !GroupShape(shape, groups, &group) || oihw_weights == nullptr ||
+      out == nullptr) {
     return runtime::Error::kInvalidArgument;
   }
-  const Im2col im2col{&shape, input, shape.output_height(), shape.output_width()};
-  const ABlockSource source{&CopyIm2colBlock, &im2col};
-  GemmCall call{};
-  call.m = OutputPixels(shape);
-  call.b = &weights;
-  call.bias = bias;
-  call.c = output;
-  call.ldc = shape.output_channels;
-  call.epilogue = epilogue;
-  call.scratch = static_cast<float*>(scratch);
+  if (out_bytes < bytes) return runtime::Error::kOutOfMemory;
+  const size_t stride = bytes / groups;
+  const size_t filter_floats =
+      group.output_channels * group.input_channels * group.kernel_height * group.kernel_width;
+  std::memset(out, 0, bytes);  // the gaps between groups
+  for (size_t g = 0; g < groups; ++g) {
+    const runtime::Error error =
+        PackConvolutionWeights(config, group, oihw_weights + g * filter_floats,
+                               static_cast<char*>(out) + g * stride, stride);
+    if (error != runtime::Error::kOk) return error;
+  }
+  return runtime::Error::kOk;
+}
+
+runtime::Error ViewPackedGroupedWeights(const void* bytes, size_t size,
+                                        const Convolution2dShape& shape, size_t groups,
+                                        PackedB* views) {
+  Convolution2dShape group;
+  if (bytes == nullptr || views == nullptr || !GroupShape(shape, groups, &group)) {
+    return runtime::Error::kInvalidArgument;
+  }
+  const size_t k = GemmK(group), n = group.output_channels;
+  // The first group's header says the layout, hence where the others start.
+  PackedB first;
+  const runtime::Error error = ViewPackedB(bytes, size, &first);
+  if (error != runtime::Error::kOk) return error;
+  if (first.k != k || first.n != n) return runtime::Error::kProgramOutOfBounds;
+  const size_t total = GroupedConvolutionPackedWeightsBytes(first.config, shape, groups);
+  if (total == 0 || size < total) return runtime::Error::kProgramOutOfBounds;
+  const size_t stride = total / groups;
+  for (size_t g = 0; g < groups; ++g) {
+    PackedB& view = views[g];
+    const runtime::Error group_error =
+        ViewPackedB(static_cast<const char*>(bytes) + g * stride, stride, &view);
+    if (group_error != runtime::Error::kOk) return group_error;
+    if (view.k != k || view.n != n || view.config.target != first.config.target) {
+      return runtime::Error::kProgramOutOfBounds;
+    }
+  }
+  return runtime::Error::kOk;
+}
+
+runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t groups,
+                                    const float* input, const PackedB* weights, const float* bias,
+                                    float* output, const Epilogue& epilogue, void* scratch,
+                                    size_t scratch_bytes, pthreadpool_t threadpool) {
+  Convolution2dShape group;
+  if (!GroupShape(shape, groups, &group) || input == nullptr || output == nullptr ||
+      weights == nullptr ||
+      (epilogue.residual != nullptr && epilogue.residual_stride < shape.output_channels)) {
+    return runtime::Error::kInvalidArgument;
+  }
+  for (size_t g = 0; g < groups; ++g) {
+    if (weights[g].k != GemmK(group) || weights[g].n != group.output_channels) {
+      return runtime::Error::kInvalidArgument;
+    }
+  }
   const bool pointwise = shape.kernel_height == 1 && shape.kernel_width == 1 &&
                          shape.stride_height == 1 && shape.stride_width == 1 &&
                          shape.padding_top == 0 && shape.padding_left == 0 &&
                          shape.padding_bottom == 0 && shape.padding_right == 0;
-  if (pointwise) {
-    // Output pixel p reads input pixel p: A is the input itself.
-    call.a = input;
-    call.lda = shape.input_channels;
-  } else {
-    call.a_source = &source;
+  for (size_t g = 0; g < groups; ++g) {
+    const float* group_input = input + g * group.input_channels;
+    const size_t first_channel = g * group.output_channels;
+    const Im2col im2col{&group, group_input, shape.output_height(), shape.output_width(),
+                        shape.input_channels};
+    const ABlockSource source{&CopyIm2colBlock, &im2col};
+    GemmCall call{};
+    call.m = OutputPixels(shape);
+    call.b = &weights[g];
+    call.bias = bias == nullptr ? nullptr : bias + first_channel;
+    call.c = output + first_channel;
+    call.ldc = shape.output_channels;
+    call.epilogue = epilogue;
+    if (epilogue.residual != nullptr) call.epilogue.residual = epilogue.residual + first_channel;
+    call.scratch = static_cast<float*>(scratch);
+    if (pointwise) {
+      // Output pixel p reads input pixel p: A is the input itself (the group's columns of it).
+      call.a = group_input;
+      call.lda = shape.input_channels;
+    } else {
+      call.a_source = &source;
+    }
+    const runtime::Error error = RunGemm(call, scratch_bytes, threadpool);
+    if (error != runtime::Error::kOk) return error;
   }
-  return RunGemm(call, scratch_bytes, threadpool);
+  return runtime::Error::kOk;
 }
 
 }  // namespace torchir::native

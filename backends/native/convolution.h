@@ -66,4 +66,46 @@ runtime::Error Convolution2d(const Convolution2dShape& shape, const float* input
                              const Epilogue& epilogue, void* scratch, size_t scratch_bytes,
                              pthreadpool_t threadpool = nullptr);
 
+// Grouped convolutions (groups > 1 other than depthwise with multiplier 1, which depthwise.h runs
+// directly: ResNeXt's and RegNet's group convolutions, depthwise with a channel multiplier) are
+// one implicit GEMM per group on the machinery above: group g reads input channels
+// [g * Cin / groups, (g + 1) * Cin / groups) of each pixel (the im2col copies runs of Cin / groups
+// floats, pixels Cin floats apart) and writes output channels [g * Cout / groups, ...) of each
+// pixel (C's row stride is Cout). `shape` holds the whole tensors' channel counts, which `groups`
+// divides. The weights are `groups` PackedB, group g's filter (K = kh * kw * Cin / groups,
+// N = Cout / groups, rows as above) one after another, each starting at a multiple of
+// kPackedGroupAlignment bytes from the first; scratch is ConvolutionScratchBytes (groups run one
+// after another, each shared among the threads).
+inline constexpr size_t kPackedGroupAlignment = 64;
+
+// Bytes PackGroupedConvolutionWeights writes; 0 for a shape that fails CheckConvolution2dShape or
+// channel counts `groups` (>= 1) does not divide.
+size_t GroupedConvolutionPackedWeightsBytes(const GemmConfig& config,
+                                            const Convolution2dShape& shape, size_t groups);
+
+// Packs PyTorch's grouped filter [Cout, Cin / groups, kh, kw] (group g's filter is its rows
+// [g * Cout / groups, (g + 1) * Cout / groups)) into `out`, one PackedB per group.
+// kInvalidArgument for a bad shape or null pointers, kOutOfMemory for a short `out`.
+runtime::Error PackGroupedConvolutionWeights(const GemmConfig& config,
+                                             const Convolution2dShape& shape, size_t groups,
+                                             const float* oihw_weights, void* out,
+                                             size_t out_bytes);
+
+// Fills views[0, groups) from packed grouped weights (bytes from a file: not trusted): each group
+// through ViewPackedB (its errors), all packed for one layout with K = kh * kw * Cin / groups and
+// N = Cout / groups, inside `size` bytes (else kProgramOutOfBounds); kInvalidArgument for a shape
+// or group count that does not fit.
+runtime::Error ViewPackedGroupedWeights(const void* bytes, size_t size,
+                                        const Convolution2dShape& shape, size_t groups,
+                                        PackedB* views);
+
+// output = epilogue(grouped conv(input) + bias), NHWC, `weights` the `groups` views
+// ViewPackedGroupedWeights fills (each group's k and n as above, else kInvalidArgument); bias
+// Cout floats or null; the epilogue's residual as for Convolution2d (residual_stride >= Cout).
+// groups == 1 is Convolution2d.
+runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t groups,
+                                    const float* input, const PackedB* weights, const float* bias,
+                                    float* output, const Epilogue& epilogue, void* scratch,
+                                    size_t scratch_bytes, pthreadpool_t threadpool = nullptr);
+
 }  // namespace torchir::native

@@ -25,7 +25,8 @@ struct DepthwiseCall {
   float* output;
   const float* residual;  // null, or residual_stride floats per output pixel
   size_t residual_stride;
-  float lo, hi;               // the clamp; -inf, +inf without an activation
+  float lo, hi;               // the clamp; -inf, +inf without one
+  Activation activation;      // applied to each block of pixels once stored, unless a clamp
   size_t row_begin, row_end;  // output rows (batch * output_height of them)
 };
 
@@ -38,6 +39,8 @@ struct DepthwiseCall {
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // Must follow foreach_target.h (clang-format: keep the order).
 #include "hwy/highway.h"
+// Must follow hwy/highway.h.
+#include "backends/native/activation-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace torchir::native {
@@ -195,6 +198,8 @@ void DepthwiseRowsForTarget(const DepthwiseCall& call) {
   size_t ox_begin = (s.padding_left + s.stride_width - 1) / s.stride_width;
   ox_begin = ox_begin < ox_end ? ox_begin : ox_end;
   constexpr size_t kBlockPixels = 4;
+  // Activations other than a clamp run on each block of pixels just stored (still in L1).
+  const bool after_store = IsAppliedAfterStore(call.activation);
   // Rows go in slices of at most 256 channels, as equal as multiples of 32 (2 vectors of every
   // target) allow: 576 channels as 3 x 192, not 256 + 256 + 64.
   const size_t slices = (channels + 255) / 256;
@@ -233,19 +238,22 @@ void DepthwiseRowsForTarget(const DepthwiseCall& call) {
       const size_t c_end = channels - c_begin < channel_tile ? channels : c_begin + channel_tile;
       for (size_t ox = 0; ox < ow;) {
         const Pixels px = pixels_at(ox);
+        size_t done = 1;
         if (px.ky_range.begin == px.ky_range.end || px.kx_range.begin == px.kx_range.end) {
           // Every tap in the padding: bias, residual and clamp only (no input pixel to read).
           Pixels none = px;
           none.in = nullptr;
           ScalarChannels(call, none, 0, c_begin, c_end);
-          ++ox;
         } else if (ox >= ox_begin && ox + kBlockPixels <= ox_end) {
           Channels<kBlockPixels, 2>(d, call, px, c_begin, c_end);
-          ox += kBlockPixels;
+          done = kBlockPixels;
         } else {
           Channels<1, 2>(d, call, px, c_begin, c_end);
-          ++ox;
         }
+        if (after_store) {
+          ActivationRows(call.activation, px.out + c_begin, done, c_end - c_begin, channels);
+        }
+        ox += done;
       }
     }
   }
@@ -373,7 +381,7 @@ runtime::Error DepthwiseConvolution2d(const Convolution2dShape& shape, const flo
       weights.channels != channels || weights.kernel_height != shape.kernel_height ||
       weights.kernel_width != shape.kernel_width || weights.padded_channels < channels ||
       weights.data == nullptr || input == nullptr || output == nullptr ||
-      epilogue.activation > Activation::kClamp ||
+      epilogue.activation > kLastActivation ||
       (epilogue.activation == Activation::kClamp && !(epilogue.min <= epilogue.max)) ||
       (epilogue.residual != nullptr && epilogue.residual_stride < channels)) {
     return runtime::Error::kInvalidArgument;
@@ -388,11 +396,13 @@ runtime::Error DepthwiseConvolution2d(const Convolution2dShape& shape, const flo
   call.output = output;
   call.residual = epilogue.residual;
   call.residual_stride = epilogue.residual_stride;
-  call.lo = epilogue.activation == Activation::kNone   ? -std::numeric_limits<float>::infinity()
-            : epilogue.activation == Activation::kRelu ? 0.0f
-                                                       : epilogue.min;
+  // Clamped while in registers: relu and clamp; every other activation afterwards.
+  call.lo = epilogue.activation == Activation::kRelu    ? 0.0f
+            : epilogue.activation == Activation::kClamp ? epilogue.min
+                                                        : -std::numeric_limits<float>::infinity();
   call.hi = epilogue.activation == Activation::kClamp ? epilogue.max
                                                       : std::numeric_limits<float>::infinity();
+  call.activation = epilogue.activation;
   call.row_begin = 0;
   call.row_end = shape.batch * call.output_height;
   const size_t threads = threadpool == nullptr ? 1 : pthreadpool_get_threads_count(threadpool);

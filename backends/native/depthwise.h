@@ -9,7 +9,8 @@
 //     at a time; channels in blocks of 2 vectors, then 1 vector (vectors of the CPU's best
 //     Highway target), then one at a time for the last C mod lanes: accumulators (pixels x
 //     vectors of them) start from the bias, take one FMA per tap, add the residual, are clamped
-//     and stored.
+//     and stored; any other activation (GELU, hardswish, silu, ...) then runs on the block of
+//     pixels just stored.
 // The filter is packed ahead of time (PackDepthwiseWeights): tap-major, each tap's channels
 // padded to kDepthwiseChannelAlignment floats; docs/native-kernels.md describes the bytes.
 #pragma once

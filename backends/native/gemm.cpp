@@ -19,8 +19,8 @@
 // Must follow foreach_target.h (clang-format: keep the order).
 #include "hwy/highway.h"
 // Must follow hwy/highway.h.
+#include "backends/native/activation-inl.h"
 #include "backends/native/gemm_micro_kernel-inl.h"
-#include "hwy/contrib/math/math-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace torchir::native {
@@ -85,51 +85,6 @@ HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_
   for (size_t r = 0; r < rows; ++r) std::memcpy(c + r * ldc, tile + r * kNr, cols * sizeof(float));
 }
 
-// GELU of one vector: erf by Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7) on |x| / sqrt 2,
-// or the tanh form.
-template <class D, class V>
-HWY_INLINE V Gelu(D d, V x, bool tanh_form) {
-  const V half = hn::Set(d, 0.5f);
-  if (tanh_form) {
-    const V inner = hn::Mul(hn::Set(d, 0.7978845608f),
-                            hn::MulAdd(hn::Mul(hn::Set(d, 0.044715f), hn::Mul(x, x)), x, x));
-    return hn::Mul(hn::Mul(half, x), hn::Add(hn::Set(d, 1.0f), hn::Tanh(d, inner)));
-  }
-  const V z = hn::Mul(hn::Abs(x), hn::Set(d, 0.7071067812f));
-  const V t = hn::Div(hn::Set(d, 1.0f), hn::MulAdd(hn::Set(d, 0.3275911f), z, hn::Set(d, 1.0f)));
-  V poly = hn::Set(d, 1.061405429f);
-  poly = hn::MulAdd(poly, t, hn::Set(d, -1.453152027f));
-  poly = hn::MulAdd(poly, t, hn::Set(d, 1.421413741f));
-  poly = hn::MulAdd(poly, t, hn::Set(d, -0.284496736f));
-  poly = hn::MulAdd(poly, t, hn::Set(d, 0.254829592f));
-  poly = hn::Mul(poly, t);
-  // erf(|x| / sqrt 2) = 1 - poly * exp(-z^2); GELU = x / 2 * (1 + sign(x) erf(...)).
-  const V erf_abs = hn::NegMulAdd(poly, hn::Exp(d, hn::Neg(hn::Mul(z, z))), hn::Set(d, 1.0f));
-  const V erf = hn::CopySign(erf_abs, x);
-  return hn::Mul(hn::Mul(half, x), hn::Add(hn::Set(d, 1.0f), erf));
-}
-
-// The GELU epilogue on `rows` x `cols` floats of C just stored by the last K block (still in
-// L1); a tail shorter than a vector goes through a buffer on the stack.
-void GeluRows(float* HWY_RESTRICT c, size_t rows, size_t cols, size_t ldc, bool tanh_form) {
-  const hn::ScalableTag<float> d;
-  const size_t lanes = hn::Lanes(d);
-  HWY_ALIGN float tail[hn::MaxLanes(d)];
-  for (size_t r = 0; r < rows; ++r) {
-    float* row = c + r * ldc;
-    size_t j = 0;
-    for (; j + lanes <= cols; j += lanes) {
-      hn::StoreU(Gelu(d, hn::LoadU(d, row + j), tanh_form), d, row + j);
-    }
-    if (j < cols) {
-      std::memset(tail, 0, sizeof(tail));
-      std::memcpy(tail, row + j, (cols - j) * sizeof(float));
-      hn::Store(Gelu(d, hn::Load(d, tail), tanh_form), d, tail);
-      std::memcpy(row + j, tail, (cols - j) * sizeof(float));
-    }
-  }
-}
-
 }  // namespace
 
 runtime::Error GemmForTarget(const GemmCall& call) {
@@ -167,8 +122,8 @@ runtime::Error GemmForTarget(const GemmCall& call) {
       args.residual = nullptr;
       args.residual_stride = call.epilogue.residual_stride;
       const bool last_block = k0 + kc == k;
-      const bool gelu = last_block && (call.epilogue.activation == Activation::kGelu ||
-                                       call.epilogue.activation == Activation::kGeluTanh);
+      // Activations other than a clamp run on each tile just stored (activation-inl.h).
+      const bool after_store = last_block && IsAppliedAfterStore(call.epilogue.activation);
       args.clamp = last_block && (call.epilogue.activation == Activation::kRelu ||
                                   call.epilogue.activation == Activation::kClamp);
       args.lo = lo;
@@ -199,9 +154,8 @@ runtime::Error GemmForTarget(const GemmCall& call) {
             }
             float* tile = call.c + (m0 + i0) * call.ldc + j0;
             Tile(args, rows, cols, tile, call.ldc);
-            if (gelu) {
-              GeluRows(tile, rows, cols, call.ldc,
-                       call.epilogue.activation == Activation::kGeluTanh);
+            if (after_store) {
+              ActivationRows(call.epilogue.activation, tile, rows, cols, call.ldc);
             }
           }
         }
@@ -297,7 +251,7 @@ runtime::Error RunGemm(const GemmCall& call, size_t scratch_bytes, pthreadpool_t
   const Epilogue& epilogue = call.epilogue;
   if ((call.a_source == nullptr && (call.a == nullptr || call.lda < b.k)) ||
       (call.a_source != nullptr && call.a_source->copy == nullptr) || call.c == nullptr ||
-      b.data == nullptr || call.ldc < b.n || epilogue.activation > Activation::kGeluTanh ||
+      b.data == nullptr || call.ldc < b.n || epilogue.activation > kLastActivation ||
       (epilogue.activation == Activation::kClamp && !(epilogue.min <= epilogue.max)) ||
       (epilogue.residual != nullptr && epilogue.residual_stride < b.n)) {
     return runtime::Error::kInvalidArgument;

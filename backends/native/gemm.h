@@ -30,7 +30,14 @@ enum class Activation : uint32_t {
   kClamp = 2,     // min(max(x, min), max): relu6 and hardtanh
   kGelu = 3,      // x * (1 + erf(x / sqrt 2)) / 2, erf within 1.5e-7 (Abramowitz & Stegun 7.1.26)
   kGeluTanh = 4,  // x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2
+  // The rest use exp within 1.5e-7 relative error (activation-inl.h).
+  kHardswish = 5,    // x * min(max(x + 3, 0), 6) / 6: MobileNetV3
+  kSilu = 6,         // x / (1 + exp(-x)): EfficientNet
+  kSigmoid = 7,      // 1 / (1 + exp(-x)): squeeze-and-excitation gates
+  kHardsigmoid = 8,  // min(max(x + 3, 0), 6) / 6: MobileNetV3's gates
 };
+// The largest value of Activation; kernels refuse anything past it.
+inline constexpr Activation kLastActivation = Activation::kHardsigmoid;
 
 // What is added to and applied on A*B + bias: C = activation(A*B + bias + residual).
 struct Epilogue {

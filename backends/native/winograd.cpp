@@ -18,6 +18,8 @@
 #include "hwy/highway.h"
 // Must follow hwy/highway.h.
 #include "hwy/contrib/math/math-inl.h"
+// The epilogue activations shared with the GEMM and depthwise kernels.
+#include "backends/native/activation-inl.h"
 
 // What one block's transforms need; outside the per-target namespaces so every target's
 // functions share the signature.
@@ -164,37 +166,14 @@ void WinogradInputForTarget(const WinogradBlock& block) {
 
 namespace {
 
-// GELU of one vector, the same approximations as gemm.cpp's: erf by Abramowitz & Stegun 7.1.26
-// (|error| <= 1.5e-7) on |x| / sqrt 2, or the tanh form.
-template <class D, class V>
-HWY_INLINE V Gelu(D d, V x, bool tanh_form) {
-  const V half = hn::Set(d, 0.5f);
-  if (tanh_form) {
-    const V inner = hn::Mul(hn::Set(d, 0.7978845608f),
-                            hn::MulAdd(hn::Mul(hn::Set(d, 0.044715f), hn::Mul(x, x)), x, x));
-    return hn::Mul(hn::Mul(half, x), hn::Add(hn::Set(d, 1.0f), hn::Tanh(d, inner)));
-  }
-  const V z = hn::Mul(hn::Abs(x), hn::Set(d, 0.7071067812f));
-  const V t = hn::Div(hn::Set(d, 1.0f), hn::MulAdd(hn::Set(d, 0.3275911f), z, hn::Set(d, 1.0f)));
-  V poly = hn::Set(d, 1.061405429f);
-  poly = hn::MulAdd(poly, t, hn::Set(d, -1.453152027f));
-  poly = hn::MulAdd(poly, t, hn::Set(d, 1.421413741f));
-  poly = hn::MulAdd(poly, t, hn::Set(d, -0.284496736f));
-  poly = hn::MulAdd(poly, t, hn::Set(d, 0.254829592f));
-  poly = hn::Mul(poly, t);
-  const V erf_abs = hn::NegMulAdd(poly, hn::Exp(d, hn::Neg(hn::Mul(z, z))), hn::Set(d, 1.0f));
-  const V erf = hn::CopySign(erf_abs, x);
-  return hn::Mul(hn::Mul(half, x), hn::Add(hn::Set(d, 1.0f), erf));
-}
-
 // The epilogue's activation as loop-invariant data.
-struct Activate {
+struct ActivationParams {
   Activation activation;
   float lo, hi;  // the clamp (relu: 0, +inf)
 };
 
 template <class D, class V = hn::Vec<D>>
-HWY_INLINE V Apply(D d, V x, const Activate& a) {
+HWY_INLINE V Apply(D d, V x, const ActivationParams& a) {
   switch (a.activation) {
     case Activation::kRelu:
     case Activation::kClamp:
@@ -203,9 +182,18 @@ HWY_INLINE V Apply(D d, V x, const Activate& a) {
       return Gelu(d, x, false);
     case Activation::kGeluTanh:
       return Gelu(d, x, true);
-    default:
-      return x;
+    case Activation::kHardswish:
+      return Hardswish(d, x);
+    case Activation::kHardsigmoid:
+      return Hardsigmoid(d, x);
+    case Activation::kSigmoid:
+      return Sigmoid(d, x);
+    case Activation::kSilu:
+      return Silu(d, x);
+    case Activation::kNone:
+      break;
   }
+  return x;
 }
 
 // A^T (4x6) on six vectors: y = A^T m, with s12 = m1 + m2, d12 = m1 - m2 (and 34 alike):
@@ -227,7 +215,7 @@ template <class D>
 HWY_INLINE void OutputTile(D d, const float* HWY_RESTRICT m, size_t m_matrix_floats, size_t k,
                            const float* bias, const float* residual, size_t residual_stride,
                            size_t residual_row, float* out, size_t cout, size_t row_floats,
-                           size_t rows, size_t cols, const Activate& activate) {
+                           size_t rows, size_t cols, const ActivationParams& activate) {
   using V = hn::Vec<D>;
   constexpr size_t kStride = hn::MaxLanes(D());
   HWY_ALIGN float tmp[4 * 6 * kStride];
@@ -278,7 +266,7 @@ void WinogradOutputForTarget(const WinogradBlock& block) {
   const size_t cout = s.output_channels;
   const size_t row_floats = block.output_width * cout;
   const Epilogue& e = block.epilogue;
-  Activate activate{
+  ActivationParams activate{
       e.activation, e.activation == Activation::kClamp ? e.min : 0.0f,
       e.activation == Activation::kClamp ? e.max : std::numeric_limits<float>::infinity()};
   const hn::ScalableTag<float> d;
@@ -461,8 +449,7 @@ runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const floa
   if (weights.config.nr != current.nr || weights.config.kc != current.kc) {
     return runtime::Error::kNotSupported;
   }
-  if (epilogue.activation > Activation::kGeluTanh ||
-      (epilogue.activation == Activation::kClamp && !(epilogue.min <= epilogue.max)) ||
+  if ((epilogue.activation == Activation::kClamp && !(epilogue.min <= epilogue.max)) ||
       (epilogue.residual != nullptr && epilogue.residual_stride < shape.output_channels)) {
     return runtime::Error::kInvalidArgument;
   }

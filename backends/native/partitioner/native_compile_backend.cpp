@@ -106,17 +106,22 @@ bool IsDepthwise(const ir::Node& node) {
   return groups > 1 && groups == node.input(0)->sizes()[1] && groups == node.input(1)->sizes()[0];
 }
 
+// The GEMM's groups of a convolution: 1 for an ungrouped or depthwise one (the direct kernel),
+// else its groups (one implicit GEMM per group).
+size_t GemmGroups(const ir::Node& node) {
+  if (node.op() != "edge.convolution" || IsDepthwise(node)) return 1;
+  return static_cast<size_t>(IntAttr(node, "groups"));
+}
+
 std::string ConvolutionProblem(const ir::Node& node) {
   const std::vector<int64_t>& input = node.input(0)->sizes();
   if (input.size() != 4) {
     return absl::StrCat(input.size() - 2, "-d convolution: the native kernels run 2-d ones");
   }
   const int64_t groups = IntAttr(node, "groups");
-  if (groups != 1 && !IsDepthwise(node)) {
-    return absl::StrCat("groups = ", groups, " with ", input[1], " input and ",
-                        node.input(1)->sizes()[0],
-                        " output channels: the native kernels run ungrouped and depthwise "
-                        "(channel multiplier 1) convolutions so far");
+  if (groups < 1 || input[1] % groups != 0 || node.input(1)->sizes()[0] % groups != 0) {
+    return absl::StrCat("groups = ", groups, " does not divide ", input[1], " input and ",
+                        node.input(1)->sizes()[0], " output channels");
   }
   return "";
 }
@@ -137,8 +142,8 @@ std::string MatmulProblem(const ir::Node& node) {
 std::string Refusal(const ir::Node& node) {
   const std::string& op = node.op();
   if (op != "edge.convolution" && op != "edge.linear" && op != "edge.matmul") {
-    return "the native backend runs convolutions, linear layers (with a residual add and a "
-           "clamp fused after them) and matrix products";
+    return "the native backend runs convolutions, linear layers (with a residual add and an "
+           "activation fused after them) and matrix products";
   }
   for (const ir::Value* value : node.inputs()) {
     if (!IsFloat32(value)) {
@@ -185,7 +190,7 @@ struct Region {
   ir::Node* compute = nullptr;
   ir::Node* residual_add = nullptr;  // edge.add(compute output, residual)
   ir::Value* residual = nullptr;
-  ir::Node* clamp = nullptr;  // edge.clamp or edge.gelu of the last node's output
+  ir::Node* clamp = nullptr;  // edge.clamp or a fused activation of the last node's output
   std::vector<ir::Node*> Members() const {
     std::vector<ir::Node*> members = {compute};
     if (residual_add != nullptr) members.push_back(residual_add);
@@ -199,17 +204,40 @@ bool IsUnclamped(const ir::Node& node) {
   return DoubleAttr(node, "output_min") == -kInf && DoubleAttr(node, "output_max") == kInf;
 }
 
-// An activation the kernels apply while the tile is in registers: a clamp with a non-empty
-// range, or GELU (either form) after a GEMM (not after a depthwise convolution).
-bool IsFusableActivation(const ir::Node& compute, const ir::Node& activation) {
+// The activations the kernels apply to each tile they have just computed (activation-inl.h)
+// besides a clamp, by Edge op.
+struct FusedActivation {
+  const char* op;
+  fb::Activation activation;
+};
+constexpr FusedActivation kFusedActivations[] = {
+    {"edge.hardswish", fb::Activation::Hardswish},
+    {"edge.silu", fb::Activation::Silu},
+    {"edge.sigmoid", fb::Activation::Sigmoid},
+    {"edge.hardsigmoid", fb::Activation::Hardsigmoid},
+};
+
+// The fused activation `node` is, if it is one of kFusedActivations or GELU (either form).
+std::optional<fb::Activation> FusedActivationOf(const ir::Node& node) {
+  if (node.op() == "edge.gelu") {
+    const std::string& approximate = node.FindAttr("approximate")->as_string();
+    if (approximate == "none") return fb::Activation::Gelu;
+    if (approximate == "tanh") return fb::Activation::GeluTanh;
+    return std::nullopt;
+  }
+  for (const FusedActivation& entry : kFusedActivations) {
+    if (node.op() == entry.op) return entry.activation;
+  }
+  return std::nullopt;
+}
+
+// An activation the kernels apply to the tile they computed: a clamp with a non-empty range
+// (in registers), GELU, hardswish, silu, sigmoid or hardsigmoid (on the tile just stored).
+bool IsFusableActivation(const ir::Node& activation) {
   if (activation.op() == "edge.clamp") {
     return DoubleAttr(activation, "min") <= DoubleAttr(activation, "max");
   }
-  if (activation.op() == "edge.gelu") {
-    const std::string& approximate = activation.FindAttr("approximate")->as_string();
-    return !IsDepthwise(compute) && (approximate == "none" || approximate == "tanh");
-  }
-  return false;
+  return FusedActivationOf(activation).has_value();
 }
 
 // Grows a region from its compute node: a residual add of a same-shaped float32 tensor
@@ -234,21 +262,20 @@ Region GrowRegion(ir::Node* compute, const std::unordered_map<const ir::Node*, s
     }
     ir::Node* activation = OnlyReader(last);
     if (activation != nullptr && taken.count(activation) == 0 && IsFloat32(activation->output(0)) &&
-        IsFusableActivation(*compute, *activation)) {
+        IsFusableActivation(*activation)) {
       region.clamp = activation;
     }
   }
   return region;
 }
 
-// The fused activation of a region: the compute node's own clamp, or the fused edge.clamp.
+// The fused activation of a region: the compute node's own clamp, the fused edge.clamp, or
+// another fused activation.
 void ActivationOf(const Region& region, fb::Activation* activation, float* min, float* max) {
   double lo = DoubleAttr(*region.compute, "output_min");
   double hi = DoubleAttr(*region.compute, "output_max");
-  if (region.clamp != nullptr && region.clamp->op() == "edge.gelu") {
-    *activation = region.clamp->FindAttr("approximate")->as_string() == "tanh"
-                      ? fb::Activation::GeluTanh
-                      : fb::Activation::Gelu;
+  if (region.clamp != nullptr && region.clamp->op() != "edge.clamp") {
+    *activation = *FusedActivationOf(*region.clamp);
     *min = *max = 0.0f;
     return;
   }
@@ -312,38 +339,39 @@ bool WinogradPays(const Convolution2dShape& shape) {
 }
 
 // Whether the region's convolution runs by Winograd: it applies (3x3, stride 1, dilation 1,
-// ungrouped), its fused activation is one the Winograd output transform applies, and the policy
-// says so.
+// ungrouped) and the policy says so. The output transform applies every fused activation.
 bool UseWinograd(WinogradPolicy policy, const ir::Node& compute, const Convolution2dShape& shape,
-                 bool depthwise, fb::Activation activation) {
+                 bool depthwise, size_t groups) {
   if (policy == WinogradPolicy::kOff || compute.op() != "edge.convolution" || depthwise ||
-      !WinogradApplies(shape)) {
-    return false;
-  }
-  if (activation != fb::Activation::None && activation != fb::Activation::Relu &&
-      activation != fb::Activation::Clamp && activation != fb::Activation::Gelu &&
-      activation != fb::Activation::GeluTanh) {
+      groups != 1 || !WinogradApplies(shape)) {
     return false;
   }
   return policy == WinogradPolicy::kAll || WinogradPays(shape);
 }
 
-// The filter (OIHW; a linear layer's [N, K] weight is its 1x1 case) packed for `config`, or
-// for the depthwise kernel (whose layout is the same on every CPU).
+// The filter (OIHW; a linear layer's [N, K] weight is its 1x1 case) packed for `config` (one
+// packed B per group when groups > 1; Winograd's transformed filter when `winograd`), or for the
+// depthwise kernel (whose layout is the same on every CPU).
 absl::StatusOr<ir::TensorData> PackedWeights(const ir::Value* weight,
                                              const Convolution2dShape& shape, bool depthwise,
-                                             const GemmConfig& config, bool winograd = false) {
+                                             size_t groups, const GemmConfig& config,
+                                             bool winograd = false) {
   std::vector<float> filter(static_cast<size_t>(weight->type().numel()));
   std::memcpy(filter.data(), weight->data().data(), filter.size() * sizeof(float));
-  std::vector<uint8_t> packed(depthwise  ? DepthwisePackedWeightsBytes(shape)
-                              : winograd ? WinogradPackedWeightsBytes(config, shape)
-                                         : ConvolutionPackedWeightsBytes(config, shape));
+  std::vector<uint8_t> packed(depthwise    ? DepthwisePackedWeightsBytes(shape)
+                              : winograd   ? WinogradPackedWeightsBytes(config, shape)
+                              : groups == 1 ? ConvolutionPackedWeightsBytes(config, shape)
+                                            : GroupedConvolutionPackedWeightsBytes(config, shape,
+                                                                                   groups));
   const runtime::Error error =
       packed.empty() ? runtime::Error::kInvalidArgument
       : winograd ? PackWinogradWeights(config, shape, filter.data(), packed.data(), packed.size())
       : depthwise
           ? PackDepthwiseWeights(shape, filter.data(), packed.data(), packed.size())
-          : PackConvolutionWeights(config, shape, filter.data(), packed.data(), packed.size());
+      : groups == 1
+          ? PackConvolutionWeights(config, shape, filter.data(), packed.data(), packed.size())
+          : PackGroupedConvolutionWeights(config, shape, groups, filter.data(), packed.data(),
+                                          packed.size());
   if (error != runtime::Error::kOk) {
     return absl::InternalError(absl::StrCat("packing '", weight->name(), "' failed"));
   }
@@ -361,7 +389,8 @@ class NativeCompileBackend : public backend::Backend {
   std::string description() const override {
     return absl::StrCat(
         "torchir's own kernels (Highway) run float32 convolutions, linear layers (a residual add "
-        "and a clamp or GELU fused after them) and matrix products, weights packed at compile "
+        "and a clamp, GELU, hardswish, silu, sigmoid or hardsigmoid fused after them) and matrix "
+        "products, weights packed at compile "
         "time for --target (",
         KernelTargetName(target_), " here)");
   }
@@ -438,10 +467,12 @@ class NativeCompileBackend : public backend::Backend {
       } else {
         auto reason = reasons.find(node);
         decision.reason = reason != reasons.end() ? reason->second : "not taken";
-        if (node->op() == "edge.add" || node->op() == "edge.clamp" || node->op() == "edge.gelu") {
+        if (node->op() == "edge.add" || node->op() == "edge.clamp" ||
+            FusedActivationOf(*node).has_value()) {
           decision.reason =
-              "the native backend fuses an add, clamp or GELU only right after a convolution or "
-              "linear layer whose only reader it is";
+              "the native backend fuses an add, a clamp or an activation (GELU, hardswish, silu, "
+              "sigmoid, hardsigmoid) only right after a convolution or linear layer whose only "
+              "reader it is";
         }
       }
       result.decisions.push_back(std::move(decision));
@@ -482,13 +513,14 @@ class NativeCompileBackend : public backend::Backend {
     ir::Value* output = region.Output();
     const Convolution2dShape shape = ShapeOf(compute);
     const bool depthwise = IsDepthwise(compute);
+    const size_t groups = GemmGroups(compute);
     fb::Activation activation;
     float output_min, output_max;
     ActivationOf(region, &activation, &output_min, &output_max);
-    const bool winograd = UseWinograd(winograd_policy, compute, shape, depthwise, activation);
+    const bool winograd = UseWinograd(winograd_policy, compute, shape, depthwise, groups);
     *winograd_out = winograd;
     absl::StatusOr<ir::TensorData> packed =
-        PackedWeights(weight, shape, depthwise, config_, winograd);
+        PackedWeights(weight, shape, depthwise, groups, config_, winograd);
     if (!packed.ok()) return packed.status();
 
     auto activation_argument = [&](ir::Value* value, backend::SubgraphArgument::Kind kind) {
@@ -542,7 +574,7 @@ class NativeCompileBackend : public backend::Backend {
         shape.stride_width, shape.dilation_height, shape.dilation_width, shape.padding_top,
         shape.padding_left, shape.padding_bottom, shape.padding_right,
         /*input=*/0, weights_index, bias_index, residual_index, output_index, activation,
-        output_min, output_max, depthwise, winograd);
+        output_min, output_max, depthwise, winograd, groups);
     FinishBlob(builder, rewrite, builder.CreateVector(&node, 1), {});
     return rewrite;
   }

@@ -51,6 +51,8 @@ struct BoundConvolution {
   Convolution2dShape shape;
   const float* input;
   PackedB weights;
+  size_t groups;           // > 1: a grouped convolution with group_weights, not weights
+  PackedB* group_weights;  // one per group (from the Method's allocator)
   PackedDepthwise depthwise_weights;
   const float* bias;
   float* output;
@@ -239,18 +241,22 @@ class NativeBackend final : public Backend {
     pthreadpool_t pool = delegate.pool != nullptr ? delegate.pool->get() : nullptr;
     for (size_t i = 0; i < delegate.num_nodes; ++i) {
       const BoundConvolution& node = delegate.nodes[i];
+      pthreadpool_t node_pool = node.parallel ? pool : nullptr;
       const Error error =
           node.winograd ? ::torchir::native::WinogradConvolution2d(
                               node.shape, node.input, node.winograd_weights, node.bias, node.output,
-                              node.epilogue, delegate.scratch, delegate.scratch_bytes,
-                              node.parallel ? pool : nullptr)
+                              node.epilogue, delegate.scratch, delegate.scratch_bytes, node_pool)
           : node.depthwise
-              ? ::torchir::native::DepthwiseConvolution2d(
-                    node.shape, node.input, node.depthwise_weights, node.bias, node.output,
-                    node.epilogue, node.parallel ? pool : nullptr)
-              : ::torchir::native::Convolution2d(
-                    node.shape, node.input, node.weights, node.bias, node.output, node.epilogue,
-                    delegate.scratch, delegate.scratch_bytes, node.parallel ? pool : nullptr);
+              ? ::torchir::native::DepthwiseConvolution2d(node.shape, node.input,
+                                                          node.depthwise_weights, node.bias,
+                                                          node.output, node.epilogue, node_pool)
+          : node.groups > 1
+              ? ::torchir::native::GroupedConvolution2d(
+                    node.shape, node.groups, node.input, node.group_weights, node.bias, node.output,
+                    node.epilogue, delegate.scratch, delegate.scratch_bytes, node_pool)
+              : ::torchir::native::Convolution2d(node.shape, node.input, node.weights, node.bias,
+                                                 node.output, node.epilogue, delegate.scratch,
+                                                 delegate.scratch_bytes, node_pool);
       if (error != Error::kOk) return error;
     }
     for (size_t i = 0; i < delegate.num_matmuls; ++i) {
@@ -364,6 +370,17 @@ class NativeBackend final : public Backend {
     BLOB_CHECK(!bound->depthwise || shape.input_channels == shape.output_channels,
                "node %zu: a depthwise convolution with %zu input and %zu output channels", index,
                shape.input_channels, shape.output_channels);
+    // Blobs written before grouped convolutions hold 0: ungrouped.
+    bound->groups = node.groups() == 0 ? 1 : node.groups();
+    bound->group_weights = nullptr;
+    BLOB_CHECK(bound->groups == 1 || (!bound->depthwise && bound->groups <= shape.input_channels &&
+                                      shape.input_channels % bound->groups == 0 &&
+                                      shape.output_channels % bound->groups == 0),
+               "node %zu: %zu groups do not divide %zu input and %zu output channels%s", index,
+               bound->groups, shape.input_channels, shape.output_channels,
+               bound->depthwise ? " (or the node is depthwise)" : "");
+    BLOB_CHECK(!bound->winograd || bound->groups == 1,
+               "node %zu: Winograd on a grouped convolution (%zu groups)", index, bound->groups);
     const uint64_t in_channels = shape.input_channels, out_channels = shape.output_channels;
     uint64_t input_elements, output_elements, kernel_rows;
     BLOB_CHECK(Multiply(shape.batch, shape.input_height, &input_elements) &&
@@ -373,7 +390,7 @@ class NativeBackend final : public Backend {
                    Multiply(output_elements, shape.output_width(), &output_elements) &&
                    Multiply(output_elements, out_channels, &output_elements) &&
                    Multiply(shape.kernel_height, shape.kernel_width, &kernel_rows) &&
-                   Multiply(kernel_rows, in_channels, &kernel_rows),
+                   Multiply(kernel_rows, in_channels / bound->groups, &kernel_rows),
                "node %zu: sizes overflow", index);
 
     const Tensor* input = nullptr;
@@ -425,6 +442,22 @@ class NativeBackend final : public Backend {
                  shape.kernel_height, shape.kernel_width,
                  static_cast<unsigned long long>(in_channels));
       kernel_rows = shape.kernel_height * shape.kernel_width;  // MACs per output element
+    } else if (bound->groups > 1) {
+      bound->group_weights = allocator.AllocateArray<PackedB>(bound->groups);
+      TORCHIR_CHECK_OR_RETURN(bound->group_weights != nullptr, Error::kOutOfMemory,
+                              "NativeBackend: out of memory for node %zu's %zu groups", index,
+                              bound->groups);
+      const Error view = ::torchir::native::ViewPackedGroupedWeights(
+          weights->data_ptr<uint8_t>(), weights->nbytes(), shape, bound->groups,
+          bound->group_weights);
+      BLOB_CHECK(view == Error::kOk,
+                 "node %zu: the packed weights of %zu groups are invalid or not %llu x %llu each "
+                 "(%s)",
+                 index, bound->groups, static_cast<unsigned long long>(kernel_rows),
+                 static_cast<unsigned long long>(out_channels / bound->groups), ErrorName(view));
+      for (size_t g = 0; g < bound->groups; ++g) {
+        TORCHIR_RETURN_IF_ERROR(RepackIfNeeded(index, here, allocator, &bound->group_weights[g]));
+      }
     } else {
       const Error view = ::torchir::native::ViewPackedB(weights->data_ptr<uint8_t>(),
                                                         weights->nbytes(), &bound->weights);
@@ -460,10 +493,22 @@ class NativeBackend final : public Backend {
         epilogue.max = node.output_max();
         break;
       case fb::Activation::Gelu:
+        epilogue.activation = Activation::kGelu;
+        break;
       case fb::Activation::GeluTanh:
-        BLOB_CHECK(!bound->depthwise, "node %zu: GELU after a depthwise convolution", index);
-        epilogue.activation =
-            node.activation() == fb::Activation::Gelu ? Activation::kGelu : Activation::kGeluTanh;
+        epilogue.activation = Activation::kGeluTanh;
+        break;
+      case fb::Activation::Hardswish:
+        epilogue.activation = Activation::kHardswish;
+        break;
+      case fb::Activation::Silu:
+        epilogue.activation = Activation::kSilu;
+        break;
+      case fb::Activation::Sigmoid:
+        epilogue.activation = Activation::kSigmoid;
+        break;
+      case fb::Activation::Hardsigmoid:
+        epilogue.activation = Activation::kHardsigmoid;
         break;
       default:
         BLOB_CHECK(false, "node %zu: unknown activation %u", index,
@@ -481,10 +526,6 @@ class NativeBackend final : public Backend {
       epilogue.residual = residual->data_ptr<float>();
       epilogue.residual_stride = out_channels;
     }
-    // The Winograd output transform applies the activations up to GELU (winograd.cpp).
-    BLOB_CHECK(!bound->winograd || epilogue.activation <= Activation::kGeluTanh,
-               "node %zu: Winograd with activation %u", index,
-               static_cast<unsigned>(node.activation()));
     uint64_t macs;
     bound->parallel =
         Multiply(output_elements, kernel_rows, &macs) ? macs >= kMinParallelMacs : true;

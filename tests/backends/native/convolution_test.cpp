@@ -35,26 +35,38 @@ using Options = ConvolutionOptions;
 // and the bias and residual additions are each rounded once at u = 2^-24, in whatever order the
 // blocking adds them, so |y - exact| <= (K + 2) u (sum |x*w| + |bias| + |r|) to first order; we
 // allow twice that (padding taps contribute exact zeros). Clamping is exact.
-void ExpectConvolutionMatchesReference(const Convolution2dShape& s, const Options& o,
-                                       uint32_t seed) {
-  SCOPED_TRACE(Describe(s, o));
+// With groups > 1, through GroupedConvolution2d: output channel co sums over the input channels
+// of its group only (K = kh*kw*Cin/groups in the bound).
+void ExpectConvolutionMatchesReference(const Convolution2dShape& s, const Options& o, uint32_t seed,
+                                       size_t groups = 1) {
+  SCOPED_TRACE(Describe(s, o) + " groups=" + std::to_string(groups));
   ASSERT_EQ(CheckConvolution2dShape(s), Error::kOk);
   std::mt19937 rng(seed);
   const size_t oh = s.output_height(), ow = s.output_width();
   const size_t cin = s.input_channels, cout = s.output_channels;
   const size_t kh = s.kernel_height, kw = s.kernel_width;
+  const size_t group_cin = cin / groups, group_cout = cout / groups;
   const std::vector<float> input = Random(s.batch * s.input_height * s.input_width * cin, &rng);
-  const std::vector<float> weights = Random(cout * cin * kh * kw, &rng);  // OIHW
+  const std::vector<float> weights = Random(cout * group_cin * kh * kw, &rng);  // OIHW
   const std::vector<float> bias = Random(cout, &rng);
   const std::vector<float> residual = Random(s.batch * oh * ow * cout, &rng);
 
   GemmConfig config;
   ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
-  std::vector<char> packed(ConvolutionPackedWeightsBytes(config, s));
-  ASSERT_EQ(PackConvolutionWeights(config, s, weights.data(), packed.data(), packed.size()),
-            Error::kOk);
-  PackedB view;
-  ASSERT_EQ(ViewPackedB(packed.data(), packed.size(), &view), Error::kOk);
+  std::vector<char> packed(groups == 1 ? ConvolutionPackedWeightsBytes(config, s)
+                                       : GroupedConvolutionPackedWeightsBytes(config, s, groups));
+  std::vector<PackedB> views(groups);
+  if (groups == 1) {
+    ASSERT_EQ(PackConvolutionWeights(config, s, weights.data(), packed.data(), packed.size()),
+              Error::kOk);
+    ASSERT_EQ(ViewPackedB(packed.data(), packed.size(), &views[0]), Error::kOk);
+  } else {
+    ASSERT_EQ(PackGroupedConvolutionWeights(config, s, groups, weights.data(), packed.data(),
+                                            packed.size()),
+              Error::kOk);
+    ASSERT_EQ(ViewPackedGroupedWeights(packed.data(), packed.size(), s, groups, views.data()),
+              Error::kOk);
+  }
 
   std::vector<float> output(s.batch * oh * ow * cout, 12345.0f);
   Epilogue epilogue = o.epilogue;
@@ -69,13 +81,18 @@ void ExpectConvolutionMatchesReference(const Convolution2dShape& s, const Option
   const size_t threads = o.threads == 0 ? 1 : o.threads;
   std::vector<char> scratch(ConvolutionScratchBytes(config, s, threads));
   pthreadpool_t pool = o.threads == 0 ? nullptr : pthreadpool_create(o.threads);
-  const Error error = Convolution2d(s, input.data(), view, o.bias ? bias.data() : nullptr,
-                                    output.data(), epilogue, scratch.data(), scratch.size(), pool);
+  const float* bias_or_null = o.bias ? bias.data() : nullptr;
+  const Error error =
+      groups == 1
+          ? Convolution2d(s, input.data(), views[0], bias_or_null, output.data(), epilogue,
+                          scratch.data(), scratch.size(), pool)
+          : GroupedConvolution2d(s, groups, input.data(), views.data(), bias_or_null, output.data(),
+                                 epilogue, scratch.data(), scratch.size(), pool);
   if (pool != nullptr) pthreadpool_destroy(pool);
   ASSERT_EQ(error, Error::kOk);
 
   const double u = std::ldexp(1.0, -24);
-  const size_t k = kh * kw * cin;
+  const size_t k = kh * kw * group_cin;
   size_t failures = 0;
   for (size_t b = 0; b < s.batch; ++b) {
     for (size_t oy = 0; oy < oh; ++oy) {
@@ -96,18 +113,21 @@ void ExpectConvolutionMatchesReference(const Convolution2dShape& s, const Option
               const long ix = static_cast<long>(ox * s.stride_width + kx * s.dilation_width) -
                               static_cast<long>(s.padding_left);
               if (ix < 0 || ix >= static_cast<long>(s.input_width)) continue;
-              for (size_t ci = 0; ci < cin; ++ci) {
+              const size_t first_ci = co / group_cout * group_cin;
+              for (size_t ci = 0; ci < group_cin; ++ci) {
                 const double product =
                     static_cast<double>(
-                        input[((b * s.input_height + iy) * s.input_width + ix) * cin + ci]) *
-                    weights[((co * cin + ci) * kh + ky) * kw + kx];
+                        input[((b * s.input_height + iy) * s.input_width + ix) * cin + first_ci +
+                              ci]) *
+                    weights[((co * group_cin + ci) * kh + ky) * kw + kx];
                 exact += product;
                 magnitude += std::fabs(product);
               }
             }
           }
+          const double tolerance =
+              ActivationTolerance(2.0 * (k + 2) * u * magnitude + 1e-30, exact, o.epilogue);
           exact = ReferenceActivation(exact, o.epilogue);
-          const double tolerance = 2.0 * (k + 2) * u * magnitude + 1e-30;
           const float got = output[index];
           if (!(std::fabs(got - exact) <= tolerance) && ++failures <= 5) {
             ADD_FAILURE() << "y[" << b << "][" << oy << "][" << ox << "][" << co << "] = " << got
@@ -199,6 +219,105 @@ TEST_P(ConvolutionTest, MatchesReferenceWithThreads) {
     ExpectConvolutionMatchesReference(Shape(1, 3, 3, 8, 100, 3, 3, 1, 1, 1, 1, 1, 1), options,
                                       520 + threads);  // 9 pixels: shared along N
   }
+}
+
+// Grouped convolutions with odd group sizes (Cin / groups and Cout / groups of 1, 3, 5, 7, 13),
+// ResNeXt's and RegNet's shapes scaled down, depthwise with a channel multiplier (Cin / groups
+// = 1), the pointwise path (A read in place with lda = Cin), strides, dilation and padding,
+// every epilogue, and threads.
+TEST_P(ConvolutionTest, MatchesReferenceForGroupedConvolutions) {
+  uint32_t seed = 600;
+  struct Grouping {
+    size_t groups, group_cin, group_cout;
+  };
+  for (Grouping g : {Grouping{2, 3, 5}, Grouping{3, 5, 7}, Grouping{4, 8, 8}, Grouping{5, 1, 3},
+                     Grouping{2, 13, 1}, Grouping{3, 16, 16}, Grouping{7, 7, 13}}) {
+    const size_t cin = g.groups * g.group_cin, cout = g.groups * g.group_cout;
+    ExpectConvolutionMatchesReference(Shape(1, 9, 8, cin, cout, 3, 3, 1, 1, 1, 1, 1, 1), {}, seed++,
+                                      g.groups);
+    ExpectConvolutionMatchesReference(Shape(2, 9, 8, cin, cout, 3, 3, 2, 1, 0, 1, 1, 0), {}, seed++,
+                                      g.groups);
+    ExpectConvolutionMatchesReference(Shape(1, 7, 6, cin, cout, 1, 1, 1, 1, 0, 0, 0, 0), {}, seed++,
+                                      g.groups);
+    ExpectConvolutionMatchesReference(Shape(1, 11, 10, cin, cout, 3, 5, 1, 2, 2, 4, 2, 4), {},
+                                      seed++, g.groups);
+    if (HasFailure()) return;
+  }
+  // A group K of two K blocks (3x3 x 40 channels = 360) and more pixels than mc.
+  ExpectConvolutionMatchesReference(Shape(1, 17, 15, 80, 34, 3, 3, 1, 1, 1, 1, 1, 1), {}, seed++,
+                                    2);
+  const Convolution2dShape s = Shape(1, 6, 7, 15, 21, 3, 3, 1, 1, 1, 1, 1, 1);
+  for (const Options& options : EveryEpilogueCase()) {
+    ExpectConvolutionMatchesReference(s, options, seed++, 3);
+  }
+  for (size_t threads : {2, 3}) {
+    Options options;
+    options.threads = threads;
+    options.epilogue.activation = Activation::kRelu;
+    options.residual = Options::kInPlace;
+    ExpectConvolutionMatchesReference(Shape(1, 14, 14, 48, 48, 3, 3, 1, 1, 1, 1, 1, 1), options,
+                                      seed++, 3);
+    options.residual = Options::kSeparate;
+    ExpectConvolutionMatchesReference(Shape(1, 2, 3, 16, 200, 3, 3, 1, 1, 1, 1, 1, 1), options,
+                                      seed++, 4);  // 6 pixels: shared along N
+  }
+}
+
+// Each group's filter is packed as Convolution2d packs an ungrouped one of the group's size, at
+// a multiple of 64 bytes; views refuse group counts, shapes and sizes that do not match.
+TEST_P(ConvolutionTest, PacksAndViewsGroupedWeights) {
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+  const size_t groups = 3;
+  const Convolution2dShape s = Shape(1, 5, 5, 3 * 5, 3 * 7, 3, 3, 1, 1, 1, 1, 1, 1);
+  const Convolution2dShape group = Shape(1, 5, 5, 5, 7, 3, 3, 1, 1, 1, 1, 1, 1);
+  std::mt19937 rng(9);
+  const std::vector<float> weights = Random(21 * 5 * 9, &rng);
+  const size_t one = ConvolutionPackedWeightsBytes(config, group);
+  const size_t stride = (one + 63) / 64 * 64;
+  ASSERT_EQ(GroupedConvolutionPackedWeightsBytes(config, s, groups), groups * stride);
+  std::vector<char> packed(groups * stride);
+  ASSERT_EQ(PackGroupedConvolutionWeights(config, s, groups, weights.data(), packed.data(),
+                                          packed.size()),
+            Error::kOk);
+  for (size_t g = 0; g < groups; ++g) {
+    std::vector<char> expected(one);
+    ASSERT_EQ(PackConvolutionWeights(config, group, weights.data() + g * 7 * 5 * 9, expected.data(),
+                                     expected.size()),
+              Error::kOk);
+    EXPECT_TRUE(std::equal(expected.begin(), expected.end(), packed.begin() + g * stride)) << g;
+  }
+  std::vector<PackedB> views(groups);
+  ASSERT_EQ(ViewPackedGroupedWeights(packed.data(), packed.size(), s, groups, views.data()),
+            Error::kOk);
+  EXPECT_EQ(views[2].data, reinterpret_cast<const float*>(packed.data() + 2 * stride + 64));
+  EXPECT_EQ(ViewPackedGroupedWeights(packed.data(), packed.size() - 1, s, groups, views.data()),
+            Error::kProgramOutOfBounds);
+  EXPECT_EQ(ViewPackedGroupedWeights(packed.data(), packed.size(), s, 1, views.data()),
+            Error::kProgramOutOfBounds);  // K and N of one group of 15 -> 21
+  EXPECT_EQ(ViewPackedGroupedWeights(packed.data(), packed.size(), s, 2, views.data()),
+            Error::kInvalidArgument);  // 2 divides neither 15 nor 21
+  EXPECT_EQ(ViewPackedGroupedWeights(packed.data(), packed.size(), s, 0, views.data()),
+            Error::kInvalidArgument);
+  std::vector<char> corrupt = packed;
+  corrupt[stride] ^= 1;  // group 1's magic
+  EXPECT_EQ(ViewPackedGroupedWeights(corrupt.data(), corrupt.size(), s, groups, views.data()),
+            Error::kInvalidProgram);
+  EXPECT_EQ(GroupedConvolutionPackedWeightsBytes(config, s, 2), 0u);
+  EXPECT_EQ(PackGroupedConvolutionWeights(config, s, groups, weights.data(), packed.data(),
+                                          packed.size() - 1),
+            Error::kOutOfMemory);
+  // The kernel refuses views of another group's size.
+  std::vector<float> input(5 * 5 * 15), output(5 * 5 * 21);
+  std::vector<char> scratch(ConvolutionScratchBytes(config, s, 1));
+  ASSERT_EQ(ViewPackedGroupedWeights(packed.data(), packed.size(), s, groups, views.data()),
+            Error::kOk);
+  EXPECT_EQ(GroupedConvolution2d(s, 1, input.data(), views.data(), nullptr, output.data(), {},
+                                 scratch.data(), scratch.size()),
+            Error::kInvalidArgument);
+  EXPECT_EQ(GroupedConvolution2d(s, groups, input.data(), views.data(), nullptr, output.data(), {},
+                                 scratch.data(), scratch.size()),
+            Error::kOk);
 }
 
 TEST_P(ConvolutionTest, PacksTheFilterAsTheGemmsB) {

@@ -9,6 +9,7 @@
 
 #include "backends/native/convolution.h"
 #include "backends/native/gemm.h"
+#include "tests/backends/native/per_target_test.h"
 
 namespace torchir::native {
 
@@ -41,15 +42,15 @@ inline std::string Describe(const Convolution2dShape& s, const ConvolutionOption
          " residual=" + str(o.residual) + " threads=" + str(o.threads);
 }
 
-// Every epilogue a convolution kernel takes (none, relu, relu6, a clamp straddling 0) with and
-// without bias and with no, a separate and an in-place residual: 24 cases.
+// Every epilogue a convolution kernel takes (every activation, the clamp as relu6 and as a range
+// straddling 0) with and without bias and with no, a separate and an in-place residual: 60 cases.
 inline std::vector<ConvolutionOptions> EveryEpilogueCase() {
   std::vector<ConvolutionOptions> cases;
+  std::vector<Epilogue> epilogues = EveryActivation(0.0f, 6.0f);
+  epilogues.push_back({Activation::kClamp, -0.5f, 0.5f});
   for (ConvolutionOptions::Residual residual :
        {ConvolutionOptions::kNone, ConvolutionOptions::kSeparate, ConvolutionOptions::kInPlace}) {
-    for (Epilogue epilogue :
-         {Epilogue{Activation::kNone, 0, 0}, Epilogue{Activation::kRelu, 0, 0},
-          Epilogue{Activation::kClamp, 0.0f, 6.0f}, Epilogue{Activation::kClamp, -0.5f, 0.5f}}) {
+    for (const Epilogue& epilogue : epilogues) {
       for (bool bias : {false, true}) {
         ConvolutionOptions options;
         options.bias = bias;

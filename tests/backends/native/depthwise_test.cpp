@@ -94,8 +94,9 @@ void ExpectDepthwiseMatchesReference(const Convolution2dShape& s, const Options&
               magnitude += std::fabs(product);
             }
           }
+          const double tolerance =
+              ActivationTolerance(2.0 * (kh * kw + 2) * u * magnitude + 1e-30, exact, o.epilogue);
           exact = ReferenceActivation(exact, o.epilogue);
-          const double tolerance = 2.0 * (kh * kw + 2) * u * magnitude + 1e-30;
           const float got = output[index];
           if (!(std::fabs(got - exact) <= tolerance) && ++failures <= 5) {
             ADD_FAILURE() << "y[" << b << "][" << oy << "][" << ox << "][" << ch << "] = " << got

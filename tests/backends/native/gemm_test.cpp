@@ -131,13 +131,8 @@ void ExpectGemmMatchesReference(const Problem& p, uint32_t seed) {
         exact += product;
         magnitude += std::fabs(product);
       }
-      double tolerance = 2.0 * (p.k + 2) * u * magnitude + 1e-30;
-      if (p.epilogue.activation == Activation::kGelu ||
-          p.epilogue.activation == Activation::kGeluTanh) {
-        // GELU's slope is at most 1.13, so the sum's error carries over; the approximation of
-        // erf (1.5e-7) and a dozen float32 roundings add ~2e-7 of |x| (and of 1 near 0).
-        tolerance = 1.13 * tolerance + 4e-7 * (std::fabs(exact) + 1.0);
-      }
+      const double tolerance =
+          ActivationTolerance(2.0 * (p.k + 2) * u * magnitude + 1e-30, exact, p.epilogue);
       exact = ReferenceActivation(exact, p.epilogue);
       if (!(std::fabs(got - exact) <= tolerance) && ++failures <= 5) {
         ADD_FAILURE() << "C[" << i << "][" << j << "] = " << got << ", expected " << exact << " +- "
@@ -212,6 +207,21 @@ TEST_P(GemmTest, AppliesEveryEpilogue) {
   ExpectGemmMatchesReference({31, 47, 5, 0, 0, true, {Activation::kGelu, 0, 0}}, 16);
   ExpectGemmMatchesReference({31, 47, 300, 0, 0, true, {Activation::kGelu, 0, 0}}, 17);
   ExpectGemmMatchesReference({31, 47, 300, 0, 0, false, {Activation::kGeluTanh, 0, 0}}, 18);
+  // Hardswish, silu, sigmoid and hardsigmoid: the same tails and K blocks, with a residual that
+  // takes values past hardswish's -3 and 3 (the sums here reach about +-6).
+  uint32_t seed = 30;
+  for (Activation activation : {Activation::kHardswish, Activation::kSilu, Activation::kSigmoid,
+                                Activation::kHardsigmoid}) {
+    ExpectGemmMatchesReference({31, 47, 5, 0, 0, true, {activation, 0, 0}}, seed++);
+    ExpectGemmMatchesReference({31, 47, 300, 0, 0, false, {activation, 0, 0}}, seed++);
+    Problem with_residual{15, 33, 40, 0, 0, true, {activation, 0, 0}};
+    with_residual.residual = Problem::kInPlace;
+    ExpectGemmMatchesReference(with_residual, seed++);
+    with_residual.threads = 2;
+    with_residual.m = 250;
+    with_residual.residual = Problem::kSeparate;
+    ExpectGemmMatchesReference(with_residual, seed++);
+  }
 }
 
 // The residual on every tail (M, N around mr and nr; K of one block and of several, where it must
@@ -295,6 +305,11 @@ TEST_P(GemmTest, RejectsWeightsPackedForAnotherLayoutAndShortScratch) {
       Gemm(m, a.data(), k - 1, view, nullptr, c.data(), n, {}, scratch.data(), scratch.size()),
       Error::kInvalidArgument);
   EXPECT_EQ(Gemm(m, a.data(), k, view, nullptr, c.data(), n, {Activation::kClamp, 1.0f, 0.0f},
+                 scratch.data(), scratch.size()),
+            Error::kInvalidArgument);
+  const Activation past_the_last =
+      static_cast<Activation>(static_cast<uint32_t>(kLastActivation) + 1);
+  EXPECT_EQ(Gemm(m, a.data(), k, view, nullptr, c.data(), n, {past_the_last, 0.0f, 0.0f},
                  scratch.data(), scratch.size()),
             Error::kInvalidArgument);
   Epilogue short_residual_stride;

@@ -6,6 +6,7 @@
 
 #include <hwy/targets.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -56,6 +57,7 @@ struct Node {
   int32_t input = -1, weights = -1, bias = -1, residual = -1, output = -1;
   uint32_t activation = 0;  // fb::Activation, raw so tests can write unknown values
   float output_min = 0.0f, output_max = 0.0f;
+  uint64_t groups = 0;  // 0 (as blobs written before grouped convolutions) or 1: ungrouped
 };
 
 struct Blob {
@@ -75,7 +77,7 @@ std::vector<uint8_t> Serialize(const Blob& blob, size_t num_args) {
         s.kernel_height, s.kernel_width, s.stride_height, s.stride_width, s.dilation_height,
         s.dilation_width, s.padding_top, s.padding_left, s.padding_bottom, s.padding_right, n.input,
         n.weights, n.bias, n.residual, n.output, static_cast<fb::Activation>(n.activation),
-        n.output_min, n.output_max));
+        n.output_min, n.output_max, /*depthwise=*/false, /*winograd=*/false, n.groups));
   }
   const auto vector = blob.write_nodes ? builder.CreateVector(nodes) : 0;
   const uint32_t num_arguments = blob.num_arguments < 0 ? static_cast<uint32_t>(num_args)
@@ -127,10 +129,13 @@ Convolution2dShape Shape(size_t batch, size_t height, size_t width, size_t in_ch
   return s;
 }
 
-// The convolution by its definition: NHWC input, OIHW weights, NHWC output.
+// The convolution by its definition: NHWC input, OIHW weights ([Cout, Cin / groups, kh, kw]),
+// NHWC output.
 std::vector<float> NaiveConvolution(const Convolution2dShape& s, const std::vector<float>& input,
                                     const std::vector<float>& oihw, const std::vector<float>& bias,
-                                    const std::vector<float>& residual, float lo, float hi) {
+                                    const std::vector<float>& residual, float lo, float hi,
+                                    size_t groups = 1) {
+  const size_t group_cin = s.input_channels / groups, group_cout = s.output_channels / groups;
   const size_t oh = s.output_height(), ow = s.output_width();
   std::vector<float> out(s.batch * oh * ow * s.output_channels);
   for (size_t b = 0; b < s.batch; ++b) {
@@ -148,13 +153,12 @@ std::vector<float> NaiveConvolution(const Convolution2dShape& s, const std::vect
                   ix >= static_cast<long>(s.input_width)) {
                 continue;
               }
-              for (size_t ci = 0; ci < s.input_channels; ++ci) {
+              for (size_t ci = 0; ci < group_cin; ++ci) {
                 sum +=
                     static_cast<double>(
                         input[((b * s.input_height + iy) * s.input_width + ix) * s.input_channels +
-                              ci]) *
-                    oihw[((co * s.input_channels + ci) * s.kernel_height + ky) * s.kernel_width +
-                         kx];
+                              co / group_cout * group_cin + ci]) *
+                    oihw[((co * group_cin + ci) * s.kernel_height + ky) * s.kernel_width + kx];
               }
             }
           }
@@ -170,13 +174,18 @@ std::vector<float> NaiveConvolution(const Convolution2dShape& s, const std::vect
 
 // The packed weights of `oihw` for `target`, as a constant uint8 argument.
 size_t AddPackedWeights(DelegateArgs& args, const Convolution2dShape& shape,
-                        const std::vector<float>& oihw, KernelTarget target) {
+                        const std::vector<float>& oihw, KernelTarget target, size_t groups = 1) {
   GemmConfig config;
   if (!GetGemmConfig(target, &config)) std::abort();
-  const size_t bytes = ConvolutionPackedWeightsBytes(config, shape);
+  const size_t bytes =
+      groups == 1 ? ConvolutionPackedWeightsBytes(config, shape)
+                  : ::torchir::native::GroupedConvolutionPackedWeightsBytes(config, shape, groups);
   const size_t index = args.AddTyped({static_cast<int64_t>(bytes)}, ScalarType::kUInt8);
-  if (PackConvolutionWeights(config, shape, oihw.data(), args.tensor(index).mutable_data(),
-                             bytes) != Error::kOk) {
+  void* out = args.tensor(index).mutable_data();
+  const Error error = groups == 1 ? PackConvolutionWeights(config, shape, oihw.data(), out, bytes)
+                                  : ::torchir::native::PackGroupedConvolutionWeights(
+                                        config, shape, groups, oihw.data(), out, bytes);
+  if (error != Error::kOk) {
     std::abort();  // a broken test
   }
   args.tensor(index).set_constant(true);
@@ -200,6 +209,7 @@ struct ConvolutionOptions {
   fb::Activation activation = fb::Activation::None;
   float min = 0.0f, max = 0.0f;
   KernelTarget target = ::torchir::native::CurrentKernelTarget();
+  size_t groups = 1;
 };
 
 std::unique_ptr<Convolution> MakeConvolution(const Convolution2dShape& s,
@@ -211,7 +221,8 @@ std::unique_ptr<Convolution> MakeConvolution(const Convolution2dShape& s,
   const std::vector<float> input =
       RandomFloats(s.batch * s.input_height * s.input_width * s.input_channels, /*seed=*/1);
   const std::vector<float> oihw = RandomFloats(
-      s.output_channels * s.input_channels * s.kernel_height * s.kernel_width, /*seed=*/2);
+      s.output_channels * s.input_channels / options.groups * s.kernel_height * s.kernel_width,
+      /*seed=*/2);
   const std::vector<float> bias =
       options.bias ? RandomFloats(s.output_channels, /*seed=*/3) : std::vector<float>();
   const std::vector<float> residual =
@@ -223,7 +234,9 @@ std::unique_ptr<Convolution> MakeConvolution(const Convolution2dShape& s,
       c->args.Add({n, static_cast<int64_t>(s.input_height), static_cast<int64_t>(s.input_width),
                    static_cast<int64_t>(s.input_channels)},
                   input));
-  node.weights = static_cast<int32_t>(AddPackedWeights(c->args, s, oihw, options.target));
+  node.weights =
+      static_cast<int32_t>(AddPackedWeights(c->args, s, oihw, options.target, options.groups));
+  if (options.groups > 1) node.groups = options.groups;
   if (options.bias) node.bias = static_cast<int32_t>(c->args.AddConstant({cout}, bias));
   if (options.residual)
     node.residual = static_cast<int32_t>(c->args.Add({n, oh, ow, cout}, residual));
@@ -237,7 +250,7 @@ std::unique_ptr<Convolution> MakeConvolution(const Convolution2dShape& s,
     lo = options.min;
     hi = options.max;
   }
-  c->expected = NaiveConvolution(s, input, oihw, bias, residual, lo, hi);
+  c->expected = NaiveConvolution(s, input, oihw, bias, residual, lo, hi, options.groups);
   c->blob.nodes.push_back(node);
   return c;
 }
@@ -540,7 +553,8 @@ TEST_F(NativeBackendTest, RefusesMisalignedPackedWeights) {
 }
 
 TEST_F(NativeBackendTest, RefusesUnknownActivationsAndEmptyClampRanges) {
-  ExpectRefused([](Convolution& c) { c.node().activation = 5; }, "unknown activation 5");
+  // One past the last value (Hardsigmoid = 8).
+  ExpectRefused([](Convolution& c) { c.node().activation = 9; }, "unknown activation 9");
   ExpectRefused([](Convolution& c) { c.node().activation = 0xFFFFFFFF; }, "unknown activation");
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float pairs[][2] = {{6.0f, 0.0f}, {nan, 1.0f}, {0.0f, nan}, {1.0f, -1.0f}};
@@ -553,6 +567,27 @@ TEST_F(NativeBackendTest, RefusesUnknownActivationsAndEmptyClampRanges) {
         },
         "clamp range");
   }
+}
+
+TEST_F(NativeBackendTest, RefusesGroupsThatDoNotFitTheNodeOrItsWeights) {
+  // The small convolution has 3 input and 4 output channels.
+  ExpectRefused([](Convolution& c) { c.node().groups = 2; }, "2 groups do not divide");
+  ExpectRefused([](Convolution& c) { c.node().groups = 4; }, "4 groups do not divide");
+  ExpectRefused([](Convolution& c) { c.node().groups = uint64_t{1} << 62; }, "groups do not");
+  // Weights packed as one group where the node says 3 (input 15, output 21 channels).
+  ConvolutionOptions options;
+  options.groups = 3;
+  std::unique_ptr<Convolution> grouped = MakeConvolution(Shape(1, 5, 5, 15, 21, 3, 1, 1), options);
+  ASSERT_EQ(RunBlob(grouped->blob, grouped->args), Error::kOk);
+  grouped->node().groups = 1;
+  EXPECT_EQ(RunBlob(grouped->blob, grouped->args), Error::kInvalidProgram);
+  EXPECT_NE(g_last_log.find("weights are"), std::string::npos) << g_last_log;
+  options.groups = 1;
+  std::unique_ptr<Convolution> ungrouped =
+      MakeConvolution(Shape(1, 5, 5, 15, 21, 3, 1, 1), options);
+  ungrouped->node().groups = 3;
+  EXPECT_EQ(RunBlob(ungrouped->blob, ungrouped->args), Error::kInvalidProgram);
+  EXPECT_NE(g_last_log.find("packed weights of 3 groups"), std::string::npos) << g_last_log;
 }
 
 TEST_F(NativeBackendTest, RefusalsNameTheNode) {
@@ -592,21 +627,75 @@ TEST_F(NativeBackendTest, ExecuteBeforeTheScratchIsBoundIsRefused) {
   NativeDelegate()->Destroy(handle.get());
 }
 
-// GELU fused after the GEMM (a transformer's fc1), both forms, against the definition.
-TEST_F(NativeBackendTest, GeluEpiloguesMatchTheDefinition) {
-  for (fb::Activation form : {fb::Activation::Gelu, fb::Activation::GeluTanh}) {
-    std::unique_ptr<Convolution> c = MakeConvolution(Shape(3, 1, 1, 67, 45, 1, 1, 0), {});
-    c->node().activation = static_cast<uint32_t>(form);
-    for (float& value : c->expected) {
-      const double x = value;
-      value = static_cast<float>(
-          form == fb::Activation::Gelu
-              ? 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)))
-              : 0.5 * x * (1.0 + std::tanh(0.7978845608 * (x + 0.044715 * x * x * x))));
+// The activations applied after the store, fused after the GEMM (a transformer's fc1, a
+// MobileNetV3 or EfficientNet pointwise layer) and after a 3x3 convolution with a residual,
+// against their definitions.
+TEST_F(NativeBackendTest, FusedActivationsMatchTheDefinition) {
+  for (fb::Activation form :
+       {fb::Activation::Gelu, fb::Activation::GeluTanh, fb::Activation::Hardswish,
+        fb::Activation::Silu, fb::Activation::Sigmoid, fb::Activation::Hardsigmoid}) {
+    for (bool residual : {false, true}) {
+      ConvolutionOptions options;
+      options.residual = residual;
+      std::unique_ptr<Convolution> c = MakeConvolution(
+          residual ? Shape(1, 6, 7, 5, 19, 3, 1, 1) : Shape(3, 1, 1, 67, 45, 1, 1, 0), options);
+      c->node().activation = static_cast<uint32_t>(form);
+      for (float& value : c->expected) {
+        const double x = value;
+        double y = x;
+        switch (form) {
+          case fb::Activation::Gelu:
+            y = 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+            break;
+          case fb::Activation::GeluTanh:
+            y = 0.5 * x * (1.0 + std::tanh(0.7978845608 * (x + 0.044715 * x * x * x)));
+            break;
+          case fb::Activation::Hardswish:
+            y = x * std::min(std::max(x + 3.0, 0.0), 6.0) / 6.0;
+            break;
+          case fb::Activation::Silu:
+            y = x / (1.0 + std::exp(-x));
+            break;
+          case fb::Activation::Sigmoid:
+            y = 1.0 / (1.0 + std::exp(-x));
+            break;
+          default:
+            y = std::min(std::max(x + 3.0, 0.0), 6.0) / 6.0;
+            break;
+        }
+        value = static_cast<float>(y);
+      }
+      ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk);
+      EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f)
+          << fb::EnumNameActivation(form) << (residual ? " with a residual" : "");
     }
-    ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk);
-    EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f);
   }
+}
+
+// A grouped convolution (ResNeXt's, RegNet's): one GEMM per group, with a residual and relu6,
+// with weights packed for every target (repacked group by group when not this CPU's layout),
+// on one and two threads.
+TEST_F(NativeBackendTest, GroupedConvolutionMatchesTheDefinition) {
+  ConvolutionOptions options;
+  options.groups = 3;
+  options.residual = true;
+  options.activation = fb::Activation::Clamp;
+  options.min = 0.0f;
+  options.max = 6.0f;
+  for (KernelTarget target :
+       {KernelTarget::kPortable, KernelTarget::kX86Sse4, KernelTarget::kX86Avx2,
+        KernelTarget::kX86Avx512, KernelTarget::kArmNeon}) {
+    options.target = target;
+    std::unique_ptr<Convolution> c = MakeConvolution(Shape(2, 9, 8, 15, 21, 3, 2, 1), options);
+    ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk) << KernelTargetName(target);
+    EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f) << KernelTargetName(target);
+  }
+  ASSERT_EQ(RegisterNativeBackend({2}), Error::kOk);
+  options.target = ::torchir::native::CurrentKernelTarget();
+  options.groups = 4;  // 24 -> 32 channels, 8 output channels per group
+  std::unique_ptr<Convolution> c = MakeConvolution(Shape(1, 30, 30, 24, 32, 3, 1, 1), options);
+  ASSERT_EQ(RunBlob(c->blob, c->args, /*runs=*/2), Error::kOk);
+  EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f);
 }
 
 TEST_F(NativeBackendTest, LinearLayerMatchesTheDefinition) {

@@ -181,10 +181,13 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
                 }
               }
               double tolerance = 2.0 * (cin + 16) * u * (magnitude + extra) + 1e-30;
-              if (o.epilogue.activation == Activation::kGelu ||
-                  o.epilogue.activation == Activation::kGeluTanh) {
-                // As in gemm_test.cpp: GELU's slope is at most 1.13, plus its approximation.
-                tolerance = 1.13 * tolerance + 4e-7 * (std::fabs(exact) + 1.0);
+              const bool clamp_kind = o.epilogue.activation == Activation::kNone ||
+                                      o.epilogue.activation == Activation::kRelu ||
+                                      o.epilogue.activation == Activation::kClamp;
+              if (!clamp_kind) {
+                // The activations' slopes are at most 1.5 (hardswish at 3; GELU 1.13, silu
+                // 1.1), plus their approximations (erf, exp: <= 1.5e-7 relative).
+                tolerance = 1.5 * tolerance + 4e-7 * (std::fabs(exact) + 1.0);
               }
               exact = ReferenceActivation(exact, o.epilogue);
               const float got = output[index];
@@ -195,8 +198,7 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
               // The second, empirical bound (docs/native-kernels.md): against the direct
               // convolution's own magnitude, |y - exact| <= 256 u (sum |w x| + |bias| + |r|).
               // The worst seen over every case is printed at the end (about 76).
-              if (o.epilogue.activation != Activation::kGelu &&
-                  o.epilogue.activation != Activation::kGeluTanh) {
+              if (clamp_kind) {
                 const double direct = u * (direct_magnitude + extra) + 1e-30;
                 const double relative = std::fabs(got - exact) / direct;
                 g_worst_relative_to_direct = std::max(g_worst_relative_to_direct, relative);

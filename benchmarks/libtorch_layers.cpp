@@ -1,0 +1,113 @@
+#include "benchmarks/libtorch_layers.h"
+
+#include <ATen/native/ConvUtils.h>
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <utility>
+
+namespace torchir::benchmarks {
+namespace {
+
+std::string BackendName(at::native::ConvBackend backend) {
+  using at::native::ConvBackend;
+  switch (backend) {
+    case ConvBackend::Mkldnn:
+      return "mkldnn";
+    case ConvBackend::Slow2d:
+      return "slow2d";
+    case ConvBackend::SlowDilated2d:
+      return "slow_dilated2d";
+    case ConvBackend::Xnnpack2d:
+      return "xnnpack2d";
+    case ConvBackend::NnpackSpatial:
+      return "nnpack";
+    case ConvBackend::Winograd3x3Depthwise:
+      return "winograd3x3_depthwise";
+    default:
+      return "other";
+  }
+}
+
+}  // namespace
+
+struct LibTorchConvolution::Impl {
+  torch::Tensor input, weight, bias;
+  int64_t stride, pad, groups;
+  torch::Tensor output;
+  std::string backend;
+};
+
+std::unique_ptr<LibTorchConvolution> LibTorchConvolution::Create(const TorchConvolutionShape& shape,
+                                                                 std::string* error) {
+  try {
+    at::set_num_threads(1);
+    torch::manual_seed(0);
+    auto impl = std::make_unique<Impl>();
+    const int64_t size = static_cast<int64_t>(shape.size);
+    const int64_t cin = static_cast<int64_t>(shape.input_channels);
+    const int64_t cout = static_cast<int64_t>(shape.output_channels);
+    const int64_t kernel = static_cast<int64_t>(shape.kernel);
+    impl->groups = static_cast<int64_t>(shape.groups);
+    impl->stride = static_cast<int64_t>(shape.stride);
+    impl->pad = static_cast<int64_t>(shape.pad);
+    impl->input = torch::randn({1, cin, size, size}).contiguous(at::MemoryFormat::ChannelsLast);
+    impl->weight = torch::randn({cout, cin / impl->groups, kernel, kernel})
+                       .contiguous(at::MemoryFormat::ChannelsLast);
+    impl->bias = torch::randn({cout});
+    c10::InferenceMode guard;
+    impl->backend = BackendName(at::native::select_conv_backend(
+        impl->input, impl->weight, impl->bias, {impl->stride, impl->stride}, {impl->pad, impl->pad},
+        {1, 1}, /*transposed=*/false, {0, 0}, impl->groups));
+    std::unique_ptr<LibTorchConvolution> convolution(new LibTorchConvolution(std::move(impl)));
+    convolution->Run();
+    return convolution;
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return nullptr;
+  }
+}
+
+LibTorchConvolution::LibTorchConvolution(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+LibTorchConvolution::~LibTorchConvolution() = default;
+
+void LibTorchConvolution::Run() {
+  c10::InferenceMode guard;
+  impl_->output =
+      at::conv2d(impl_->input, impl_->weight, impl_->bias, {impl_->stride, impl_->stride},
+                 {impl_->pad, impl_->pad}, {1, 1}, impl_->groups);
+}
+
+const std::string& LibTorchConvolution::backend() const { return impl_->backend; }
+
+struct LibTorchLinear::Impl {
+  torch::Tensor input, weight, bias, output;
+};
+
+std::unique_ptr<LibTorchLinear> LibTorchLinear::Create(size_t m, size_t n, size_t k,
+                                                       std::string* error) {
+  try {
+    at::set_num_threads(1);
+    torch::manual_seed(0);
+    auto impl = std::make_unique<Impl>();
+    impl->input = torch::randn({static_cast<int64_t>(m), static_cast<int64_t>(k)});
+    impl->weight = torch::randn({static_cast<int64_t>(n), static_cast<int64_t>(k)});
+    impl->bias = torch::randn({static_cast<int64_t>(n)});
+    std::unique_ptr<LibTorchLinear> linear(new LibTorchLinear(std::move(impl)));
+    linear->Run();
+    return linear;
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return nullptr;
+  }
+}
+
+LibTorchLinear::LibTorchLinear(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+LibTorchLinear::~LibTorchLinear() = default;
+
+void LibTorchLinear::Run() {
+  c10::InferenceMode guard;
+  impl_->output = at::linear(impl_->input, impl_->weight, impl_->bias);
+}
+
+}  // namespace torchir::benchmarks
