@@ -54,7 +54,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 //   r0 = 4 d0 - 5 d2 + d4          r3 = (d4 - d2) + 2 (d3 - d1)
 //   r1 = (d4 - 4 d2) + (d3 - 4 d1)  r4 = (d4 - d2) - 2 (d3 - d1)
 //   r2 = (d4 - 4 d2) - (d3 - 4 d1)  r5 = 4 d1 - 5 d3 + d5
-template <class D, class V = hn::Vec<D>>
+template <bool kAligned, class D, class V = hn::Vec<D>>
 HWY_INLINE void InputTransform1d(D d, V d0, V d1, V d2, V d3, V d4, V d5, float* HWY_RESTRICT out,
                                  size_t stride) {
   const V four = hn::Set(d, 4.0f), minus_four = hn::Set(d, -4.0f), minus_five = hn::Set(d, -5.0f);
@@ -63,31 +63,23 @@ HWY_INLINE void InputTransform1d(D d, V d0, V d1, V d2, V d3, V d4, V d5, float*
   const V t2 = hn::MulAdd(minus_four, d1, d3);
   const V t3 = hn::Sub(d4, d2);
   const V t4 = hn::Mul(two, hn::Sub(d3, d1));
-  hn::Store(hn::MulAdd(four, d0, hn::MulAdd(minus_five, d2, d4)), d, out);
-  hn::Store(hn::Add(t1, t2), d, out + stride);
-  hn::Store(hn::Sub(t1, t2), d, out + 2 * stride);
-  hn::Store(hn::Add(t3, t4), d, out + 3 * stride);
-  hn::Store(hn::Sub(t3, t4), d, out + 4 * stride);
-  hn::Store(hn::MulAdd(four, d1, hn::MulAdd(minus_five, d3, d5)), d, out + 5 * stride);
+  // Aligned into the tile's scratch, unaligned to six places `stride` floats apart (the V
+  // matrices).
+  auto store = [&](V v, float* to) {
+    if constexpr (kAligned) {
+      hn::Store(v, d, to);
+    } else {
+      hn::StoreU(v, d, to);
+    }
+  };
+  store(hn::MulAdd(four, d0, hn::MulAdd(minus_five, d2, d4)), out);
+  store(hn::Add(t1, t2), out + stride);
+  store(hn::Sub(t1, t2), out + 2 * stride);
+  store(hn::Add(t3, t4), out + 3 * stride);
+  store(hn::Sub(t3, t4), out + 4 * stride);
+  store(hn::MulAdd(four, d1, hn::MulAdd(minus_five, d3, d5)), out + 5 * stride);
 }
 
-// The same, stored unaligned to six places `stride` floats apart (the V matrices).
-template <class D, class V = hn::Vec<D>>
-HWY_INLINE void InputTransform1dU(D d, V d0, V d1, V d2, V d3, V d4, V d5, float* HWY_RESTRICT out,
-                                  size_t stride) {
-  const V four = hn::Set(d, 4.0f), minus_four = hn::Set(d, -4.0f), minus_five = hn::Set(d, -5.0f);
-  const V two = hn::Set(d, 2.0f);
-  const V t1 = hn::MulAdd(minus_four, d2, d4);
-  const V t2 = hn::MulAdd(minus_four, d1, d3);
-  const V t3 = hn::Sub(d4, d2);
-  const V t4 = hn::Mul(two, hn::Sub(d3, d1));
-  hn::StoreU(hn::MulAdd(four, d0, hn::MulAdd(minus_five, d2, d4)), d, out);
-  hn::StoreU(hn::Add(t1, t2), d, out + stride);
-  hn::StoreU(hn::Sub(t1, t2), d, out + 2 * stride);
-  hn::StoreU(hn::Add(t3, t4), d, out + 3 * stride);
-  hn::StoreU(hn::Sub(t3, t4), d, out + 4 * stride);
-  hn::StoreU(hn::MulAdd(four, d1, hn::MulAdd(minus_five, d3, d5)), d, out + 5 * stride);
-}
 
 // One tile's input transform for the channels [c, c + Lanes(d)): `rows[y]` points at row
 // iy0 + y of the image or is null when that row is outside it, `columns[x]` is the float offset
@@ -111,12 +103,12 @@ HWY_INLINE void InputTile(D d, const float* const* rows, const size_t* columns, 
       if (rows[4] != nullptr) d4 = hn::LoadU(d, rows[4] + offset);
       if (rows[5] != nullptr) d5 = hn::LoadU(d, rows[5] + offset);
     }
-    InputTransform1d(d, d0, d1, d2, d3, d4, d5, tmp + x * kStride, 6 * kStride);
+    InputTransform1d<true>(d, d0, d1, d2, d3, d4, d5, tmp + x * kStride, 6 * kStride);
   }
   // Pass 2, along x: row i of tmp times B.
   for (size_t i = 0; i < 6; ++i) {
     const float* row = tmp + i * 6 * kStride;
-    InputTransform1dU(d, hn::Load(d, row), hn::Load(d, row + kStride),
+    InputTransform1d<false>(d, hn::Load(d, row), hn::Load(d, row + kStride),
                       hn::Load(d, row + 2 * kStride), hn::Load(d, row + 3 * kStride),
                       hn::Load(d, row + 4 * kStride), hn::Load(d, row + 5 * kStride),
                       v + i * 6 * v_matrix_floats + c, v_matrix_floats);

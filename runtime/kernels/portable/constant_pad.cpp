@@ -31,14 +31,6 @@ bool FitsDType(double value, ScalarType type) {
   }
 }
 
-// (before, after) padding of `dim` of a rank-`rank` tensor; 0 for dims the
-// pad list does not reach.
-void PadsOf(Span<const int64_t> pad, size_t rank, size_t dim, int64_t* before, int64_t* after) {
-  const size_t from_inner = rank - 1 - dim;
-  *before = from_inner < pad.size() / 2 ? pad[2 * from_inner] : 0;
-  *after = from_inner < pad.size() / 2 ? pad[2 * from_inner + 1] : 0;
-}
-
 }  // namespace
 
 Error CheckConstantPad(KernelArgs args) {

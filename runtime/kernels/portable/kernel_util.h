@@ -31,6 +31,15 @@ inline int64_t NormalizeDim(int64_t dim, size_t rank) {
   return dim >= 0 && dim < r ? dim : -1;
 }
 
+// The (before, after) padding of `dim` of a rank-`rank` tensor from a pad list of (before,
+// after) pairs, innermost dim first (PyTorch's F.pad order); 0 for dims the list does not reach.
+inline void PadsOf(Span<const int64_t> pad, size_t rank, size_t dim, int64_t* before,
+                   int64_t* after) {
+  const size_t from_inner = rank - 1 - dim;
+  *before = from_inner < pad.size() / 2 ? pad[2 * from_inner] : 0;
+  *after = from_inner < pad.size() / 2 ? pad[2 * from_inner + 1] : 0;
+}
+
 // The data of an optional float operand, or nullptr when it was omitted.
 inline const float* OptionalFloatData(const EValue& arg) {
   return arg.is_none() ? nullptr : arg.to_tensor().data_ptr<float>();

@@ -30,13 +30,6 @@ PadMode ParseMode(Span<const char> text) {
   return PadMode::kUnknown;
 }
 
-// The (before, after) padding of `dim`; 0 for dims the pad list does not reach.
-void PadsOf(Span<const int64_t> pad, size_t rank, size_t dim, int64_t* before, int64_t* after) {
-  const size_t from_inner = rank - 1 - dim;
-  *before = from_inner < pad.size() / 2 ? pad[2 * from_inner] : 0;
-  *after = from_inner < pad.size() / 2 ? pad[2 * from_inner + 1] : 0;
-}
-
 // The input index that output index `i` (counting from -before) reads; Check guarantees
 // 0 <= result < n.
 int64_t SourceIndex(int64_t i, int64_t n, PadMode mode) {

@@ -45,14 +45,19 @@ std::vector<std::string> Ops(const ir::Graph& graph) {
   return ops;
 }
 
+// x -> a = op_a(x) -> b = op_b(a), float32[4] throughout.
+std::unique_ptr<ir::Graph> Chain(const std::string& op_a, const std::string& op_b) {
+  return Parse(Doc(Meta("x", "[4]"), Meta("b", "[4]"),
+                   R"({"name": "a", "op_type": ")" + op_a + R"(",
+                       "inputs": [)" + Meta("x", "[4]", "x") + R"(],
+                       "outputs": [)" + Meta("a", "[4]") + R"(]},
+                      {"name": "b", "op_type": ")" + op_b + R"(",
+                       "inputs": [)" + Meta("a", "[4]", "a") + R"(],
+                       "outputs": [)" + Meta("b", "[4]") + R"(]})"));
+}
+
 TEST(LoweringTest, ListsEveryUnsupportedOpAtOnce) {
-  auto graph = Parse(Doc(Meta("x", "[4]"), Meta("b", "[4]"),
-                         R"({"name": "a", "op_type": "aten.frobnicate.default",
-                             "inputs": [)" + Meta("x", "[4]", "x") + R"(],
-                             "outputs": [)" + Meta("a", "[4]") + R"(]},
-                            {"name": "b", "op_type": "aten.zorch.default",
-                             "inputs": [)" + Meta("a", "[4]", "a") + R"(],
-                             "outputs": [)" + Meta("b", "[4]") + R"(]})"));
+  auto graph = Chain("aten.frobnicate.default", "aten.zorch.default");
   ASSERT_NE(graph, nullptr);
   auto edge = LowerToEdge(*graph);
   ASSERT_FALSE(edge.ok());
@@ -65,13 +70,7 @@ TEST(LoweringTest, ListsEveryUnsupportedOpAtOnce) {
 }
 
 TEST(LoweringTest, RefusedOpsGiveTheirReasonBesideUnsupportedOnes) {
-  auto graph = Parse(Doc(Meta("x", "[4]"), Meta("b", "[4]"),
-                         R"({"name": "a", "op_type": "aten.nonzero.default",
-                             "inputs": [)" + Meta("x", "[4]", "x") + R"(],
-                             "outputs": [)" + Meta("a", "[4]") + R"(]},
-                            {"name": "b", "op_type": "aten.zorch.default",
-                             "inputs": [)" + Meta("a", "[4]", "a") + R"(],
-                             "outputs": [)" + Meta("b", "[4]") + R"(]})"));
+  auto graph = Chain("aten.nonzero.default", "aten.zorch.default");
   ASSERT_NE(graph, nullptr);
   auto edge = LowerToEdge(*graph);
   ASSERT_FALSE(edge.ok());
