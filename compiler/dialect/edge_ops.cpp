@@ -191,6 +191,13 @@ std::vector<EdgeOpDef> BuildTable() {
       Op("edge.max_dim", {In("input")}, {Int("dim"), Flag("keepdim")},
          {In("values"), Fixed("indices", kInt64)}, T(kArithmetic), rules::MaxDim,
          "max along dim with the index of the first maximum"),
+      Reduction("edge.amin", kArithmetic, "min over dims (all when empty)"),
+      Reduction("edge.prod", kArithmetic, "product over dims (all when empty)"),
+      Op("edge.min_dim", {In("input")}, {Int("dim"), Flag("keepdim")},
+         {In("values"), Fixed("indices", kInt64)}, T(kArithmetic), rules::MaxDim,
+         "min along dim with the index of the first minimum"),
+      Op("edge.cumsum", {In("input")}, {Int("dim")}, {In("out")}, T(kArithmetic),
+         rules::AlongDim, "running sums along dim"),
 
       // Pooling over the last two dims.
       Op("edge.max_pool2d", {In("input")},

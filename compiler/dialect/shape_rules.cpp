@@ -297,6 +297,12 @@ absl::StatusOr<Types> MaxDim(const Inputs& inputs, const ir::Node& node) {
   return Types{TensorType{input.dtype, out}, TensorType{DType::kInt64, out}};
 }
 
+absl::StatusOr<Types> AlongDim(const Inputs& inputs, const ir::Node& node) {
+  auto dim = NormalizeDim(IntAttr(node, "dim"), inputs[0]->rank());
+  if (!dim.ok()) return dim.status();
+  return Types{*inputs[0]};
+}
+
 absl::StatusOr<Types> Pool2d(const Inputs& inputs, const ir::Node& node) {
   const TensorType& input = *inputs[0];
   if (input.rank() != 3 && input.rank() != 4) {

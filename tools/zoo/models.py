@@ -402,6 +402,34 @@ _OPS = [
     _op("where", lambda m, x, y: torch.where(x > 0, x, y * 0.1), [VEC, ("y", (2, 3, 4))],
         "where(x > 0, x, y * 0.1)"),
     _op("max_dim", lambda m, x: x.max(dim=1), [VEC], "max over a dim: values and indices"),
+    # structural coverage (issue 11): several ops per case, every argument form the schema allows
+    _op("reduce_min_arg", lambda m, x: (torch.amin(x, dim=(0, -1)), x.amin(1, keepdim=True),
+                                        x.min(), x.min(dim=-2), torch.argmax(x),
+                                        x.argmax(dim=2, keepdim=True), torch.argmin(x, 0),
+                                        x.argmin(keepdim=True)),
+        [VEC], "amin (dims, keepdim), min, min.dim, argmax/argmin with and without a dim"),
+    _op("reduce_prod_cumsum", lambda m, x, ids: (x.prod(), torch.prod(x, -1, keepdim=True),
+                                                 ids.prod(1), x.cumsum(1), torch.cumsum(ids, -1),
+                                                 x.cumsum(0, dtype=torch.float32)),
+        [VEC, ("ids", (2, 5), "index:5")], "prod (all, dim), integer prod, cumsum (int64 too)"),
+    _op("reduce_var_std", lambda m, x: (x.var(), x.std(dim=1), torch.var(x, (0, 2), keepdim=True),
+                                        x.std(-1, unbiased=False),
+                                        torch.var(x, 1, correction=0),
+                                        torch.var_mean(x, dim=-1), torch.std_mean(x, 0)),
+        [VEC], "var/std: all dims, one dim, dims + keepdim, unbiased=False, correction; "
+        "var_mean, std_mean"),
+    _op("reduce_any_all", lambda m, x, ids: ((x > 0).any(), (x > 0).all(dim=1),
+                                             torch.any(x > -1, dim=-1, keepdim=True),
+                                             ids.all(), ids.any(0), x.all(1),
+                                             torch.count_nonzero(ids, dim=1)),
+        [VEC, ("ids", (3, 4), "index:3")], "any/all of bool, int64 and float tensors, "
+        "over all dims or one, keepdim; count_nonzero"),
+    _op("reduce_logsumexp_norm", lambda m, x: (torch.logsumexp(x, 1), x.logsumexp(-1, keepdim=True),
+                                               torch.linalg.vector_norm(x),
+                                               torch.linalg.vector_norm(x, 1, dim=-1),
+                                               torch.linalg.vector_norm(x, float("inf"), (0, 1)),
+                                               torch.linalg.vector_norm(x, 3.0, 1, keepdim=True)),
+        [VEC], "logsumexp, linalg.vector_norm (2, 1, inf, 3)"),
 ]
 
 

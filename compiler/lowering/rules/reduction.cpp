@@ -1,4 +1,5 @@
 // Lowering of reductions (mean, sum, max), softmax, pooling and scaled dot-product attention.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -123,6 +124,353 @@ Results MaxDim(LoweringContext& ctx, const AtenCall& call) {
   return ctx.builder().Emit("edge.max_dim", {x},
                             {{"dim", AttrValue::Int(dim)}, {"keepdim", AttrValue::Bool(keepdim)}});
 }
+
+// --- Reductions written with other Edge ops ------------------------------------------------------
+
+// `dims` normalised, every dim when empty or None (the "all when empty" of the Edge reductions,
+// spelled out for decompositions that need the reduced element count).
+absl::StatusOr<std::vector<int64_t>> ReducedDims(const std::optional<std::vector<int64_t>>& dims,
+                                                 int64_t rank) {
+  std::vector<int64_t> normalized;
+  if (dims.has_value() && !dims->empty()) {
+    TORCHIR_ASSIGN_OR_RETURN(normalized, NormalizeDims(*dims, rank));
+    if (rank == 0) normalized.clear();
+    return normalized;
+  }
+  for (int64_t d = 0; d < rank; ++d) normalized.push_back(d);
+  return normalized;
+}
+
+// The number of elements the reduction over `dims` (normalised) folds into one.
+int64_t ReducedCount(const ir::Value* x, const std::vector<int64_t>& dims) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= x->sizes()[d];
+  return count;
+}
+
+// An Edge reduction of `x` as it is (no cast) over normalised `dims`, which must not be empty
+// unless `x` is 0-d (an empty dims attribute means every dim).
+absl::StatusOr<ir::Value*> EmitReduce(EdgeBuilder& builder, const char* op, ir::Value* x,
+                                      const std::vector<int64_t>& dims, bool keepdim) {
+  return builder.Emit1(
+      op, {x}, {{"dims", AttrValue::IntList(dims)}, {"keepdim", AttrValue::Bool(keepdim)}});
+}
+
+// True elements of `x` as 0/1 of `dtype` (x != 0; a NaN counts as true, as in PyTorch).
+absl::StatusOr<ir::Value*> NonZero(EdgeBuilder& builder, ir::Value* x, ir::DType dtype) {
+  if (x->dtype() != ir::DType::kBool) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * zero, builder.Scalar(0.0, x->dtype()));
+    TORCHIR_ASSIGN_OR_RETURN(x, builder.Emit1("edge.ne", {x, zero}));
+  }
+  return builder.CastTo(x, dtype);
+}
+
+Results Amin(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dims, call.IntList("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  return Single(Reduce(ctx, "edge.amin", x, dims, keepdim));
+}
+Results MinAll(LoweringContext& ctx, const AtenCall& call) {
+  return ReduceAll(ctx, call, "edge.amin");
+}
+
+// min.dim: (values, indices).
+Results MinDim(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(dim, NormalizeDim(dim, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  return ctx.builder().Emit("edge.min_dim", {x},
+                            {{"dim", AttrValue::Int(dim)}, {"keepdim", AttrValue::Bool(keepdim)}});
+}
+
+// argmax / argmin: the indices of edge.max_dim / edge.min_dim. Without a dim the input is
+// flattened first, and keepdim gives a shape of ones (the recorded output).
+Results ArgExtremum(LoweringContext& ctx, const AtenCall& call, const char* op) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> dim, call.OptionalInt("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  EdgeBuilder& builder = ctx.builder();
+  if (!dim.has_value()) {
+    int64_t numel = 1;
+    for (int64_t size : x->sizes()) numel *= size;
+    TORCHIR_ASSIGN_OR_RETURN(x, builder.ReshapeTo(x, {numel}));
+    dim = 0;
+    keepdim = false;
+  }
+  TORCHIR_ASSIGN_OR_RETURN(int64_t d, NormalizeDim(*dim, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value*> outs,
+                           builder.Emit(op, {x},
+                                        {{"dim", AttrValue::Int(d)},
+                                         {"keepdim", AttrValue::Bool(keepdim)}}));
+  return Single(builder.ReshapeTo(outs[1], ctx.OutputType().sizes));
+}
+Results Argmax(LoweringContext& ctx, const AtenCall& call) {
+  return ArgExtremum(ctx, call, "edge.max_dim");
+}
+Results Argmin(LoweringContext& ctx, const AtenCall& call) {
+  return ArgExtremum(ctx, call, "edge.min_dim");
+}
+
+Results ProdAll(LoweringContext& ctx, const AtenCall& call) {
+  return ReduceAll(ctx, call, "edge.prod");
+}
+Results ProdDim(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  if (x->type().rank() == 0) {
+    TORCHIR_ASSIGN_OR_RETURN(dim, NormalizeDim(dim, 0));
+    return Single(Reduce(ctx, "edge.prod", x, {}, keepdim));
+  }
+  return Single(Reduce(ctx, "edge.prod", x, {dim}, keepdim));
+}
+
+// cumsum: integers and bools sum in int64 unless a dtype says otherwise (the recorded output).
+Results Cumsum(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(dim, NormalizeDim(dim, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(x, ctx.builder().CastTo(x, ctx.OutputType().dtype));
+  return Single(ctx.builder().Emit1("edge.cumsum", {x}, {{"dim", AttrValue::Int(dim)}}));
+}
+
+// The variance and mean of `x` over normalised `dims`: sum((x - mean)^2) / max(N - correction,
+// 0), both with keepdim as given. Two passes, as ATen's CPU kernel does for float32.
+struct Moments {
+  ir::Value* variance;
+  ir::Value* mean;
+};
+
+absl::StatusOr<Moments> VarianceOf(EdgeBuilder& builder, ir::Value* x,
+                                   const std::vector<int64_t>& dims, double correction,
+                                   bool keepdim) {
+  if (x->dtype() != ir::DType::kFloat32) {
+    return Unsupported(absl::StrCat("variance of a ", std::string(ir::DTypeName(x->dtype())),
+                                    " tensor (float32 only)"));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * mean, EmitReduce(builder, "edge.mean", x, dims, true));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * centered, builder.Emit1("edge.sub", {x, mean}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * squares, builder.Emit1("edge.mul", {centered, centered}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * sum, EmitReduce(builder, "edge.sum", squares, dims, keepdim));
+  const double divisor = std::max(0.0, static_cast<double>(ReducedCount(x, dims)) - correction);
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * divisor_value, builder.Scalar(divisor, x->dtype()));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * variance, builder.Emit1("edge.div", {sum, divisor_value}));
+  if (!keepdim) {
+    TORCHIR_ASSIGN_OR_RETURN(mean, builder.ReshapeTo(mean, variance->sizes()));
+  }
+  return Moments{variance, mean};
+}
+
+// The correction of var/std and var_mean/std_mean in each overload's spelling: `correction`
+// (Scalar?, default 1), `unbiased` (bool: 1 or 0).
+absl::StatusOr<double> Correction(const AtenCall& call) {
+  if (call.Find("correction").ok()) {
+    if (call.IsNone("correction")) return 1.0;
+    TORCHIR_ASSIGN_OR_RETURN(AttrValue value, call.Scalar("correction"));
+    std::optional<double> correction = value.ToDouble();
+    if (!correction.has_value()) return absl::InvalidArgumentError("correction is not a number");
+    return *correction;
+  }
+  TORCHIR_ASSIGN_OR_RETURN(bool unbiased, call.Bool("unbiased"));
+  return unbiased ? 1.0 : 0.0;
+}
+
+// var / std / var_mean / std_mean in every overload: dim (absent in .default) and keepdim
+// (absent in .default: false).
+absl::StatusOr<Moments> MomentsOf(LoweringContext& ctx, const AtenCall& call, bool root) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  std::optional<std::vector<int64_t>> dims;
+  bool keepdim = false;
+  if (call.Find("dim").ok()) {
+    TORCHIR_ASSIGN_OR_RETURN(dims, call.OptionalIntList("dim"));
+    TORCHIR_ASSIGN_OR_RETURN(keepdim, call.Bool("keepdim"));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(double correction, Correction(call));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> reduced, ReducedDims(dims, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(Moments moments,
+                           VarianceOf(ctx.builder(), x, reduced, correction, keepdim));
+  if (root) {
+    TORCHIR_ASSIGN_OR_RETURN(moments.variance,
+                             ctx.builder().Emit1("edge.sqrt", {moments.variance}));
+  }
+  return moments;
+}
+
+Results Var(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(Moments moments, MomentsOf(ctx, call, /*root=*/false));
+  return std::vector<ir::Value*>{moments.variance};
+}
+Results Std(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(Moments moments, MomentsOf(ctx, call, /*root=*/true));
+  return std::vector<ir::Value*>{moments.variance};
+}
+Results VarMean(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(Moments moments, MomentsOf(ctx, call, /*root=*/false));
+  return std::vector<ir::Value*>{moments.variance, moments.mean};
+}
+Results StdMean(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(Moments moments, MomentsOf(ctx, call, /*root=*/true));
+  return std::vector<ir::Value*>{moments.variance, moments.mean};
+}
+
+// any / all: the count of true elements (int64 sums) compared with 0 or with the element count;
+// an empty reduction gives false / true as in PyTorch. The result takes the recorded dtype
+// (bool, or uint8 for a uint8 input).
+Results AnyAll(LoweringContext& ctx, ir::Value* x, const std::optional<std::vector<int64_t>>& dims,
+               bool keepdim, bool all) {
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> reduced, ReducedDims(dims, x->type().rank()));
+  const int64_t count = ReducedCount(x, reduced);
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * flags, NonZero(builder, x, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * trues,
+                           EmitReduce(builder, "edge.sum", flags, reduced, keepdim));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * bound,
+                           builder.Scalar(all ? static_cast<double>(count) : 0.0,
+                                          ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * result,
+                           builder.Emit1(all ? "edge.eq" : "edge.gt", {trues, bound}));
+  return Single(builder.CastTo(result, ctx.OutputType().dtype));
+}
+
+Results AnyAllDefault(LoweringContext& ctx, const AtenCall& call, bool all) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  return AnyAll(ctx, x, std::nullopt, false, all);
+}
+Results AnyAllDim(LoweringContext& ctx, const AtenCall& call, bool all) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  if (x->type().rank() == 0) {
+    TORCHIR_RETURN_IF_ERROR(NormalizeDim(dim, 0).status());
+    return AnyAll(ctx, x, std::nullopt, keepdim, all);
+  }
+  return AnyAll(ctx, x, std::vector<int64_t>{dim}, keepdim, all);
+}
+Results AnyAllDims(LoweringContext& ctx, const AtenCall& call, bool all) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, call.OptionalIntList("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  return AnyAll(ctx, x, dims, keepdim, all);
+}
+Results Any(LoweringContext& ctx, const AtenCall& call) { return AnyAllDefault(ctx, call, false); }
+Results All(LoweringContext& ctx, const AtenCall& call) { return AnyAllDefault(ctx, call, true); }
+Results AnyDim(LoweringContext& ctx, const AtenCall& call) { return AnyAllDim(ctx, call, false); }
+Results AllDim(LoweringContext& ctx, const AtenCall& call) { return AnyAllDim(ctx, call, true); }
+Results AnyDims(LoweringContext& ctx, const AtenCall& call) {
+  return AnyAllDims(ctx, call, false);
+}
+Results AllDims(LoweringContext& ctx, const AtenCall& call) { return AnyAllDims(ctx, call, true); }
+
+// count_nonzero(self, dim?) / count_nonzero.dim_IntList(self, dim): an int64 sum of x != 0.
+Results CountNonzero(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  std::optional<std::vector<int64_t>> dims;
+  TORCHIR_ASSIGN_OR_RETURN(AttrValue dim, call.Value("dim"));
+  if (dim.kind() == AttrValue::Kind::kInt) {
+    dims = std::vector<int64_t>{dim.as_int()};
+  } else if (dim.kind() == AttrValue::Kind::kIntList) {
+    dims = dim.as_int_list();
+  }
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> reduced, ReducedDims(dims, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * flags, NonZero(ctx.builder(), x, ir::DType::kInt64));
+  return Single(EmitReduce(ctx.builder(), "edge.sum", flags, reduced, false));
+}
+
+// logsumexp: max + log(sum(exp(x - max))), the max replaced by 0 where it is infinite (as ATen
+// does, so that all -inf gives -inf and an inf gives inf rather than NaN). Integers promote to
+// the recorded float dtype.
+Results Logsumexp(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dim_list, call.IntList("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(x, builder.CastTo(x, ctx.OutputType().dtype));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ReducedDims(dim_list, x->type().rank()));
+  for (int64_t d : dims) {
+    if (x->sizes()[d] == 0) return Unsupported("logsumexp over an empty dim");
+  }
+  const ir::DType dtype = x->dtype();
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * max, EmitReduce(builder, "edge.amax", x, dims, true));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * magnitude, builder.Emit1("edge.abs", {max}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * inf, builder.Scalar(kInfinity, dtype));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * infinite, builder.Emit1("edge.eq", {magnitude, inf}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * zero, builder.Scalar(0.0, dtype));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * shift, builder.Emit1("edge.where", {infinite, zero, max}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * shifted, builder.Emit1("edge.sub", {x, shift}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * exps, builder.Emit1("edge.exp", {shifted}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * sum, EmitReduce(builder, "edge.sum", exps, dims, keepdim));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * log, builder.Emit1("edge.log", {sum}));
+  TORCHIR_ASSIGN_OR_RETURN(shift, builder.ReshapeTo(shift, log->sizes()));
+  return Single(builder.Emit1("edge.add", {log, shift}));
+}
+
+// The p-norm of x over normalised `dims`: p = 2 sqrt(sum(x*x)), 1 sum(|x|), +-inf max/min |x|,
+// 0 the count of non-zeros, otherwise sum(|x|^p)^(1/p).
+absl::StatusOr<ir::Value*> VectorNorm(EdgeBuilder& builder, ir::Value* x, double p,
+                                      const std::vector<int64_t>& dims, bool keepdim) {
+  if (x->dtype() != ir::DType::kFloat32) {
+    return Unsupported(absl::StrCat("norm of a ", std::string(ir::DTypeName(x->dtype())),
+                                    " tensor (float32 only)"));
+  }
+  if (std::isinf(p)) {
+    for (int64_t d : dims) {
+      if (x->sizes()[d] == 0) return Unsupported("an infinity norm over an empty dim");
+    }
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * magnitude, builder.Emit1("edge.abs", {x}));
+    return EmitReduce(builder, p > 0 ? "edge.amax" : "edge.amin", magnitude, dims, keepdim);
+  }
+  if (p == 0.0) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * flags, NonZero(builder, x, x->dtype()));
+    return EmitReduce(builder, "edge.sum", flags, dims, keepdim);
+  }
+  if (p == 1.0) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * magnitude, builder.Emit1("edge.abs", {x}));
+    return EmitReduce(builder, "edge.sum", magnitude, dims, keepdim);
+  }
+  if (p == 2.0) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * squares, builder.Emit1("edge.mul", {x, x}));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * sum,
+                             EmitReduce(builder, "edge.sum", squares, dims, keepdim));
+    return builder.Emit1("edge.sqrt", {sum});
+  }
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * magnitude, builder.Emit1("edge.abs", {x}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * exponent, builder.Scalar(p, x->dtype()));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * powers, builder.Emit1("edge.pow", {magnitude, exponent}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * sum, EmitReduce(builder, "edge.sum", powers, dims, keepdim));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * root, builder.Scalar(1.0 / p, x->dtype()));
+  return builder.Emit1("edge.pow", {sum, root});
+}
+
+// A Scalar (or Scalar?) norm order; None is 2.
+absl::StatusOr<double> NormOrder(const AtenCall& call, std::string_view name) {
+  if (call.IsNone(name)) return 2.0;
+  TORCHIR_ASSIGN_OR_RETURN(AttrValue value, call.Scalar(name));
+  std::optional<double> p = value.ToDouble();
+  if (!p.has_value()) return absl::InvalidArgumentError(absl::StrCat(std::string(name), " is not a number"));
+  return *p;
+}
+
+// linalg_vector_norm(self, ord, dim?, keepdim, dtype?) and the norm.* overloads (p, dim, keepdim,
+// dtype where present). A dtype casts the input first (the recorded output dtype).
+Results Norm(LoweringContext& ctx, const AtenCall& call, std::string_view order) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(double p, NormOrder(call, order));
+  std::optional<std::vector<int64_t>> dims;
+  bool keepdim = false;
+  if (call.Find("dim").ok()) {
+    TORCHIR_ASSIGN_OR_RETURN(dims, call.OptionalIntList("dim"));
+    TORCHIR_ASSIGN_OR_RETURN(keepdim, call.Bool("keepdim"));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(x, ctx.builder().CastTo(x, ctx.OutputType().dtype));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> reduced, ReducedDims(dims, x->type().rank()));
+  return Single(VectorNorm(ctx.builder(), x, p, reduced, keepdim));
+}
+Results LinalgVectorNorm(LoweringContext& ctx, const AtenCall& call) {
+  return Norm(ctx, call, "ord");
+}
+Results NormP(LoweringContext& ctx, const AtenCall& call) { return Norm(ctx, call, "p"); }
 
 // --- Pooling -------------------------------------------------------------------------------------
 
@@ -315,6 +663,42 @@ void AddReductionRules(RuleTable& table) {
   table.Add("aten.amax.default", Amax);
   table.Add("aten.max.dim", MaxDim);
   table.Add("aten.max.default", MaxAll);
+  table.Add("aten.amin.default", Amin);
+  table.Add("aten.min.default", MinAll);
+  table.Add("aten.min.dim", MinDim);
+  table.Add("aten.argmax.default", Argmax);
+  table.Add("aten.argmin.default", Argmin);
+  table.Add("aten.prod.default", ProdAll);
+  table.Add("aten.prod.dim_int", ProdDim);
+  table.Add("aten.cumsum.default", Cumsum);
+  for (const char* op : {"aten.var.default", "aten.var.dim", "aten.var.correction"}) {
+    table.Add(op, Var);
+  }
+  for (const char* op : {"aten.std.default", "aten.std.dim", "aten.std.correction"}) {
+    table.Add(op, Std);
+  }
+  for (const char* op :
+       {"aten.var_mean.default", "aten.var_mean.dim", "aten.var_mean.correction"}) {
+    table.Add(op, VarMean);
+  }
+  for (const char* op :
+       {"aten.std_mean.default", "aten.std_mean.dim", "aten.std_mean.correction"}) {
+    table.Add(op, StdMean);
+  }
+  table.Add("aten.any.default", Any);
+  table.Add("aten.any.dim", AnyDim);
+  table.Add("aten.any.dims", AnyDims);
+  table.Add("aten.all.default", All);
+  table.Add("aten.all.dim", AllDim);
+  table.Add("aten.all.dims", AllDims);
+  table.Add("aten.count_nonzero.default", CountNonzero);
+  table.Add("aten.count_nonzero.dim_IntList", CountNonzero);
+  table.Add("aten.logsumexp.default", Logsumexp);
+  table.Add("aten.linalg_vector_norm.default", LinalgVectorNorm);
+  for (const char* op : {"aten.norm.Scalar", "aten.norm.ScalarOpt_dim",
+                         "aten.norm.ScalarOpt_dim_dtype", "aten.norm.ScalarOpt_dtype"}) {
+    table.Add(op, NormP);
+  }
   table.Add("aten.max_pool2d.default", MaxPool2d);
   table.Add("aten.max_pool2d_with_indices.default", MaxPool2dWithIndices);
   table.Add("aten.avg_pool2d.default", AvgPool2d);

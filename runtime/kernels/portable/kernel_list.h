@@ -94,6 +94,15 @@ TORCHIR_PORTABLE_KERNEL(amax, CheckAmax, RunAmax, 1)
 // max_dim(input, dim, keepdim, values, indices): float32, int32, int64; indices are int64 and
 // point at the first maximum (a NaN counts as the maximum, as in PyTorch).
 TORCHIR_PORTABLE_KERNEL(max_dim, CheckMaxDim, RunMaxDim, 2)
+// amin(input, dims, keepdim, out): the minimum, float32/int32/int64 (a NaN wins). prod(input,
+// dims, keepdim, out): the product, float32/int32/int64, float products in double, 1 when empty.
+TORCHIR_PORTABLE_KERNEL(amin, CheckAmin, RunAmin, 1)
+TORCHIR_PORTABLE_KERNEL(prod, CheckProd, RunProd, 1)
+// min_dim(input, dim, keepdim, values, indices): max_dim's mirror (first minimum, NaN wins).
+TORCHIR_PORTABLE_KERNEL(min_dim, CheckMinDim, RunMinDim, 2)
+// ---- cumsum.cpp --------------------------------------------------------------------------
+// cumsum(input, dim, out): running sums along dim, float32/int32/int64, float in double.
+TORCHIR_PORTABLE_KERNEL(cumsum, CheckCumsum, RunCumsum, 1)
 
 // ---- pooling.cpp: float32, over the last two dims of a 3-d or 4-d input ------------------
 // max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, out) and
