@@ -26,13 +26,17 @@ bool IsInPlace(const std::string& op) {
 }
 
 // True when something reads `output`: a graph output, a node other than getitem,
-// or a getitem that picks it (getitem lists all the producer's outputs as inputs).
+// or a getitem that picks it and is read itself (getitem lists all the producer's
+// outputs as inputs; pytorch-ir writes a getitem for every output, used or not).
 bool IsRead(const ir::Value& output) {
   if (output.is_graph_output()) return true;
   for (const ir::Use& use : output.uses()) {
     if (use.user->op() != "getitem") return true;
     const ir::AttrValue* index = use.user->FindAttr("index");
-    if (index != nullptr && index->as_int() == output.producer_index()) return true;
+    if (index != nullptr && index->as_int() == output.producer_index() &&
+        IsRead(*use.user->output())) {
+      return true;
+    }
   }
   return false;
 }
@@ -106,6 +110,10 @@ class Lowerer {
       const ir::Value* chosen = producer != nullptr && index < static_cast<int64_t>(producer->num_outputs())
                                     ? producer->output(static_cast<size_t>(index))
                                     : node.input(static_cast<size_t>(index));
+      // An output its rule left out is unread (IsRead), and so is this getitem.
+      if (chosen->kind() == ir::ValueKind::kNodeOutput && map_.count(chosen) == 0) {
+        return absl::OkStatus();
+      }
       map_[node.output()] = Map(chosen);
       return absl::OkStatus();
     }

@@ -508,14 +508,16 @@ Results MaxPool2d(LoweringContext& ctx, const AtenCall& call) {
   return Single(MaxPool2dImpl(ctx, call));
 }
 
-// True when something reads `value`: the graph returns it, an op takes it, or a getitem picks it
-// (every getitem of a multi-output node lists all the outputs as inputs, picked or not).
+// True when something reads `value`: the graph returns it, an op takes it, or a getitem that is
+// read itself picks it (every getitem of a multi-output node lists all the outputs as inputs,
+// picked or not, and pytorch-ir writes one getitem per output, used or not).
 bool IsRead(const ir::Value& value) {
   if (value.is_graph_output()) return true;
   for (const ir::Use& use : value.uses()) {
     if (use.user->op() != "getitem") return true;
     const ir::AttrValue* index = use.user->FindAttr("index");
-    if (index == nullptr || index->as_int() == value.producer_index()) return true;
+    if (index == nullptr) return true;
+    if (index->as_int() == value.producer_index() && IsRead(*use.user->output())) return true;
   }
   return false;
 }
@@ -541,13 +543,17 @@ absl::StatusOr<ir::Value*> AvgPool2dOf(EdgeBuilder& builder, ir::Value* x, const
                         {"count_include_pad", AttrValue::Bool(count_include_pad)}});
 }
 
+absl::StatusOr<ir::Value*> AvgPoolWithDivisor(LoweringContext& ctx, ir::Value* x,
+                                              const Window& window, bool ceil_mode,
+                                              int64_t divisor);
+
 Results AvgPool2d(LoweringContext& ctx, const AtenCall& call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
   TORCHIR_ASSIGN_OR_RETURN(Window window, PoolWindow(call));
   TORCHIR_ASSIGN_OR_RETURN(bool ceil_mode, call.Bool("ceil_mode"));
   TORCHIR_ASSIGN_OR_RETURN(bool count_include_pad, call.Bool("count_include_pad"));
   TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> divisor, call.OptionalInt("divisor_override"));
-  if (divisor.has_value()) return Unsupported("avg_pool2d with divisor_override");
+  if (divisor.has_value()) return Single(AvgPoolWithDivisor(ctx, x, window, ceil_mode, *divisor));
   return Single(AvgPool2dOf(ctx.builder(), x, window, ceil_mode, count_include_pad));
 }
 
@@ -578,6 +584,175 @@ Results AdaptiveAvgPool2d(LoweringContext& ctx, const AtenCall& call) {
   }
   return Single(builder.Emit1("edge.adaptive_avg_pool2d", {x},
                               {{"output_size", AttrValue::IntList(output_size)}}));
+}
+
+// --- 1-d pooling, divisor_override, adaptive max pooling ---------------------------------------
+
+// The indices output of a *_with_indices / adaptive max pooling node must be unread: Edge's
+// max pooling computes none.
+absl::Status CheckIndicesUnread(const LoweringContext& ctx) {
+  const ir::Value* indices = ctx.node().output(1);
+  if (IsRead(*indices)) {
+    return Unsupported(absl::StrCat("the indices output '", indices->name(),
+                                    "' is used; edge.max_pool2d computes no indices"));
+  }
+  return absl::OkStatus();
+}
+
+// [N, C, L] or [C, L] as [N, C, 1, L] / [C, 1, L], for the 2-d pooling ops.
+absl::StatusOr<ir::Value*> AsOneRow(EdgeBuilder& builder, ir::Value* x) {
+  const int64_t rank = x->type().rank();
+  if (rank != 2 && rank != 3) {
+    return Unsupported(absl::StrCat("1-d pooling of a rank-", rank, " input"));
+  }
+  std::vector<int64_t> sizes = x->sizes();
+  sizes.insert(sizes.end() - 1, 1);
+  return builder.ReshapeTo(x, sizes);
+}
+
+// max_pool1d / max_pool1d_with_indices / avg_pool1d: the 2-d ops over one row, window [1, k].
+absl::StatusOr<ir::Value*> Pool1d(LoweringContext& ctx, const AtenCall& call, bool max) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, call.IntList("kernel_size", 1));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> stride, call.IntList("stride"));
+  if (stride.empty()) stride = kernel;
+  if (stride.size() != 1) return absl::InvalidArgumentError("stride must have 1 entry (or none)");
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> padding, call.IntList("padding", 1));
+  TORCHIR_ASSIGN_OR_RETURN(bool ceil_mode, call.Bool("ceil_mode"));
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(x, AsOneRow(builder, x));
+  Attrs attrs = {{"kernel_size", AttrValue::IntList({1, kernel[0]})},
+                 {"stride", AttrValue::IntList({1, stride[0]})},
+                 {"padding", AttrValue::IntList({0, padding[0]})}};
+  ir::Value* out = nullptr;
+  if (max) {
+    TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, call.IntList("dilation", 1));
+    attrs.push_back({"dilation", AttrValue::IntList({1, dilation[0]})});
+    attrs.push_back({"ceil_mode", AttrValue::Bool(ceil_mode)});
+    TORCHIR_ASSIGN_OR_RETURN(out, builder.Emit1("edge.max_pool2d", {x}, attrs));
+  } else {
+    TORCHIR_ASSIGN_OR_RETURN(bool count_include_pad, call.Bool("count_include_pad"));
+    attrs.push_back({"ceil_mode", AttrValue::Bool(ceil_mode)});
+    attrs.push_back({"count_include_pad", AttrValue::Bool(count_include_pad)});
+    TORCHIR_ASSIGN_OR_RETURN(out, builder.Emit1("edge.avg_pool2d", {x}, attrs));
+  }
+  return builder.ReshapeTo(out, ctx.OutputType().sizes);
+}
+
+Results MaxPool1d(LoweringContext& ctx, const AtenCall& call) {
+  return Single(Pool1d(ctx, call, /*max=*/true));
+}
+Results MaxPool1dWithIndices(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_RETURN_IF_ERROR(CheckIndicesUnread(ctx));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * out, Pool1d(ctx, call, /*max=*/true));
+  return std::vector<ir::Value*>{out, nullptr};
+}
+Results AvgPool1d(LoweringContext& ctx, const AtenCall& call) {
+  return Single(Pool1d(ctx, call, /*max=*/false));
+}
+
+// The window sizes avg_pool2d divides by with count_include_pad (windows clipped to the padded
+// input only), one per output position along one dim, as ATen computes them.
+std::vector<int64_t> PaddedWindowSizes(int64_t input, int64_t outputs, int64_t kernel,
+                                       int64_t stride, int64_t padding) {
+  std::vector<int64_t> sizes;
+  for (int64_t o = 0; o < outputs; ++o) {
+    const int64_t start = o * stride - padding;
+    const int64_t end = std::min(start + kernel, input + padding);
+    sizes.push_back(end - start);
+  }
+  return sizes;
+}
+
+// avg_pool2d with divisor_override: the average with count_include_pad times the window size
+// it divided by, over the divisor; a constant [OH, OW] factor when windows differ (ceil_mode).
+absl::StatusOr<ir::Value*> AvgPoolWithDivisor(LoweringContext& ctx, ir::Value* x,
+                                              const Window& window, bool ceil_mode,
+                                              int64_t divisor) {
+  if (divisor == 0) return absl::InvalidArgumentError("divisor_override must not be 0");
+  if (x->dtype() != ir::DType::kFloat32) return Unsupported("avg_pool2d of a non-float tensor");
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * average, AvgPool2dOf(builder, x, window, ceil_mode, true));
+  const int64_t rank = average->type().rank();
+  const int64_t out_h = average->sizes()[rank - 2];
+  const int64_t out_w = average->sizes()[rank - 1];
+  const std::vector<int64_t> rows = PaddedWindowSizes(
+      x->sizes()[rank - 2], out_h, window.kernel[0], window.stride[0], window.padding[0]);
+  const std::vector<int64_t> cols = PaddedWindowSizes(
+      x->sizes()[rank - 1], out_w, window.kernel[1], window.stride[1], window.padding[1]);
+  std::vector<float> factor;
+  bool uniform = true;
+  for (int64_t r : rows) {
+    for (int64_t c : cols) {
+      factor.push_back(static_cast<float>(r * c) / static_cast<float>(divisor));
+      uniform = uniform && factor.back() == factor.front();
+    }
+  }
+  if (factor.empty()) return average;
+  ir::Value* scale = nullptr;
+  if (uniform) {
+    TORCHIR_ASSIGN_OR_RETURN(scale, builder.Scalar(factor.front(), ir::DType::kFloat32));
+  } else {
+    scale = builder.Constant(ir::TensorType{ir::DType::kFloat32, {out_h, out_w}},
+                             ir::TensorData::Copy(reinterpret_cast<const uint8_t*>(factor.data()),
+                                                  factor.size() * sizeof(float)));
+  }
+  return builder.Emit1("edge.mul", {average, scale});
+}
+
+// adaptive_max_pool2d: a max over H and W for a 1x1 output, a max pool with kernel = stride =
+// in / out when the output divides the input; the indices output must be unread.
+Results AdaptiveMaxPool2d(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_RETURN_IF_ERROR(CheckIndicesUnread(ctx));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> output_size, call.IntList("output_size", 2));
+  EdgeBuilder& builder = ctx.builder();
+  const int64_t rank = x->type().rank();
+  if (rank != 3 && rank != 4) {
+    return Unsupported(absl::StrCat("adaptive_max_pool2d of a rank-", rank, " input"));
+  }
+  const int64_t height = x->sizes()[rank - 2];
+  const int64_t width = x->sizes()[rank - 1];
+  ir::Value* out = nullptr;
+  if (output_size == std::vector<int64_t>{1, 1} && height > 0 && width > 0) {
+    TORCHIR_ASSIGN_OR_RETURN(out, EmitReduce(builder, "edge.amax", x, {rank - 2, rank - 1}, true));
+  } else if (output_size[0] > 0 && output_size[1] > 0 && height % output_size[0] == 0 &&
+             width % output_size[1] == 0) {
+    const std::vector<int64_t> kernel = {height / output_size[0], width / output_size[1]};
+    TORCHIR_ASSIGN_OR_RETURN(out, builder.Emit1("edge.max_pool2d", {x},
+                                                {{"kernel_size", AttrValue::IntList(kernel)},
+                                                 {"stride", AttrValue::IntList(kernel)},
+                                                 {"padding", AttrValue::IntList({0, 0})},
+                                                 {"dilation", AttrValue::IntList({1, 1})},
+                                                 {"ceil_mode", AttrValue::Bool(false)}}));
+  } else {
+    return Unsupported(absl::StrCat("adaptive_max_pool2d to ", output_size[0], "x",
+                                    output_size[1], " of a ", height, "x", width,
+                                    " input (only 1x1 or an output dividing the input)"));
+  }
+  return std::vector<ir::Value*>{out, nullptr};
+}
+
+// adaptive_avg_pool1d: the 2-d forms over one row ([1, L] to [1, out]).
+Results AdaptiveAvgPool1d(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> output_size, call.IntList("output_size", 1));
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(x, AsOneRow(builder, x));
+  const int64_t length = x->sizes().back();
+  ir::Value* out = nullptr;
+  if (output_size[0] > 0 && length % output_size[0] == 0) {
+    Window window;
+    window.kernel = {1, length / output_size[0]};
+    window.stride = window.kernel;
+    window.padding = {0, 0};
+    TORCHIR_ASSIGN_OR_RETURN(out, AvgPool2dOf(builder, x, window, false, true));
+  } else {
+    TORCHIR_ASSIGN_OR_RETURN(out, builder.Emit1("edge.adaptive_avg_pool2d", {x},
+                                                {{"output_size",
+                                                  AttrValue::IntList({1, output_size[0]})}}));
+  }
+  return Single(builder.ReshapeTo(out, ctx.OutputType().sizes));
 }
 
 // --- Attention -----------------------------------------------------------------------------------
@@ -705,6 +880,11 @@ void AddReductionRules(RuleTable& table) {
   table.Add("aten.adaptive_avg_pool2d.default", AdaptiveAvgPool2d);
   table.Add("aten._adaptive_avg_pool2d.default", AdaptiveAvgPool2d);
   table.Add("aten.scaled_dot_product_attention.default", ScaledDotProductAttention);
+  table.Add("aten.max_pool1d.default", MaxPool1d);
+  table.Add("aten.max_pool1d_with_indices.default", MaxPool1dWithIndices);
+  table.Add("aten.avg_pool1d.default", AvgPool1d);
+  table.Add("aten.adaptive_max_pool2d.default", AdaptiveMaxPool2d);
+  table.Add("aten.adaptive_avg_pool1d.default", AdaptiveAvgPool1d);
 }
 
 }  // namespace torchir::lowering
