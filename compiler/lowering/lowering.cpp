@@ -10,6 +10,7 @@
 #include "compiler/dialect/edge_ops.h"
 #include "compiler/lowering/aten_verifier.h"
 #include "compiler/lowering/rule_table.h"
+#include "compiler/lowering/rules/rule_helpers.h"
 
 namespace torchir::lowering {
 namespace {
@@ -157,6 +158,22 @@ class Lowerer {
     if (IsInPlace(node.op()) && node.num_inputs() > 0 && node.num_outputs() > 0 &&
         (*results)[0] != nullptr) {
       map_[node.input(0)] = (*results)[0];
+      // A write into a view (slice, select) reaches the view's base, up the chain.
+      const ir::Value* mutated = node.input(0);
+      ir::Value* value = (*results)[0];
+      while (mutated->producer() != nullptr) {
+        const ir::Node& view = *mutated->producer();
+        absl::StatusOr<ir::Value*> base =
+            WriteThroughView(builder_, view, Map(view.input(0)), value);
+        if (!base.ok()) {
+          return absl::Status(base.status().code(),
+                              absl::StrCat(Where(node), ": ", base.status().message()));
+        }
+        if (*base == nullptr) break;
+        value = *base;
+        mutated = view.input(0);
+        map_[mutated] = value;
+      }
     }
     return absl::OkStatus();
   }

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "absl/strings/str_join.h"
+#include "compiler/dialect/aten_call.h"
 #include "compiler/dialect/shape_rules.h"
 #include "compiler/ir/checked_math.h"
 #include "compiler/ir/scalar_encoding.h"
@@ -1102,6 +1103,39 @@ Results UpsampleBilinear2d(LoweringContext &ctx, const AtenCall &call) {
 }
 
 }  // namespace
+
+absl::StatusOr<ir::Value *> WriteThroughView(EdgeBuilder &builder, const ir::Node &view_node,
+                                             ir::Value *base, ir::Value *updated) {
+  const bool is_slice = view_node.op() == "aten.slice.Tensor";
+  if (!is_slice && view_node.op() != "aten.select.int") return nullptr;
+  TORCHIR_ASSIGN_OR_RETURN(AtenCall call, dialect::BindAtenCall(view_node));
+  if (base->type().rank() == 0) return Unsupported("a write through a view of a 0-d tensor");
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, base->type().rank()));
+  const int64_t size = base->sizes()[dim];
+  int64_t start = 0, end = 0;
+  if (is_slice) {
+    TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> start_arg, call.OptionalInt("start"));
+    TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> end_arg, call.OptionalInt("end"));
+    TORCHIR_ASSIGN_OR_RETURN(int64_t step, call.Int("step"));
+    if (step != 1) return Unsupported(absl::StrCat("a write through a slice with step ", step));
+    start = start_arg.value_or(0);
+    end = end_arg.value_or(size);
+    if (start < 0) start += size;
+    if (end < 0) end += size;
+    start = std::clamp<int64_t>(start, 0, size);
+    end = std::clamp<int64_t>(end, start, size);
+  } else {
+    TORCHIR_ASSIGN_OR_RETURN(start, call.Int("index"));
+    if (start < -size || start >= size) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("index ", start, " is out of range for size ", size));
+    }
+    if (start < 0) start += size;
+    end = start + 1;
+  }
+  return ScatterSlice(builder, base, updated, dim, start, end);
+}
 
 void AddDataMovementRules(RuleTable &table) {
   for (const char *op : {"aten.view.default", "aten._unsafe_view.default", "aten.view_copy.default",

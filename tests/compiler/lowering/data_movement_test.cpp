@@ -498,5 +498,28 @@ TEST(Structural, CopyIntoATensorBroadcastsAndCasts) {
   EXPECT_THAT(Ops(*g), ElementsAre("edge.cast", "edge.expand"));
 }
 
+TEST(Structural, AnInPlaceWriteIntoASliceReachesTheBase) {
+  // mask = x.new_zeros(4, 6); mask[:, 2:4].fill_(1.5); return mask (swin_t's mask pattern).
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2, 3}));
+  ir::Value *mask = b.Op("aten.new_zeros.default", {x}).Attr("size", {4, 6}).Out(F32({4, 6}));
+  ir::Value *view = b.Op("aten.slice.Tensor", {mask})
+                        .Attr("dim", 1)
+                        .Attr("start", 2)
+                        .Attr("end", 4)
+                        .Out(F32({4, 2}));
+  b.Op("aten.fill_.Scalar", {view}).Attr("value", ir::AttrValue::Double(1.5)).Out(F32({4, 2}));
+  b.Output(mask);
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  // The view's own slice (read by nothing now), then head, tail and the joined base.
+  EXPECT_THAT(Ops(*g), ElementsAre("edge.slice", "edge.slice", "edge.slice", "edge.concatenate"));
+  const ir::Node *joined = NodeAt(*g, 3);
+  EXPECT_EQ(g->outputs()[0], joined->output());
+  ASSERT_EQ(joined->num_inputs(), 3u);
+  EXPECT_THAT(Values<float>(*joined->input(1)), ::testing::Each(1.5f));
+  EXPECT_EQ(joined->input(1)->type(), F32({4, 2}));
+}
+
 }  // namespace
 }  // namespace torchir::lowering
