@@ -198,6 +198,9 @@ std::vector<EdgeOpDef> BuildTable() {
          "min along dim with the index of the first minimum"),
       Op("edge.cumsum", {In("input")}, {Int("dim")}, {In("out")}, T(kArithmetic),
          rules::AlongDim, "running sums along dim"),
+      Op("edge.topk", {In("input")}, {Int("k"), Int("dim"), Flag("largest")},
+         {In("values"), Fixed("indices", kInt64)}, T(kArithmetic), rules::TopK,
+         "the k largest (or smallest) along dim, in order, ties in index order (sort, argsort)"),
 
       // Pooling over the last two dims.
       Op("edge.max_pool2d", {In("input")},

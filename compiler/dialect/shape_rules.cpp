@@ -303,6 +303,20 @@ absl::StatusOr<Types> AlongDim(const Inputs& inputs, const ir::Node& node) {
   return Types{*inputs[0]};
 }
 
+absl::StatusOr<Types> TopK(const Inputs& inputs, const ir::Node& node) {
+  const TensorType& input = *inputs[0];
+  auto dim = NormalizeDim(IntAttr(node, "dim"), input.rank());
+  if (!dim.ok()) return dim.status();
+  const int64_t k = IntAttr(node, "k");
+  const int64_t length = input.rank() == 0 ? 1 : input.sizes[*dim];
+  if (k < 0 || k > length) {
+    return Invalid(absl::StrCat("k ", k, " is out of range for a dim of ", length));
+  }
+  std::vector<int64_t> out = input.sizes;
+  if (input.rank() > 0) out[*dim] = k;
+  return Types{TensorType{input.dtype, out}, TensorType{DType::kInt64, out}};
+}
+
 absl::StatusOr<Types> Pool2d(const Inputs& inputs, const ir::Node& node) {
   const TensorType& input = *inputs[0];
   if (input.rank() != 3 && input.rank() != 4) {

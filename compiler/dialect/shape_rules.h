@@ -35,6 +35,8 @@ absl::StatusOr<Types> Reduce(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> MaxDim(const Inputs& inputs, const ir::Node& node);
 // The input's type, for ops along a valid `dim` attribute (cumsum).
 absl::StatusOr<Types> AlongDim(const Inputs& inputs, const ir::Node& node);
+// Values and int64 indices: the input's sizes with `k` (0 <= k <= size) along `dim`.
+absl::StatusOr<Types> TopK(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Pool2d(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> AdaptiveAvgPool2d(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Reshape(const Inputs& inputs, const ir::Node& node);

@@ -269,6 +269,16 @@ const std::map<std::string, EdgeImplementation, std::less<>>& Implementations() 
        [](const EdgeCall& c) {
          return One(at::cumsum(c.input(0), c.Int("dim"), c.input(0).scalar_type()));
        }},
+      {"edge.topk",
+       [](const EdgeCall& c) {
+         // A stable sort cut to k: the op's tie order (LibTorch's topk leaves it open).
+         auto [values, indices] =
+             at::sort(c.input(0), /*stable=*/true, c.Int("dim"), /*descending=*/c.Flag("largest"));
+         const int64_t k = c.Int("k");
+         if (c.input(0).dim() == 0) return EdgeResults{values, indices};
+         return EdgeResults{values.narrow(c.Int("dim"), 0, k).contiguous(),
+                            indices.narrow(c.Int("dim"), 0, k).contiguous()};
+       }},
   };
   return *table;
 }

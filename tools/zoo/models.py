@@ -430,6 +430,12 @@ _OPS = [
                                                torch.linalg.vector_norm(x, float("inf"), (0, 1)),
                                                torch.linalg.vector_norm(x, 3.0, 1, keepdim=True)),
         [VEC], "logsumexp, linalg.vector_norm (2, 1, inf, 3)"),
+    _op("reduce_topk_sort", lambda m, x, ids: (torch.topk(x, 2), x.topk(2, dim=0, largest=False),
+                                               torch.sort(x, dim=1), x.sort(descending=True),
+                                               torch.argsort(x, dim=-1), ids.sort(stable=True),
+                                               torch.msort(x)),
+        [VEC, ("ids", (3, 6), "index:4")], "topk (largest, smallest), sort (ascending, "
+        "descending, stable with ties), argsort, msort"),
     _op("move_stack_narrow_flip", lambda m, x, y: (torch.stack([x, y], 1), torch.stack((x, x), -1),
                                                    x.narrow(2, 1, 2), x.narrow(-1, -3, 2),
                                                    torch.flip(x, (0, -1)), x.fliplr(), x.flipud()),

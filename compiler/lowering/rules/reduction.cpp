@@ -236,6 +236,52 @@ Results Cumsum(LoweringContext& ctx, const AtenCall& call) {
   return Single(ctx.builder().Emit1("edge.cumsum", {x}, {{"dim", AttrValue::Int(dim)}}));
 }
 
+// edge.topk of x along `dim` (normalised here), (values, indices).
+absl::StatusOr<std::vector<ir::Value*>> TopKOf(EdgeBuilder& builder, ir::Value* x, int64_t k,
+                                               int64_t dim, bool largest) {
+  TORCHIR_ASSIGN_OR_RETURN(dim, NormalizeDim(dim, x->type().rank()));
+  return builder.Emit("edge.topk", {x},
+                      {{"k", AttrValue::Int(k)},
+                       {"dim", AttrValue::Int(dim)},
+                       {"largest", AttrValue::Bool(largest)}});
+}
+
+// The size of `dim` of x (1 for a 0-d tensor).
+absl::StatusOr<int64_t> DimSize(ir::Value* x, int64_t dim) {
+  TORCHIR_ASSIGN_OR_RETURN(dim, NormalizeDim(dim, x->type().rank()));
+  return x->type().rank() == 0 ? 1 : x->sizes()[dim];
+}
+
+// topk(self, k, dim, largest, sorted): sorted=False leaves the order open in PyTorch; Edge
+// returns it sorted, which is one of the orders allowed.
+Results TopK(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t k, call.Int("k"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool largest, call.Bool("largest"));
+  return TopKOf(ctx.builder(), x, k, dim, largest);
+}
+
+// sort / sort.stable / argsort / argsort.stable: topk of the whole dim (always stable).
+absl::StatusOr<std::vector<ir::Value*>> SortOf(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool descending, call.Bool("descending"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t size, DimSize(x, dim));
+  return TopKOf(ctx.builder(), x, size, dim, descending);
+}
+Results Sort(LoweringContext& ctx, const AtenCall& call) { return SortOf(ctx, call); }
+Results Argsort(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value*> outs, SortOf(ctx, call));
+  return std::vector<ir::Value*>{outs[1]};
+}
+Results Msort(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t size, DimSize(x, 0));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value*> outs, TopKOf(ctx.builder(), x, size, 0, false));
+  return std::vector<ir::Value*>{outs[0]};
+}
+
 // The variance and mean of `x` over normalised `dims`: sum((x - mean)^2) / max(N - correction,
 // 0), both with keepdim as given. Two passes, as ATen's CPU kernel does for float32.
 struct Moments {
@@ -846,6 +892,12 @@ void AddReductionRules(RuleTable& table) {
   table.Add("aten.prod.default", ProdAll);
   table.Add("aten.prod.dim_int", ProdDim);
   table.Add("aten.cumsum.default", Cumsum);
+  table.Add("aten.topk.default", TopK);
+  table.Add("aten.sort.default", Sort);
+  table.Add("aten.sort.stable", Sort);
+  table.Add("aten.argsort.default", Argsort);
+  table.Add("aten.argsort.stable", Argsort);
+  table.Add("aten.msort.default", Msort);
   for (const char* op : {"aten.var.default", "aten.var.dim", "aten.var.correction"}) {
     table.Add(op, Var);
   }

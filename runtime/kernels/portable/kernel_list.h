@@ -103,6 +103,11 @@ TORCHIR_PORTABLE_KERNEL(min_dim, CheckMinDim, RunMinDim, 2)
 // ---- cumsum.cpp --------------------------------------------------------------------------
 // cumsum(input, dim, out): running sums along dim, float32/int32/int64, float in double.
 TORCHIR_PORTABLE_KERNEL(cumsum, CheckCumsum, RunCumsum, 1)
+// ---- topk.cpp ----------------------------------------------------------------------------
+// topk(input, k, dim, largest, values, indices): the k largest (smallest) entries along dim in
+// order, float32/int32/int64, int64 indices; ties keep index order (a stable sort; sort and
+// argsort are topk of the whole dim), a NaN counts as the largest value.
+TORCHIR_PORTABLE_KERNEL(topk, CheckTopK, RunTopK, 2)
 
 // ---- pooling.cpp: float32, over the last two dims of a 3-d or 4-d input ------------------
 // max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, out) and

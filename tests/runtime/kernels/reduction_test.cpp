@@ -315,5 +315,64 @@ TEST(CumsumKernelCheck, RefusesBadCalls) {
   ExpectRefused(*Cumsum(ir::DType::kBool, {4, 5}, 1), Error::kInvalidType);
 }
 
+// ---- topk (sort, argsort) -----------------------------------------------------------------
+
+std::unique_ptr<ir::Graph> TopK(ir::DType dtype, std::vector<int64_t> sizes, int64_t k,
+                                int64_t dim, bool largest) {
+  std::vector<int64_t> out = sizes;
+  if (!out.empty()) out[dim < 0 ? dim + out.size() : dim] = k;
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", TypeOf(dtype, sizes));
+  std::vector<ir::Value*> outs = b.Op("edge.topk", {x})
+                                     .Attr("k", k)
+                                     .Attr("dim", dim)
+                                     .Attr("largest", largest)
+                                     .Outs({TypeOf(dtype, out), I64(out)});
+  b.Output(outs[0]);
+  b.Output(outs[1]);
+  return b.Build();
+}
+
+class TopKKernel : public ::testing::TestWithParam<ir::DType> {};
+
+TEST_P(TopKKernel, LargestAndSmallestAlongEveryDim) {
+  ExpectReductionMatches(*TopK(GetParam(), {6, 5, 4}, 3, 0, true), 61);
+  ExpectReductionMatches(*TopK(GetParam(), {6, 5, 4}, 2, 1, false), 62);
+  ExpectReductionMatches(*TopK(GetParam(), {6, 5, 40}, 7, -1, true), 63);
+}
+
+TEST_P(TopKKernel, AWholeDimIsAStableSort) {
+  // Integers in [0, 3): many ties, which keep their index order both ways.
+  ExpectMatchesReference(*TopK(GetParam(), {4, 30}, 30, 1, false), 64,
+                         verify::Tolerance{1e-5, 1e-4}, 0.0, 3.0, 0, 3);
+  ExpectMatchesReference(*TopK(GetParam(), {30, 4}, 30, 0, true), 65,
+                         verify::Tolerance{1e-5, 1e-4}, 0.0, 3.0, 0, 3);
+}
+
+TEST_P(TopKKernel, ScalarAndEmptyCases) {
+  ExpectReductionMatches(*TopK(GetParam(), {}, 1, 0, true), 66);
+  ExpectReductionMatches(*TopK(GetParam(), {3, 5}, 0, 1, true), 67);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryAllowedDtype, TopKKernel,
+                         ::testing::Values(ir::DType::kFloat32, ir::DType::kInt32,
+                                           ir::DType::kInt64),
+                         [](const ::testing::TestParamInfo<ir::DType>& info) {
+                           return std::string(ir::DTypeName(info.param));
+                         });
+
+TEST(TopKKernelCheck, RefusesKBeyondTheDim) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({3, 4}));
+  std::vector<ir::Value*> outs = b.Op("edge.topk", {x})
+                                     .Attr("k", int64_t{5})
+                                     .Attr("dim", int64_t{1})
+                                     .Attr("largest", true)
+                                     .Outs({F32({3, 5}), I64({3, 5})});
+  b.Output(outs[0]);
+  b.Output(outs[1]);
+  ExpectRefused(*b.Build(), Error::kInvalidProgram);
+}
+
 }  // namespace
 }  // namespace torchir::testing
