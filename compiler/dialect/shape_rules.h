@@ -45,6 +45,9 @@ absl::StatusOr<Types> Slice(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Concatenate(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Expand(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> IndexSelect(const Inputs& inputs, const ir::Node& node);
+// The input's type; index and src of the input's rank, the index within src and (outside
+// `dim`) within the input.
+absl::StatusOr<Types> Scatter(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> ConstantPad(const Inputs& inputs, const ir::Node& node);
 
 }  // namespace torchir::dialect::shape_rules

@@ -269,6 +269,10 @@ const std::map<std::string, EdgeImplementation, std::less<>>& Implementations() 
        [](const EdgeCall& c) {
          return One(at::cumsum(c.input(0), c.Int("dim"), c.input(0).scalar_type()));
        }},
+      {"edge.scatter",
+       [](const EdgeCall& c) {
+         return One(at::scatter(c.input(0), c.Int("dim"), c.input(1).to(at::kLong), c.input(2)));
+       }},
       {"edge.topk",
        [](const EdgeCall& c) {
          // A stable sort cut to k: the op's tie order (LibTorch's topk leaves it open).

@@ -457,6 +457,10 @@ _OPS = [
         [VEC, ("y", (2, 2, 4)), ("z", (3, 4)), ("idx", (2, 3, 5), "index:3")],
         "tril/triu (diagonal 0, 1, -1), diagonal (offsets, negative dims), slice_scatter, "
         "select_scatter, gather along the last and a middle dim"),
+    _op("move_scatter_index_put", lambda m, x, idx, v: _scatter_index_put(x, idx, v),
+        [VEC, ("idx", (1, 3, 4), "index:2"), ("v", (2, 4))],
+        "scatter (src, value, in place), index_put with int indices (negative too, broadcast "
+        "values), index_put_ with a bool mask (x[mask] = value)"),
     _op("pixel_shuffle", lambda m, x: (F.pixel_shuffle(x, 2), F.pixel_unshuffle(x, 2)),
         [("x", (1, 8, 4, 6))], "pixel_shuffle and pixel_unshuffle by 2"),
     _op("pool_1d_divisor_adaptive_max", lambda m, x, s: (
@@ -497,6 +501,18 @@ def _factories_fill_copy(x, y):
     scalar.fill_(x[0, 0, 0])
     return (window * 2.0, filled, scalar, x.new_ones(4), x.new_full((2, 2), 3.5),
             x.new_zeros((3,), dtype=torch.int64))
+
+
+def _scatter_index_put(x, idx, v):
+    a = torch.scatter(x, 0, idx, x * 2.0)
+    b = x.scatter(2, idx[:, :, :1].expand(2, 3, 1), 7.5)
+    c = x * 1.0
+    c.scatter_(1, idx[:, :1], -1.0)
+    d = x.index_put((torch.tensor([1, 0]), torch.tensor([-1, 0])), v)
+    e = x.index_put((torch.tensor([[0], [1]]),), torch.tensor(3.0))
+    f = x * 1.0
+    f.index_put_((x > 0.5,), torch.tensor(0.25))
+    return a, b, c, d, e, f
 
 
 def _add_inplace(x, y):

@@ -969,6 +969,133 @@ Results GatherRule(LoweringContext &ctx, const AtenCall &call) {
   return Single(Gather(builder, flat, 0, flat_index, ctx.OutputType().sizes));
 }
 
+// --- Scatter and index_put
+// ------------------------------------------------------------------------------
+
+// scatter.src / scatter.value (and their in-place forms): edge.scatter with src cast to self's
+// dtype, or the value broadcast to the index's shape.
+Results ScatterRule(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * index, ctx.Tensor(call, "index"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  if (x->type().rank() == 0) return Unsupported("scatter into a 0-d tensor");
+  TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, x->type().rank()));
+  if (call.Find("reduce").ok() && !call.IsNone("reduce")) {
+    return Unsupported("scatter with a reduce argument");
+  }
+  EdgeBuilder &builder = ctx.builder();
+  ir::Value *src = nullptr;
+  if (call.Find("src").ok()) {
+    TORCHIR_ASSIGN_OR_RETURN(src, ctx.Tensor(call, "src"));
+    TORCHIR_ASSIGN_OR_RETURN(src, builder.CastTo(src, x->dtype()));
+  } else {
+    TORCHIR_ASSIGN_OR_RETURN(AttrValue value, call.Scalar("value"));
+    TORCHIR_ASSIGN_OR_RETURN(src, builder.Scalar(value.ToDouble().value_or(0.0), x->dtype()));
+    TORCHIR_ASSIGN_OR_RETURN(src, builder.ReshapeTo(src, std::vector<int64_t>(
+                                                             index->sizes().size(), 1)));
+    TORCHIR_ASSIGN_OR_RETURN(src, ExpandTo(builder, src, index->sizes()));
+  }
+  return Single(builder.Emit1("edge.scatter", {x, index, src}, {{"dim", AttrValue::Int(dim)}}));
+}
+
+// index_put(self, indices, values, accumulate=False) and index_put_, in two forms:
+//   - one bool mask over self's leading dims with a single value: where(mask, value, self);
+//   - integer index tensors for self's leading dims (no Nones): the entries they pick, as one
+//     flat index over those dims (negative indices wrap), written by edge.scatter along dim 0
+//     of self viewed as [picked dims merged, rest...] (the kernel checks the flat index; one out
+//     of range for its own dim but inside the merged dims is not caught).
+Results IndexPut(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value *> indices, call.TensorList("indices"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * values, ctx.Tensor(call, "values"));
+  TORCHIR_ASSIGN_OR_RETURN(bool accumulate, call.Bool("accumulate"));
+  if (accumulate) return Unsupported("index_put with accumulate=True");
+  EdgeBuilder &builder = ctx.builder();
+  const int64_t rank = x->type().rank();
+  std::vector<ir::Value *> picks;
+  for (ir::Value *index : indices) {
+    if (index == nullptr) return Unsupported("index_put with a None index (x[:, idx] = v)");
+    picks.push_back(ctx.Map(index));
+  }
+  if (picks.empty() || static_cast<int64_t>(picks.size()) > rank) {
+    return Unsupported("index_put with no index or more indices than dims");
+  }
+  TORCHIR_ASSIGN_OR_RETURN(values, builder.CastTo(values, x->dtype()));
+  if (picks[0]->dtype() == ir::DType::kBool) {
+    ir::Value *mask = picks[0];
+    const std::vector<int64_t> &mask_sizes = mask->sizes();
+    if (picks.size() != 1 || values->type().numel() != 1 ||
+        static_cast<int64_t>(mask_sizes.size()) > rank ||
+        !std::equal(mask_sizes.begin(), mask_sizes.end(), x->sizes().begin())) {
+      return Unsupported("index_put with a bool mask needs one mask over leading dims and one "
+                         "value (a data-dependent count of values otherwise)");
+    }
+    std::vector<int64_t> sizes = mask_sizes;
+    sizes.resize(static_cast<size_t>(rank), 1);
+    TORCHIR_ASSIGN_OR_RETURN(mask, builder.ReshapeTo(mask, sizes));
+    TORCHIR_ASSIGN_OR_RETURN(values, builder.ReshapeTo(values, {}));
+    return Single(builder.Emit1("edge.where", {mask, values, x}));
+  }
+  // The picked positions: index tensors broadcast together, one flat index over the dims.
+  std::vector<int64_t> shape;
+  for (ir::Value *pick : picks) {
+    if (pick->dtype() != ir::DType::kInt64 && pick->dtype() != ir::DType::kInt32) {
+      return Unsupported("index_put with an index that is neither bool nor int");
+    }
+    TORCHIR_ASSIGN_OR_RETURN(shape, dialect::shape_rules::BroadcastShapes(shape, pick->sizes()));
+  }
+  const size_t picked = picks.size();
+  std::vector<int64_t> rest(x->sizes().begin() + picked, x->sizes().end());
+  int64_t merged = 1;
+  for (size_t d = 0; d < picked; ++d) merged *= x->sizes()[d];
+  ir::Value *flat = nullptr;
+  int64_t stride = merged;
+  for (size_t d = 0; d < picked; ++d) {
+    const int64_t size = x->sizes()[d];
+    stride /= size;
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * pick, builder.CastTo(picks[d], ir::DType::kInt64));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * zero, builder.Scalar(0.0, ir::DType::kInt64));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * size_value,
+                             builder.Scalar(static_cast<double>(size), ir::DType::kInt64));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * negative, builder.Emit1("edge.lt", {pick, zero}));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * wrapped, builder.Emit1("edge.add", {pick, size_value}));
+    TORCHIR_ASSIGN_OR_RETURN(pick, builder.Emit1("edge.where", {negative, wrapped, pick}));
+    if (stride != 1) {
+      TORCHIR_ASSIGN_OR_RETURN(ir::Value * scale,
+                               builder.Scalar(static_cast<double>(stride), ir::DType::kInt64));
+      TORCHIR_ASSIGN_OR_RETURN(pick, builder.Emit1("edge.mul", {pick, scale}));
+    }
+    if (flat == nullptr) {
+      flat = pick;
+    } else {
+      TORCHIR_ASSIGN_OR_RETURN(flat, builder.Emit1("edge.add", {flat, pick}));
+    }
+  }
+  TORCHIR_ASSIGN_OR_RETURN(flat, ExpandTo(builder, flat, shape));
+  int64_t count = 1;
+  for (int64_t size : shape) count *= size;
+  // index [count, 1, ...] expanded over the rest; values broadcast to [shape..., rest...].
+  std::vector<int64_t> target = shape;
+  target.insert(target.end(), rest.begin(), rest.end());
+  std::vector<int64_t> index_sizes = {count};
+  index_sizes.resize(1 + rest.size(), 1);
+  std::vector<int64_t> flat_sizes = {count};
+  flat_sizes.insert(flat_sizes.end(), rest.begin(), rest.end());
+  TORCHIR_ASSIGN_OR_RETURN(flat, builder.ReshapeTo(flat, index_sizes));
+  TORCHIR_ASSIGN_OR_RETURN(flat, ExpandTo(builder, flat, flat_sizes));
+  if (values->type().rank() > static_cast<int64_t>(target.size())) {
+    return Unsupported("index_put with values of a higher rank than the indexed result");
+  }
+  TORCHIR_ASSIGN_OR_RETURN(values, ExpandTo(builder, values, target));
+  TORCHIR_ASSIGN_OR_RETURN(values, builder.ReshapeTo(values, flat_sizes));
+  std::vector<int64_t> view_sizes = {merged};
+  view_sizes.insert(view_sizes.end(), rest.begin(), rest.end());
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * view, builder.ReshapeTo(x, view_sizes));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * written, builder.Emit1("edge.scatter", {view, flat, values},
+                                                              {{"dim", AttrValue::Int(0)}}));
+  return Single(builder.ReshapeTo(written, x->sizes()));
+}
+
 // --- Upsampling
 // ------------------------------------------------------------------------------
 
@@ -1207,6 +1334,12 @@ void AddDataMovementRules(RuleTable &table) {
   table.Add("aten.slice_scatter.default", SliceScatter);
   table.Add("aten.select_scatter.default", SelectScatter);
   table.Add("aten.gather.default", GatherRule);
+  for (const char *op : {"aten.scatter.src", "aten.scatter.value", "aten.scatter_.src",
+                         "aten.scatter_.value"}) {
+    table.Add(op, ScatterRule);
+  }
+  table.Add("aten.index_put.default", IndexPut);
+  table.Add("aten.index_put_.default", IndexPut);
   table.Add("aten.upsample_nearest2d.default", UpsampleNearest2d);
   table.Add("aten.upsample_nearest2d.vec", UpsampleNearest2d);
   table.Add("aten._upsample_nearest_exact2d.default", UpsampleNearestExact2d);
