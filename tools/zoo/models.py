@@ -461,6 +461,14 @@ _OPS = [
         [VEC, ("idx", (1, 3, 4), "index:2"), ("v", (2, 4))],
         "scatter (src, value, in place), index_put with int indices (negative too, broadcast "
         "values), index_put_ with a bool mask (x[mask] = value)"),
+    _op("move_hstack_rot90_kth", lambda m, x, v: (
+            torch.hstack([x, x]), torch.hstack((v, v)), torch.vstack([v, v]),
+            torch.vstack((x[0], x[1])), torch.dstack([x[0], x[1]]), torch.column_stack((v, v)),
+            torch.rot90(x), torch.rot90(x, 2, (1, 2)), torch.rot90(x, -1, (0, -1)),
+            torch.kthvalue(x, 2), x.kthvalue(1, 0, True), torch.aminmax(x, dim=1),
+            torch.aminmax(x)),
+        [VEC, ("v", (5,))], "hstack/vstack/dstack/column_stack (1-d and 2-d), rot90 (k = 1, "
+        "2, -1), kthvalue (keepdim), aminmax (one dim, all)"),
     _op("pixel_shuffle", lambda m, x: (F.pixel_shuffle(x, 2), F.pixel_unshuffle(x, 2)),
         [("x", (1, 8, 4, 6))], "pixel_shuffle and pixel_unshuffle by 2"),
     _op("pool_1d_divisor_adaptive_max", lambda m, x, s: (

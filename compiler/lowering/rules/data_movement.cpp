@@ -626,6 +626,56 @@ Results Stack(LoweringContext &ctx, const AtenCall &call) {
   return Single(ctx.builder().Emit1("edge.concatenate", inputs, {{"dim", AttrValue::Int(dim)}}));
 }
 
+// hstack / vstack / dstack / column_stack: each tensor (cast to the output dtype) reshaped as
+// PyTorch's atleast_*d / column rule does, then concatenated.
+Results StackAlong(LoweringContext &ctx, const AtenCall &call, int kind) {
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value *> tensors, call.TensorList("tensors"));
+  if (tensors.empty()) return Unsupported("stacking no tensors");
+  const ir::DType dtype = ctx.OutputType().dtype;
+  EdgeBuilder &builder = ctx.builder();
+  std::vector<ir::Value *> inputs;
+  int64_t dim = 0;
+  for (ir::Value *tensor : tensors) {
+    if (tensor == nullptr) return Unsupported("stacking a None tensor");
+    ir::Value *value = ctx.Map(tensor);
+    std::vector<int64_t> sizes = value->sizes();
+    const size_t rank = sizes.size();
+    switch (kind) {
+      case 0:  // hstack: atleast_1d, dim 0 for 1-d tensors, else 1
+        if (rank == 0) sizes = {1};
+        dim = sizes.size() == 1 ? 0 : 1;
+        break;
+      case 1:  // vstack: atleast_2d, dim 0
+        if (rank == 0) sizes = {1, 1};
+        if (rank == 1) sizes = {1, sizes[0]};
+        dim = 0;
+        break;
+      case 2:  // dstack: atleast_3d, dim 2
+        if (rank == 0) sizes = {1, 1, 1};
+        if (rank == 1) sizes = {1, sizes[0], 1};
+        if (rank == 2) sizes = {sizes[0], sizes[1], 1};
+        dim = 2;
+        break;
+      default:  // column_stack: 0-d and 1-d as columns, dim 1
+        if (rank == 0) sizes = {1, 1};
+        if (rank == 1) sizes = {sizes[0], 1};
+        dim = 1;
+        break;
+    }
+    TORCHIR_ASSIGN_OR_RETURN(value, builder.CastTo(value, dtype));
+    TORCHIR_ASSIGN_OR_RETURN(value, builder.ReshapeTo(value, sizes));
+    inputs.push_back(value);
+  }
+  if (inputs.size() == 1) return inputs;
+  return Single(builder.Emit1("edge.concatenate", inputs, {{"dim", AttrValue::Int(dim)}}));
+}
+Results Hstack(LoweringContext &ctx, const AtenCall &call) { return StackAlong(ctx, call, 0); }
+Results Vstack(LoweringContext &ctx, const AtenCall &call) { return StackAlong(ctx, call, 1); }
+Results Dstack(LoweringContext &ctx, const AtenCall &call) { return StackAlong(ctx, call, 2); }
+Results ColumnStack(LoweringContext &ctx, const AtenCall &call) {
+  return StackAlong(ctx, call, 3);
+}
+
 // narrow(self, dim, start, length): a slice; a negative start counts from the end.
 Results Narrow(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
@@ -673,6 +723,36 @@ Results Flipud(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
   if (x->type().rank() < 1) return Unsupported("flipud of a 0-d tensor");
   return Single(FlipDims(ctx.builder(), x, {0}));
+}
+
+// rot90(self, k, dims): k mod 4 quarter turns from dims[0] towards dims[1], as PyTorch composes
+// them: flip dims[1] then swap (1), flip both (2), flip dims[0] then swap (3).
+Results Rot90(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t k, call.Int("k"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dims, call.IntList("dims"));
+  const int64_t rank = x->type().rank();
+  if (dims.size() != 2 || rank < 2) return Unsupported("rot90 needs two dims of a rank >= 2 tensor");
+  TORCHIR_ASSIGN_OR_RETURN(int64_t a, Dim(dims[0], rank));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t b, Dim(dims[1], rank));
+  if (a == b) return absl::InvalidArgumentError("rot90: the two dims are the same");
+  EdgeBuilder &builder = ctx.builder();
+  std::vector<int64_t> swap = IdentityPermutation(rank);
+  std::swap(swap[a], swap[b]);
+  switch (((k % 4) + 4) % 4) {
+    case 1: {
+      TORCHIR_ASSIGN_OR_RETURN(x, FlipDims(builder, x, {b}));
+      return Single(PermuteBy(builder, x, swap));
+    }
+    case 2:
+      return Single(FlipDims(builder, x, {a, b}));
+    case 3: {
+      TORCHIR_ASSIGN_OR_RETURN(x, FlipDims(builder, x, {a}));
+      return Single(PermuteBy(builder, x, swap));
+    }
+    default:
+      return std::vector<ir::Value *>{x};
+  }
 }
 
 // roll(self, shifts, dims): per (shift, dim) the last `shift` entries moved to the front (two
@@ -1307,6 +1387,13 @@ void AddDataMovementRules(RuleTable &table) {
   table.Add("aten.ones.default", Ones);
   table.Add("aten.ones_like.default", Ones);
   table.Add("aten.stack.default", Stack);
+  table.Add("aten.hstack.default", Hstack);
+  table.Add("aten.vstack.default", Vstack);
+  table.Add("aten.dstack.default", Dstack);
+  table.Add("aten.column_stack.default", ColumnStack);
+  table.Add("aten.atleast_1d.default", ReshapeToOutput);
+  table.Add("aten.atleast_2d.default", ReshapeToOutput);
+  table.Add("aten.rot90.default", Rot90);
   table.Add("aten.narrow.default", Narrow);
   table.Add("aten.flip.default", Flip);
   table.Add("aten.fliplr.default", Fliplr);

@@ -282,6 +282,50 @@ Results Msort(LoweringContext& ctx, const AtenCall& call) {
   return std::vector<ir::Value*>{outs[0]};
 }
 
+// kthvalue(self, k, dim, keepdim): entry k - 1 of the k smallest (edge.topk), values and indices.
+Results Kthvalue(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t k, call.Int("k"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(dim, NormalizeDim(dim, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t size, DimSize(x, dim));
+  if (k < 1 || k > size) {
+    return absl::InvalidArgumentError(absl::StrCat("kthvalue: k ", k, " is out of range for ", size));
+  }
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value*> outs, TopKOf(builder, x, k, dim, false));
+  for (size_t i = 0; i < 2; ++i) {
+    if (x->type().rank() > 0 && k > 1) {
+      TORCHIR_ASSIGN_OR_RETURN(outs[i], builder.Emit1("edge.slice", {outs[i]},
+                                                      {{"dim", AttrValue::Int(dim)},
+                                                       {"start", AttrValue::Int(k - 1)},
+                                                       {"end", AttrValue::Int(k)},
+                                                       {"step", AttrValue::Int(1)}}));
+    }
+    TORCHIR_ASSIGN_OR_RETURN(outs[i], builder.ReshapeTo(outs[i], ctx.OutputType(i).sizes));
+  }
+  return outs;
+}
+
+// aminmax(self, dim?, keepdim): edge.amin and edge.amax over dim (every dim when None).
+Results Aminmax(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> dim, call.OptionalInt("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  std::vector<int64_t> dims;
+  if (dim.has_value()) {
+    TORCHIR_ASSIGN_OR_RETURN(int64_t d, NormalizeDim(*dim, x->type().rank()));
+    if (x->type().rank() > 0) dims.push_back(d);
+  }
+  std::vector<ir::Value*> outs;
+  for (const char* op : {"edge.amin", "edge.amax"}) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * out, EmitReduce(ctx.builder(), op, x, dims, keepdim));
+    TORCHIR_ASSIGN_OR_RETURN(out, ctx.builder().ReshapeTo(out, ctx.OutputType(outs.size()).sizes));
+    outs.push_back(out);
+  }
+  return outs;
+}
+
 // The variance and mean of `x` over normalised `dims`: sum((x - mean)^2) / max(N - correction,
 // 0), both with keepdim as given. Two passes, as ATen's CPU kernel does for float32.
 struct Moments {
@@ -898,6 +942,8 @@ void AddReductionRules(RuleTable& table) {
   table.Add("aten.argsort.default", Argsort);
   table.Add("aten.argsort.stable", Argsort);
   table.Add("aten.msort.default", Msort);
+  table.Add("aten.kthvalue.default", Kthvalue);
+  table.Add("aten.aminmax.default", Aminmax);
   for (const char* op : {"aten.var.default", "aten.var.dim", "aten.var.correction"}) {
     table.Add(op, Var);
   }
