@@ -271,7 +271,11 @@ const std::map<std::string, EdgeImplementation, std::less<>>& Implementations() 
        }},
       {"edge.scatter",
        [](const EdgeCall& c) {
-         return One(at::scatter(c.input(0), c.Int("dim"), c.input(1).to(at::kLong), c.input(2)));
+         const at::Tensor index = c.input(1).to(at::kLong);
+         if (c.Flag("accumulate")) {
+           return One(at::scatter_add(c.input(0), c.Int("dim"), index, c.input(2)));
+         }
+         return One(at::scatter(c.input(0), c.Int("dim"), index, c.input(2)));
        }},
       {"edge.topk",
        [](const EdgeCall& c) {

@@ -460,7 +460,8 @@ _OPS = [
     _op("move_scatter_index_put", lambda m, x, idx, v: _scatter_index_put(x, idx, v),
         [VEC, ("idx", (1, 3, 4), "index:2"), ("v", (2, 4))],
         "scatter (src, value, in place), index_put with int indices (negative too, broadcast "
-        "values), index_put_ with a bool mask (x[mask] = value)"),
+        "values), index_put_ with a bool mask (x[mask] = value), scatter_add and index_put "
+        "accumulate with repeated targets"),
     _op("move_hstack_rot90_kth", lambda m, x, v: (
             torch.hstack([x, x]), torch.hstack((v, v)), torch.vstack([v, v]),
             torch.vstack((x[0], x[1])), torch.dstack([x[0], x[1]]), torch.column_stack((v, v)),
@@ -527,7 +528,9 @@ def _scatter_index_put(x, idx, v):
     e = x.index_put((torch.tensor([[0], [1]]),), torch.tensor(3.0))
     f = x * 1.0
     f.index_put_((x > 0.5,), torch.tensor(0.25))
-    return a, b, c, d, e, f
+    g = torch.scatter_add(x, 1, idx.expand(2, 3, 4), x * 0.5)
+    h = x.index_put((torch.tensor([1, 1, 0]),), x[0], accumulate=True)
+    return a, b, c, d, e, f, g, h
 
 
 def _add_inplace(x, y):

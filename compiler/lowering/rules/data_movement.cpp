@@ -1083,11 +1083,27 @@ Results ScatterRule(LoweringContext &ctx, const AtenCall &call) {
                                                              index->sizes().size(), 1)));
     TORCHIR_ASSIGN_OR_RETURN(src, ExpandTo(builder, src, index->sizes()));
   }
-  return Single(builder.Emit1("edge.scatter", {x, index, src}, {{"dim", AttrValue::Int(dim)}}));
+  return Single(builder.Emit1("edge.scatter", {x, index, src},
+                              {{"dim", AttrValue::Int(dim)}, {"accumulate", AttrValue::Bool(false)}}));
 }
 
-// index_put(self, indices, values, accumulate=False) and index_put_, in two forms:
-//   - one bool mask over self's leading dims with a single value: where(mask, value, self);
+// scatter_add(self, dim, index, src) (and in place): edge.scatter with accumulate.
+Results ScatterAdd(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * index, ctx.Tensor(call, "index"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * src, ctx.Tensor(call, "src"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  if (x->type().rank() == 0) return Unsupported("scatter_add into a 0-d tensor");
+  TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(src, ctx.builder().CastTo(src, x->dtype()));
+  return Single(ctx.builder().Emit1(
+      "edge.scatter", {x, index, src},
+      {{"dim", AttrValue::Int(dim)}, {"accumulate", AttrValue::Bool(true)}}));
+}
+
+// index_put(self, indices, values, accumulate) and index_put_, in two forms:
+//   - one bool mask over self's leading dims with a single value: where(mask, value, self)
+//     (not with accumulate);
 //   - integer index tensors for self's leading dims (no Nones): the entries they pick, as one
 //     flat index over those dims (negative indices wrap), written by edge.scatter along dim 0
 //     of self viewed as [picked dims merged, rest...] (the kernel checks the flat index; one out
@@ -1097,7 +1113,6 @@ Results IndexPut(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value *> indices, call.TensorList("indices"));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * values, ctx.Tensor(call, "values"));
   TORCHIR_ASSIGN_OR_RETURN(bool accumulate, call.Bool("accumulate"));
-  if (accumulate) return Unsupported("index_put with accumulate=True");
   EdgeBuilder &builder = ctx.builder();
   const int64_t rank = x->type().rank();
   std::vector<ir::Value *> picks;
@@ -1112,6 +1127,7 @@ Results IndexPut(LoweringContext &ctx, const AtenCall &call) {
   if (picks[0]->dtype() == ir::DType::kBool) {
     ir::Value *mask = picks[0];
     const std::vector<int64_t> &mask_sizes = mask->sizes();
+    if (accumulate) return Unsupported("index_put with a bool mask and accumulate=True");
     if (picks.size() != 1 || values->type().numel() != 1 ||
         static_cast<int64_t>(mask_sizes.size()) > rank ||
         !std::equal(mask_sizes.begin(), mask_sizes.end(), x->sizes().begin())) {
@@ -1179,8 +1195,10 @@ Results IndexPut(LoweringContext &ctx, const AtenCall &call) {
   std::vector<int64_t> view_sizes = {merged};
   view_sizes.insert(view_sizes.end(), rest.begin(), rest.end());
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * view, builder.ReshapeTo(x, view_sizes));
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * written, builder.Emit1("edge.scatter", {view, flat, values},
-                                                              {{"dim", AttrValue::Int(0)}}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * written,
+                           builder.Emit1("edge.scatter", {view, flat, values},
+                                         {{"dim", AttrValue::Int(0)},
+                                          {"accumulate", AttrValue::Bool(accumulate)}}));
   return Single(builder.ReshapeTo(written, x->sizes()));
 }
 
@@ -1491,6 +1509,8 @@ void AddDataMovementRules(RuleTable &table) {
                          "aten.scatter_.value"}) {
     table.Add(op, ScatterRule);
   }
+  table.Add("aten.scatter_add.default", ScatterAdd);
+  table.Add("aten.scatter_add_.default", ScatterAdd);
   table.Add("aten.index_put.default", IndexPut);
   table.Add("aten.index_put_.default", IndexPut);
   table.Add("aten.upsample_nearest2d.default", UpsampleNearest2d);

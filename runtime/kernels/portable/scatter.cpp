@@ -10,12 +10,13 @@
 namespace torchir::runtime::portable {
 namespace {
 
-enum Arg : size_t { kInput, kIndex, kSrc, kDim, kOut, kNumArgs };
+enum Arg : size_t { kInput, kIndex, kSrc, kDim, kAccumulate, kOut, kNumArgs };
 
 // out = input, then out[.., index[p], ..] = src[p] (the coordinate along `dim` replaced) for
-// every position p of the index, in row-major order (a repeated target takes the last write).
-// False when an index is outside [0, size of dim).
-template <typename Word, typename Index>
+// every position p of the index, in row-major order (a repeated target takes the last write;
+// with kAdd, += : integers wrap through unsigned arithmetic). False when an index is outside
+// [0, size of dim).
+template <typename Word, typename Index, bool kAdd = false>
 bool Scatter(const Tensor& input, const Tensor& index, const Tensor& src, size_t dim,
              const Tensor& out) {
   const size_t rank = input.dim();
@@ -43,13 +44,39 @@ bool Scatter(const Tensor& input, const Tensor& index, const Tensor& src, size_t
       target += (d == dim ? pick : coordinate[d]) * out_strides[d];
       source += coordinate[d] * src_strides[d];
     }
-    y[target] = values[source];
+    if constexpr (kAdd) {
+      if constexpr (std::is_integral_v<Word>) {
+        using Unsigned = std::make_unsigned_t<Word>;
+        y[target] = static_cast<Word>(static_cast<Unsigned>(y[target]) +
+                                      static_cast<Unsigned>(values[source]));
+      } else {
+        y[target] += values[source];
+      }
+    } else {
+      y[target] = values[source];
+    }
     for (size_t d = rank; d-- > 0;) {
       if (++coordinate[d] < index.size(d)) break;
       coordinate[d] = 0;
     }
   }
   return true;
+}
+
+// Scatter with the index dtype the tensor has.
+template <typename Word, bool kAdd>
+bool ScatterAnyIndex(const Tensor& input, const Tensor& index, const Tensor& src, size_t dim,
+                     const Tensor& out) {
+  if (index.scalar_type() == ScalarType::kInt32) {
+    return Scatter<Word, int32_t, kAdd>(input, index, src, dim, out);
+  }
+  return Scatter<Word, int64_t, kAdd>(input, index, src, dim, out);
+}
+
+template <typename T>
+bool ScatterAdding(const Tensor& input, const Tensor& index, const Tensor& src, size_t dim,
+                   const Tensor& out) {
+  return ScatterAnyIndex<T, true>(input, index, src, dim, out);
 }
 
 }  // namespace
@@ -64,6 +91,10 @@ Error CheckScatter(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kSrc, DTypeSet(input.scalar_type()), kernel));
   TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kOut, DTypeSet(input.scalar_type()), kernel));
   TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, kDim, EValue::Tag::kInt, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, kAccumulate, EValue::Tag::kBool, kernel));
+  if (args[kAccumulate]->to_bool()) {
+    TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kInput, kRealTypes, kernel));
+  }
   const Tensor& index = args[kIndex]->to_tensor();
   const Tensor& src = args[kSrc]->to_tensor();
   const int64_t dim = args[kDim]->to_int();
@@ -91,16 +122,25 @@ Error RunScatter(KernelContext& /*context*/, KernelArgs args) {
   const Tensor& src = args[kSrc]->to_tensor();
   const Tensor& out = args[kOut]->to_tensor();
   const size_t dim = static_cast<size_t>(args[kDim]->to_int());
-  return tensor_ops::SwitchElementSize(out.element_size(), [&](auto* tag) -> Error {
-    using Word = std::remove_pointer_t<decltype(tag)>;
-    const bool in_range = index.scalar_type() == ScalarType::kInt32
-                              ? Scatter<Word, int32_t>(input, index, src, dim, out)
-                              : Scatter<Word, int64_t>(input, index, src, dim, out);
-    TORCHIR_CHECK_OR_RETURN(in_range, Error::kIndexOutOfRange,
-                            "scatter: an index is outside [0, %lld)",
-                            static_cast<long long>(input.size(dim)));
-    return Error::kOk;
-  });
+  bool in_range = true;
+  Error error = Error::kOk;
+  if (args[kAccumulate]->to_bool()) {
+    error = TORCHIR_SWITCH_REAL_TYPES(input.scalar_type(), "scatter", [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      in_range = ScatterAdding<T>(input, index, src, dim, out);
+      return Error::kOk;
+    });
+  } else {
+    error = tensor_ops::SwitchElementSize(out.element_size(), [&](auto* tag) -> Error {
+      using Word = std::remove_pointer_t<decltype(tag)>;
+      in_range = ScatterAnyIndex<Word, /*kAdd=*/false>(input, index, src, dim, out);
+      return Error::kOk;
+    });
+  }
+  TORCHIR_RETURN_IF_ERROR(error);
+  TORCHIR_CHECK_OR_RETURN(in_range, Error::kIndexOutOfRange, "scatter: an index is outside [0, %lld)",
+                          static_cast<long long>(input.size(dim)));
+  return Error::kOk;
 }
 
 }  // namespace torchir::runtime::portable
