@@ -470,13 +470,6 @@ _OPS = [
             torch.aminmax(x)),
         [VEC, ("v", (5,))], "hstack/vstack/dstack/column_stack (1-d and 2-d), rot90 (k = 1, "
         "2, -1), kthvalue (keepdim), aminmax (one dim, all)"),
-    _op("pad_reflect_replicate", lambda m, x, s: (
-            F.pad(x, (2, 1, 1, 3), mode="reflect"), F.pad(x, (1, 2, 0, 0), mode="replicate"),
-            F.pad(s, (3, 0), mode="reflect"), F.pad(x, (0, 2, 2, 0), mode="replicate"),
-            m.reflect(x), m.replicate(s)),
-        [("x", (1, 2, 5, 6)), ("s", (2, 3, 7))], "F.pad reflect/replicate (2-d and 1-d, "
-        "asymmetric), nn.ReflectionPad2d, nn.ReplicationPad1d",
-        reflect=lambda: nn.ReflectionPad2d(2), replicate=lambda: nn.ReplicationPad1d((1, 3))),
     _op("pixel_shuffle", lambda m, x: (F.pixel_shuffle(x, 2), F.pixel_unshuffle(x, 2)),
         [("x", (1, 8, 4, 6))], "pixel_shuffle and pixel_unshuffle by 2"),
     _op("pool_1d_divisor_adaptive_max", lambda m, x, s: (

@@ -472,16 +472,8 @@ Results ConstantPadNd(LoweringContext &ctx, const AtenCall &call) {
   return Single(ConstantPad(ctx.builder(), x, pad, value.ToDouble().value_or(0.0)));
 }
 
-absl::StatusOr<ir::Value *> PadByIndex(EdgeBuilder &builder, ir::Value *x,
-                                       const std::vector<int64_t> &pad, bool reflect);
-
 Results Pad(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(std::string mode, call.String("mode"));
-  if (mode == "reflect" || mode == "replicate") {
-    TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
-    TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> pad, call.IntList("pad"));
-    return Single(PadByIndex(ctx.builder(), x, pad, mode == "reflect"));
-  }
   if (mode != "constant") return Unsupported(absl::StrCat("pad mode '", mode, "'"));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
   TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> pad, call.IntList("pad"));
@@ -1202,55 +1194,6 @@ Results IndexPut(LoweringContext &ctx, const AtenCall &call) {
   return Single(builder.ReshapeTo(written, x->sizes()));
 }
 
-// --- Reflection and replication padding
-// ------------------------------------------------------------------------------
-
-// `x` padded by `pad` (pairs, innermost dim first, as F.pad) with mirrored (reflect: the edge
-// not repeated) or repeated (replicate) edge entries: per padded dim an index_select with the
-// source of every output position.
-absl::StatusOr<ir::Value *> PadByIndex(EdgeBuilder &builder, ir::Value *x,
-                                       const std::vector<int64_t> &pad, bool reflect) {
-  const int64_t rank = x->type().rank();
-  if (pad.size() % 2 != 0 || static_cast<int64_t>(pad.size() / 2) > rank) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("padding of ", pad.size(), " entries for a rank-", rank, " tensor"));
-  }
-  for (size_t pair = 0; pair < pad.size() / 2; ++pair) {
-    const int64_t dim = rank - 1 - static_cast<int64_t>(pair);
-    const int64_t before = pad[2 * pair], after = pad[2 * pair + 1];
-    if (before == 0 && after == 0) continue;
-    const int64_t size = x->sizes()[dim];
-    if (size == 0 || (reflect && (before >= size || after >= size))) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          reflect ? "reflection" : "replication", " padding of ", before, " and ", after,
-          " does not fit a dim of ", size));
-    }
-    std::vector<int64_t> index;
-    for (int64_t j = -before; j < size + after; ++j) {
-      int64_t i = j;
-      if (reflect) {
-        i = j < 0 ? -j : (j >= size ? 2 * (size - 1) - j : j);
-      } else {
-        i = std::clamp<int64_t>(j, 0, size - 1);
-      }
-      index.push_back(i);
-    }
-    TORCHIR_ASSIGN_OR_RETURN(x, PickAlong(builder, x, dim, index));
-  }
-  return x;
-}
-
-Results ReflectionPad(LoweringContext &ctx, const AtenCall &call) {
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
-  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> padding, call.IntList("padding"));
-  return Single(PadByIndex(ctx.builder(), x, padding, /*reflect=*/true));
-}
-Results ReplicationPad(LoweringContext &ctx, const AtenCall &call) {
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
-  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> padding, call.IntList("padding"));
-  return Single(PadByIndex(ctx.builder(), x, padding, /*reflect=*/false));
-}
-
 // --- Upsampling
 // ------------------------------------------------------------------------------
 
@@ -1496,15 +1439,6 @@ void AddDataMovementRules(RuleTable &table) {
   table.Add("aten.slice_scatter.default", SliceScatter);
   table.Add("aten.select_scatter.default", SelectScatter);
   table.Add("aten.gather.default", GatherRule);
-  for (const char *op : {"aten.reflection_pad1d.default", "aten.reflection_pad2d.default",
-                         "aten.reflection_pad3d.default"}) {
-    table.Add(op, ReflectionPad);
-  }
-  for (const char *op : {"aten.replication_pad1d.default", "aten.replication_pad2d.default",
-                         "aten.replication_pad3d.default"}) {
-    table.Add(op, ReplicationPad);
-  }
-  table.Add("aten.empty_strided.default", Empty);
   for (const char *op : {"aten.scatter.src", "aten.scatter.value", "aten.scatter_.src",
                          "aten.scatter_.value"}) {
     table.Add(op, ScatterRule);
