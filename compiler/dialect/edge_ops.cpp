@@ -259,6 +259,16 @@ std::vector<EdgeOpDef> BuildTable() {
       Op("edge.max_dim", {In("input")}, {Int("dim"), Flag("keepdim")},
          {In("values"), Fixed("indices", kInt64)}, T(kArithmetic), rules::MaxDim,
          "max along dim with the index of the first maximum"),
+      Reduction("edge.amin", kArithmetic, "min over dims (all when empty)"),
+      Reduction("edge.prod", kArithmetic, "product over dims (all when empty)"),
+      Op("edge.min_dim", {In("input")}, {Int("dim"), Flag("keepdim")},
+         {In("values"), Fixed("indices", kInt64)}, T(kArithmetic), rules::MaxDim,
+         "min along dim with the index of the first minimum"),
+      Op("edge.cumsum", {In("input")}, {Int("dim")}, {In("out")}, T(kArithmetic),
+         rules::AlongDim, "running sums along dim"),
+      Op("edge.topk", {In("input")}, {Int("k"), Int("dim"), Flag("largest")},
+         {In("values"), Fixed("indices", kInt64)}, T(kArithmetic), rules::TopK,
+         "the k largest (or smallest) along dim, in order, ties in index order (sort, argsort)"),
 
       // Pooling over the last two dims.
       Op("edge.max_pool2d", {In("input")},
@@ -301,6 +311,11 @@ std::vector<EdgeOpDef> BuildTable() {
       Op("edge.index_select", {In("input"), In("index", "I")}, {Int("dim")}, {In("out")},
          {{"T", DTypeSet::All()}, {"I", kIndex}}, rules::IndexSelect,
          "gather entries of a 1-d index along dim (embedding, index.Tensor)"),
+      Op("edge.scatter", {In("input"), In("index", "I"), In("src")},
+         {Int("dim"), Flag("accumulate")}, {In("out")}, {{"T", DTypeSet::All()}, {"I", kIndex}},
+         rules::Scatter,
+         "input with src written (or, accumulate, added) where the index points along dim "
+         "(scatter, scatter_add, index_put)"),
       Op("edge.constant_pad", {In("input")}, {Ints("pad"), Real("value")}, {In("out")},
          T(kArithmetic), rules::ConstantPad,
          "pad with a constant; pad pairs innermost dim first (negative crops)"),

@@ -297,6 +297,47 @@ absl::StatusOr<Types> MaxDim(const Inputs& inputs, const ir::Node& node) {
   return Types{TensorType{input.dtype, out}, TensorType{DType::kInt64, out}};
 }
 
+absl::StatusOr<Types> AlongDim(const Inputs& inputs, const ir::Node& node) {
+  auto dim = NormalizeDim(IntAttr(node, "dim"), inputs[0]->rank());
+  if (!dim.ok()) return dim.status();
+  return Types{*inputs[0]};
+}
+
+absl::StatusOr<Types> TopK(const Inputs& inputs, const ir::Node& node) {
+  const TensorType& input = *inputs[0];
+  auto dim = NormalizeDim(IntAttr(node, "dim"), input.rank());
+  if (!dim.ok()) return dim.status();
+  const int64_t k = IntAttr(node, "k");
+  const int64_t length = input.rank() == 0 ? 1 : input.sizes[*dim];
+  if (k < 0 || k > length) {
+    return Invalid(absl::StrCat("k ", k, " is out of range for a dim of ", length));
+  }
+  std::vector<int64_t> out = input.sizes;
+  if (input.rank() > 0) out[*dim] = k;
+  return Types{TensorType{input.dtype, out}, TensorType{DType::kInt64, out}};
+}
+
+absl::StatusOr<Types> Scatter(const Inputs& inputs, const ir::Node& node) {
+  const TensorType& input = *inputs[0];
+  const TensorType& index = *inputs[1];
+  const TensorType& src = *inputs[2];
+  const int64_t dim = IntAttr(node, "dim");
+  if (input.rank() == 0 || dim < 0 || dim >= input.rank()) {
+    return Invalid(absl::StrCat("dim ", dim, " is not a dim of ", Shape(input.sizes)));
+  }
+  if (index.rank() != input.rank() || src.rank() != input.rank()) {
+    return Invalid("index and src must have the input's rank");
+  }
+  for (int64_t d = 0; d < input.rank(); ++d) {
+    if (index.sizes[d] > src.sizes[d] || (d != dim && index.sizes[d] > input.sizes[d])) {
+      return Invalid(absl::StrCat("index ", Shape(index.sizes), " is larger than src ",
+                                  Shape(src.sizes), " or the input ", Shape(input.sizes),
+                                  " in dim ", d));
+    }
+  }
+  return Types{input};
+}
+
 absl::StatusOr<Types> Pool2d(const Inputs& inputs, const ir::Node& node) {
   const TensorType& input = *inputs[0];
   if (input.rank() != 3 && input.rank() != 4) {

@@ -33,6 +33,10 @@ absl::StatusOr<Types> LayerNorm(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Softmax(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Reduce(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> MaxDim(const Inputs& inputs, const ir::Node& node);
+// The input's type, for ops along a valid `dim` attribute (cumsum).
+absl::StatusOr<Types> AlongDim(const Inputs& inputs, const ir::Node& node);
+// Values and int64 indices: the input's sizes with `k` (0 <= k <= size) along `dim`.
+absl::StatusOr<Types> TopK(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Pool2d(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> AdaptiveAvgPool2d(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Reshape(const Inputs& inputs, const ir::Node& node);
@@ -41,6 +45,9 @@ absl::StatusOr<Types> Slice(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Concatenate(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Expand(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> IndexSelect(const Inputs& inputs, const ir::Node& node);
+// The input's type; index and src of the input's rank, the index within src and (outside
+// `dim`) within the input.
+absl::StatusOr<Types> Scatter(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> ConstantPad(const Inputs& inputs, const ir::Node& node);
 // edge.pad: like ConstantPad, with pads >= 0 that the mode can fill (reflect: each < the dim's
 // size; circular: each <= it; replicate: a non-empty dim).

@@ -11,6 +11,7 @@
 #include "compiler/dialect/edge_ops.h"
 #include "compiler/lowering/aten_verifier.h"
 #include "compiler/lowering/rule_table.h"
+#include "compiler/lowering/rules/rule_helpers.h"
 
 namespace torchir::lowering {
 namespace {
@@ -27,13 +28,17 @@ bool IsInPlace(const std::string& op) {
 }
 
 // True when something reads `output`: a graph output, a node other than getitem,
-// or a getitem that picks it (getitem lists all the producer's outputs as inputs).
+// or a getitem that picks it and is read itself (getitem lists all the producer's
+// outputs as inputs; pytorch-ir writes a getitem for every output, used or not).
 bool IsRead(const ir::Value& output) {
   if (output.is_graph_output()) return true;
   for (const ir::Use& use : output.uses()) {
     if (use.user->op() != "getitem") return true;
     const ir::AttrValue* index = use.user->FindAttr("index");
-    if (index != nullptr && index->as_int() == output.producer_index()) return true;
+    if (index != nullptr && index->as_int() == output.producer_index() &&
+        IsRead(*use.user->output())) {
+      return true;
+    }
   }
   return false;
 }
@@ -109,6 +114,10 @@ class Lowerer {
       const ir::Value* chosen = producer != nullptr && index < static_cast<int64_t>(producer->num_outputs())
                                     ? producer->output(static_cast<size_t>(index))
                                     : node.input(static_cast<size_t>(index));
+      // An output its rule left out is unread (IsRead), and so is this getitem.
+      if (chosen->kind() == ir::ValueKind::kNodeOutput && map_.count(chosen) == 0) {
+        return absl::OkStatus();
+      }
       map_[node.output()] = Map(chosen);
       return absl::OkStatus();
     }
@@ -156,6 +165,22 @@ class Lowerer {
     if (IsInPlace(node.op()) && node.num_inputs() > 0 && node.num_outputs() > 0 &&
         (*results)[0] != nullptr) {
       map_[node.input(0)] = (*results)[0];
+      // A write into a view (slice, select) reaches the view's base, up the chain.
+      const ir::Value* mutated = node.input(0);
+      ir::Value* value = (*results)[0];
+      while (mutated->producer() != nullptr) {
+        const ir::Node& view = *mutated->producer();
+        absl::StatusOr<ir::Value*> base =
+            WriteThroughView(builder_, view, Map(view.input(0)), value);
+        if (!base.ok()) {
+          return absl::Status(base.status().code(),
+                              absl::StrCat(Where(node), ": ", base.status().message()));
+        }
+        if (*base == nullptr) break;
+        value = *base;
+        mutated = view.input(0);
+        map_[mutated] = value;
+      }
     }
     return absl::OkStatus();
   }

@@ -221,6 +221,52 @@ const std::map<std::string, EdgeImplementation, std::less<>>& Implementations() 
        [](const EdgeCall& c) {
          return One(at::pad(c.input(0), c.Ints("pad"), c.Str("mode"), c10::nullopt));
        }},
+      // Reductions, scans (ops-structural).
+      {"edge.amin",
+       [](const EdgeCall& c) {
+         return One(at::amin(c.input(0), ReductionDims(c), c.Flag("keepdim")));
+       }},
+      {"edge.prod",
+       [](const EdgeCall& c) {
+         // LibTorch's prod takes one dim at a time; integers keep the input's dtype in Edge.
+         at::Tensor x = c.input(0);
+         if (x.dim() == 0) return One(x.clone());
+         std::vector<int64_t> dims = ReductionDims(c);
+         for (int64_t& dim : dims) dim = dim < 0 ? dim + x.dim() : dim;
+         std::sort(dims.rbegin(), dims.rend());
+         for (int64_t dim : dims) x = at::prod(x, dim, /*keepdim=*/true, x.scalar_type());
+         if (!c.Flag("keepdim")) {
+           for (int64_t dim : dims) x = x.squeeze(dim);
+         }
+         return One(x);
+       }},
+      {"edge.min_dim",
+       [](const EdgeCall& c) {
+         auto [values, indices] = at::min(c.input(0), c.Int("dim"), c.Flag("keepdim"));
+         return EdgeResults{values, indices};
+       }},
+      {"edge.cumsum",
+       [](const EdgeCall& c) {
+         return One(at::cumsum(c.input(0), c.Int("dim"), c.input(0).scalar_type()));
+       }},
+      {"edge.scatter",
+       [](const EdgeCall& c) {
+         const at::Tensor index = c.input(1).to(at::kLong);
+         if (c.Flag("accumulate")) {
+           return One(at::scatter_add(c.input(0), c.Int("dim"), index, c.input(2)));
+         }
+         return One(at::scatter(c.input(0), c.Int("dim"), index, c.input(2)));
+       }},
+      {"edge.topk",
+       [](const EdgeCall& c) {
+         // A stable sort cut to k: the op's tie order (LibTorch's topk leaves it open).
+         auto [values, indices] =
+             at::sort(c.input(0), /*stable=*/true, c.Int("dim"), /*descending=*/c.Flag("largest"));
+         const int64_t k = c.Int("k");
+         if (c.input(0).dim() == 0) return EdgeResults{values, indices};
+         return EdgeResults{values.narrow(c.Int("dim"), 0, k).contiguous(),
+                            indices.narrow(c.Int("dim"), 0, k).contiguous()};
+       }},
   };
   return *table;
 }

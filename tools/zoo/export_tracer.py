@@ -13,6 +13,7 @@ The op then runs eagerly and the node is recorded with its eager result as refer
 """
 
 import inspect
+import math
 from typing import Callable, Dict, List
 
 import torch
@@ -111,7 +112,8 @@ class Recorder:
 # ---- lowering rules for Python-level functions -----------------------------------------------
 
 # Functions whose own signature is (*args, **kwargs) are bound with an equivalent one.
-_SIGNATURE_SOURCES = {F.max_pool1d: F._max_pool1d, F.max_pool2d: F._max_pool2d}
+_SIGNATURE_SOURCES = {F.max_pool1d: F._max_pool1d, F.max_pool2d: F._max_pool2d,
+                      F.adaptive_max_pool2d: F.adaptive_max_pool2d_with_indices}
 
 
 def _params(function, args, kwargs):
@@ -190,6 +192,39 @@ def _adaptive_avg_pool2d(rec, p):
     return rec.call("adaptive_avg_pool2d", (p["input"], size))
 
 
+_INTERPOLATE_OPS = {"nearest": "upsample_nearest2d", "nearest-exact": "_upsample_nearest_exact2d",
+                    "bilinear": "upsample_bilinear2d"}
+
+
+def _interpolate(rec, p):
+    """F.interpolate on [N, C, H, W] as torch.export records it: the .vec overload with either
+    output_size or scale_factors (sizes computed first under recompute_scale_factor)."""
+    x, mode = p["input"], p["mode"]
+    if x.dim() != 4 or mode not in _INTERPOLATE_OPS or p["antialias"]:
+        raise UnsupportedCall(f"F.interpolate of a {x.dim()}-d input in mode {mode!r}")
+    size, scale = p["size"], p["scale_factor"]
+    pair = (lambda v: list(v) if isinstance(v, (list, tuple)) else [v, v])
+    output_size = pair(size) if size is not None else None
+    scales = [float(s) for s in pair(scale)] if scale is not None else None
+    if scales is not None and p["recompute_scale_factor"]:
+        output_size = [int(math.floor(x.shape[2 + i] * scales[i])) for i in range(2)]
+        scales = None
+    kwargs = {"input": x, "output_size": output_size}
+    if mode == "bilinear":
+        kwargs["align_corners"] = bool(p["align_corners"])
+    kwargs["scale_factors"] = scales
+    return rec.call(_INTERPOLATE_OPS[mode], (), kwargs)
+
+
+def _adaptive_max_pool2d(rec, p):
+    size = p["output_size"]
+    size = [size, size] if isinstance(size, int) else list(size)
+    spatial = p["input"].shape[-2:]
+    size = [spatial[i] if s is None else s for i, s in enumerate(size)]
+    result = rec.call("adaptive_max_pool2d", (p["input"], size))
+    return result if p["return_indices"] else result[0]
+
+
 def _embedding(rec, p):
     if p["max_norm"] is not None:
         raise UnsupportedCall("F.embedding with max_norm (it renormalises the weight in place)")
@@ -236,6 +271,8 @@ _FUNCTION_RULES = {
     F.max_pool2d: _max_pool(2),
     F.adaptive_avg_pool2d: _adaptive_avg_pool2d,
     F.embedding: _embedding,
+    F.interpolate: _interpolate,
+    F.adaptive_max_pool2d: _adaptive_max_pool2d,
     torch.Tensor.split: _tensor_split_method,
     torch.functional.split: _torch_split,
 }

@@ -497,6 +497,102 @@ _OPS = [
     _op("binary_integer", lambda m, a, b, x: _binary_integer(a, b, x),
         [("a", (2, 3, 4), "index:40"), ("b", (2, 3, 4), "index:9"), VEC],
         "int64 // % fmod & | ^ ~, logical and/or/xor/not, isnan, isinf"),
+    # structural coverage (issue 11): several ops per case, every argument form the schema allows
+    _op("reduce_min_arg", lambda m, x: (torch.amin(x, dim=(0, -1)), x.amin(1, keepdim=True),
+                                        x.min(), x.min(dim=-2), torch.argmax(x),
+                                        x.argmax(dim=2, keepdim=True), torch.argmin(x, 0),
+                                        x.argmin(keepdim=True)),
+        [VEC], "amin (dims, keepdim), min, min.dim, argmax/argmin with and without a dim"),
+    _op("reduce_prod_cumsum", lambda m, x, ids: (x.prod(), torch.prod(x, -1, keepdim=True),
+                                                 ids.prod(1), x.cumsum(1), torch.cumsum(ids, -1),
+                                                 x.cumsum(0, dtype=torch.float32)),
+        [VEC, ("ids", (2, 5), "index:5")], "prod (all, dim), integer prod, cumsum (int64 too)"),
+    _op("reduce_var_std", lambda m, x: (x.var(), x.std(dim=1), torch.var(x, (0, 2), keepdim=True),
+                                        x.std(-1, unbiased=False),
+                                        torch.var(x, 1, correction=0),
+                                        torch.var_mean(x, dim=-1), torch.std_mean(x, 0)),
+        [VEC], "var/std: all dims, one dim, dims + keepdim, unbiased=False, correction; "
+        "var_mean, std_mean"),
+    _op("reduce_any_all", lambda m, x, ids: ((x > 0).any(), (x > 0).all(dim=1),
+                                             torch.any(x > -1, dim=-1, keepdim=True),
+                                             ids.all(), ids.any(0), x.all(1),
+                                             torch.count_nonzero(ids, dim=1)),
+        [VEC, ("ids", (3, 4), "index:3")], "any/all of bool, int64 and float tensors, "
+        "over all dims or one, keepdim; count_nonzero"),
+    _op("reduce_logsumexp_norm", lambda m, x: (torch.logsumexp(x, 1), x.logsumexp(-1, keepdim=True),
+                                               torch.linalg.vector_norm(x),
+                                               torch.linalg.vector_norm(x, 1, dim=-1),
+                                               torch.linalg.vector_norm(x, float("inf"), (0, 1)),
+                                               torch.linalg.vector_norm(x, 3.0, 1, keepdim=True)),
+        [VEC], "logsumexp, linalg.vector_norm (2, 1, inf, 3)"),
+    _op("reduce_topk_sort", lambda m, x, ids: (torch.topk(x, 2), x.topk(2, dim=0, largest=False),
+                                               torch.sort(x, dim=1), x.sort(descending=True),
+                                               torch.argsort(x, dim=-1), ids.sort(stable=True),
+                                               torch.msort(x)),
+        [VEC, ("ids", (3, 6), "index:4")], "topk (largest, smallest), sort (ascending, "
+        "descending, stable with ties), argsort, msort"),
+    _op("move_stack_narrow_flip", lambda m, x, y: (torch.stack([x, y], 1), torch.stack((x, x), -1),
+                                                   x.narrow(2, 1, 2), x.narrow(-1, -3, 2),
+                                                   torch.flip(x, (0, -1)), x.fliplr(), x.flipud()),
+        [VEC, ("y", (2, 3, 4))], "stack (dim 1, -1), narrow (negative dim and start), flip "
+        "(two dims), fliplr, flipud"),
+    _op("move_roll_repeat_tile", lambda m, x: (torch.roll(x, 1, 2), torch.roll(x, (1, -2), (0, 2)),
+                                               torch.roll(x, 5), x.repeat(2, 1, 3),
+                                               x.repeat(2, 1, 1, 2), x.tile((2,)),
+                                               torch.tile(x, (2, 1, 1, 1))),
+        [VEC], "roll (one dim, two dims, flattened), repeat (same rank, new leading dim), tile "
+        "(short and long dims)"),
+    _op("move_factories_fill_copy", lambda m, x, y: _factories_fill_copy(x, y),
+        [VEC, ("y", (3, 4))], "new_zeros/new_ones/new_full, fill_ (number and 0-d tensor), copy_ "
+        "with broadcasting (swin_t's pattern)"),
+    _op("move_triangle_diagonal_scatter", lambda m, x, y, z, idx: (
+            torch.tril(x), x.triu(1), torch.tril(x, -1), torch.diagonal(x, 0, 1, 2),
+            x.diagonal(1, -1, -2), torch.diagonal(x, -1), torch.slice_scatter(x, y, 1, 0, 2, 1),
+            torch.select_scatter(x, z, 0, -1), torch.gather(x, 2, idx), x.gather(-2, idx[:, :2, :4])),
+        [VEC, ("y", (2, 2, 4)), ("z", (3, 4)), ("idx", (2, 3, 5), "index:3")],
+        "tril/triu (diagonal 0, 1, -1), diagonal (offsets, negative dims), slice_scatter, "
+        "select_scatter, gather along the last and a middle dim"),
+    _op("move_scatter_index_put", lambda m, x, idx, v: _scatter_index_put(x, idx, v),
+        [VEC, ("idx", (1, 3, 4), "index:2"), ("v", (2, 4))],
+        "scatter (src, value, in place), index_put with int indices (negative too, broadcast "
+        "values), index_put_ with a bool mask (x[mask] = value), scatter_add and index_put "
+        "accumulate with repeated targets"),
+    _op("move_hstack_rot90_kth", lambda m, x, v: (
+            torch.hstack([x, x]), torch.hstack((v, v)), torch.vstack([v, v]),
+            torch.vstack((x[0], x[1])), torch.dstack([x[0], x[1]]), torch.column_stack((v, v)),
+            torch.rot90(x), torch.rot90(x, 2, (1, 2)), torch.rot90(x, -1, (0, -1)),
+            torch.kthvalue(x, 2), x.kthvalue(1, 0, True), torch.aminmax(x, dim=1),
+            torch.aminmax(x)),
+        [VEC, ("v", (5,))], "hstack/vstack/dstack/column_stack (1-d and 2-d), rot90 (k = 1, "
+        "2, -1), kthvalue (keepdim), aminmax (one dim, all)"),
+    _op("pixel_shuffle", lambda m, x: (F.pixel_shuffle(x, 2), F.pixel_unshuffle(x, 2)),
+        [("x", (1, 8, 4, 6))], "pixel_shuffle and pixel_unshuffle by 2"),
+    _op("pool_1d_divisor_adaptive_max", lambda m, x, s: (
+            F.max_pool1d(s, 3), F.max_pool1d(s, 3, 2, 1, 2, True), F.avg_pool1d(s, 2),
+            F.avg_pool1d(s, 3, 2, 1, True, False), F.avg_pool2d(x, 3, 2, 1, divisor_override=4),
+            F.avg_pool2d(x, 2, 2, 1, True, divisor_override=3), F.max_pool2d(x, 3, 1, 1, 2),
+            F.adaptive_max_pool2d(x, 1), F.adaptive_max_pool2d(x, (2, 5)),
+            F.adaptive_avg_pool1d(s, 4), F.adaptive_avg_pool1d(s, 3)),
+        [FEAT, ("s", (2, 4, 12))], "max_pool1d (dilation, ceil), avg_pool1d, avg_pool2d "
+        "divisor_override (ceil: windows of different sizes), dilated max_pool2d, "
+        "adaptive_max_pool2d (global, divisible), adaptive_avg_pool1d"),
+    _op("upsample", lambda m, x: (
+            F.interpolate(x, scale_factor=2), F.interpolate(x, size=(7, 5)),
+            F.interpolate(x, scale_factor=1.5, mode="nearest-exact"),
+            F.interpolate(x, scale_factor=2, mode="bilinear"),
+            F.interpolate(x, size=(9, 7), mode="bilinear", align_corners=True),
+            F.interpolate(x, scale_factor=(1.7, 0.6), mode="bilinear", recompute_scale_factor=False),
+            F.interpolate(x, size=4)),
+        [("x", (1, 3, 4, 6))], "F.interpolate: nearest (scale, size), nearest-exact, bilinear "
+        "(scale, align_corners, non-integer scales kept)"),
+    _op("conv_transpose", lambda m, x, s: (m.up(x), m.grouped(x), m.line(s)),
+        [("x", (1, 4, 5, 6)), ("s", (2, 4, 7))],
+        "ConvTranspose2d (stride 2, padding 1, output_padding 1), grouped and dilated "
+        "ConvTranspose2d without bias, ConvTranspose1d (stride 3)",
+        up=lambda: nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1),
+        grouped=lambda: nn.ConvTranspose2d(4, 6, (3, 2), stride=(1, 2), padding=(2, 0),
+                                           groups=2, dilation=(2, 1), bias=False),
+        line=lambda: nn.ConvTranspose1d(4, 3, 4, stride=3, padding=2)),
 ]
 
 
@@ -700,6 +796,31 @@ def _inplace_integer(a, b):
     return (t, u, v, 3 & a, 5 | a, 6 ^ a, torch.bitwise_and(a, 3), torch.bitwise_or(a, 3),
             torch.bitwise_xor(a, 3), torch.remainder(3, d), torch.fmod(a, 3),
             torch.floor_divide(a, 3))
+
+
+def _factories_fill_copy(x, y):
+    window = x.new_zeros(x.shape)
+    window.copy_(y)
+    filled = x.new_zeros((2, 3))
+    filled.fill_(2.5)
+    scalar = x.new_ones((2, 2))
+    scalar.fill_(x[0, 0, 0])
+    return (window * 2.0, filled, scalar, x.new_ones(4), x.new_full((2, 2), 3.5),
+            x.new_zeros((3,), dtype=torch.int64))
+
+
+def _scatter_index_put(x, idx, v):
+    a = torch.scatter(x, 0, idx, x * 2.0)
+    b = x.scatter(2, idx[:, :, :1].expand(2, 3, 1), 7.5)
+    c = x * 1.0
+    c.scatter_(1, idx[:, :1], -1.0)
+    d = x.index_put((torch.tensor([1, 0]), torch.tensor([-1, 0])), v)
+    e = x.index_put((torch.tensor([[0], [1]]),), torch.tensor(3.0))
+    f = x * 1.0
+    f.index_put_((x > 0.5,), torch.tensor(0.25))
+    g = torch.scatter_add(x, 1, idx.expand(2, 3, 4), x * 0.5)
+    h = x.index_put((torch.tensor([1, 1, 0]),), x[0], accumulate=True)
+    return a, b, c, d, e, f, g, h
 
 
 def _add_inplace(x, y):

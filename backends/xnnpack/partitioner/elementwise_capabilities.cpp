@@ -48,7 +48,14 @@ absl::Status SerializeBinary(const ir::Node& node, SubgraphSerializer& subgraph)
 
 // --- unary ----------------------------------------------------------------------------------
 
-Support Always(const ir::Node&) { return Support::Yes(); }
+// Every unary op takes any input but a 0-d one: XNNPACK's unary nodes read the last dim as
+// channels, so the delegate refuses rank 0 at init (a full reduction's sqrt in a vector norm).
+Support Always(const ir::Node& node) {
+  if (node.input(0)->sizes().empty()) {
+    return Support::No("a 0-d input: XNNPACK's unary nodes need at least 1 dim");
+  }
+  return Support::Yes();
+}
 
 template <typename Op>
 absl::Status SerializeUnary(const ir::Node& node, SubgraphSerializer& subgraph) {

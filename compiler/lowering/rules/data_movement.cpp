@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "absl/strings/str_join.h"
+#include "compiler/dialect/aten_call.h"
 #include "compiler/dialect/shape_rules.h"
 #include "compiler/ir/checked_math.h"
 #include "compiler/ir/scalar_encoding.h"
@@ -586,7 +587,784 @@ Results ArangeStartStep(LoweringContext &ctx, const AtenCall &call) {
   return Arange(ctx, call, true, true);
 }
 
+// --- Structural ops written with other Edge ops
+// ------------------------------------------------------------
+
+// An int64 constant of `sizes` holding `values`.
+ir::Value *Int64Constant(EdgeBuilder &builder, const std::vector<int64_t> &sizes,
+                         const std::vector<int64_t> &values) {
+  return builder.Constant(
+      ir::TensorType{ir::DType::kInt64, sizes},
+      ir::TensorData::Copy(reinterpret_cast<const uint8_t *>(values.data()),
+                           values.size() * sizeof(int64_t)));
+}
+
+// `x` with the entries of dim `dim` picked by the constant `index` (any length).
+absl::StatusOr<ir::Value *> PickAlong(EdgeBuilder &builder, ir::Value *x, int64_t dim,
+                                      const std::vector<int64_t> &index) {
+  ir::Value *indices = Int64Constant(builder, {static_cast<int64_t>(index.size())}, index);
+  return builder.Emit1("edge.index_select", {x, indices}, {{"dim", AttrValue::Int(dim)}});
+}
+
+// stack(tensors, dim): each tensor (cast to the output dtype) with a size-1 dim inserted at
+// `dim` (in [-rank-1, rank]), then concatenated there.
+Results Stack(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value *> tensors, call.TensorList("tensors"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  if (tensors.empty()) return Unsupported("stack of no tensors");
+  const ir::DType dtype = ctx.OutputType().dtype;
+  std::vector<ir::Value *> inputs;
+  for (ir::Value *tensor : tensors) {
+    if (tensor == nullptr) return Unsupported("stack of a None tensor");
+    ir::Value *value = ctx.Map(tensor);
+    TORCHIR_ASSIGN_OR_RETURN(int64_t d, dialect::shape_rules::NormalizeDim(
+                                            dim, value->type().rank() + 1));
+    std::vector<int64_t> sizes = value->sizes();
+    sizes.insert(sizes.begin() + d, 1);
+    TORCHIR_ASSIGN_OR_RETURN(value, ctx.builder().CastTo(value, dtype));
+    TORCHIR_ASSIGN_OR_RETURN(value, ctx.builder().ReshapeTo(value, sizes));
+    inputs.push_back(value);
+    dim = d;
+  }
+  if (inputs.size() == 1) return inputs;
+  return Single(ctx.builder().Emit1("edge.concatenate", inputs, {{"dim", AttrValue::Int(dim)}}));
+}
+
+// hstack / vstack / dstack / column_stack: each tensor (cast to the output dtype) reshaped as
+// PyTorch's atleast_*d / column rule does, then concatenated.
+Results StackAlong(LoweringContext &ctx, const AtenCall &call, int kind) {
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value *> tensors, call.TensorList("tensors"));
+  if (tensors.empty()) return Unsupported("stacking no tensors");
+  const ir::DType dtype = ctx.OutputType().dtype;
+  EdgeBuilder &builder = ctx.builder();
+  std::vector<ir::Value *> inputs;
+  int64_t dim = 0;
+  for (ir::Value *tensor : tensors) {
+    if (tensor == nullptr) return Unsupported("stacking a None tensor");
+    ir::Value *value = ctx.Map(tensor);
+    std::vector<int64_t> sizes = value->sizes();
+    const size_t rank = sizes.size();
+    switch (kind) {
+      case 0:  // hstack: atleast_1d, dim 0 for 1-d tensors, else 1
+        if (rank == 0) sizes = {1};
+        dim = sizes.size() == 1 ? 0 : 1;
+        break;
+      case 1:  // vstack: atleast_2d, dim 0
+        if (rank == 0) sizes = {1, 1};
+        if (rank == 1) sizes = {1, sizes[0]};
+        dim = 0;
+        break;
+      case 2:  // dstack: atleast_3d, dim 2
+        if (rank == 0) sizes = {1, 1, 1};
+        if (rank == 1) sizes = {1, sizes[0], 1};
+        if (rank == 2) sizes = {sizes[0], sizes[1], 1};
+        dim = 2;
+        break;
+      default:  // column_stack: 0-d and 1-d as columns, dim 1
+        if (rank == 0) sizes = {1, 1};
+        if (rank == 1) sizes = {sizes[0], 1};
+        dim = 1;
+        break;
+    }
+    TORCHIR_ASSIGN_OR_RETURN(value, builder.CastTo(value, dtype));
+    TORCHIR_ASSIGN_OR_RETURN(value, builder.ReshapeTo(value, sizes));
+    inputs.push_back(value);
+  }
+  if (inputs.size() == 1) return inputs;
+  return Single(builder.Emit1("edge.concatenate", inputs, {{"dim", AttrValue::Int(dim)}}));
+}
+Results Hstack(LoweringContext &ctx, const AtenCall &call) { return StackAlong(ctx, call, 0); }
+Results Vstack(LoweringContext &ctx, const AtenCall &call) { return StackAlong(ctx, call, 1); }
+Results Dstack(LoweringContext &ctx, const AtenCall &call) { return StackAlong(ctx, call, 2); }
+Results ColumnStack(LoweringContext &ctx, const AtenCall &call) {
+  return StackAlong(ctx, call, 3);
+}
+
+// narrow(self, dim, start, length): a slice; a negative start counts from the end.
+Results Narrow(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  if (x->type().rank() == 0) return Unsupported("narrow of a 0-d tensor");
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t start, call.Int("start"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t length, call.Int("length"));
+  const int64_t size = x->sizes()[dim];
+  if (start < 0) start += size;
+  if (start < 0 || length < 0 || start > size || length > size - start) {
+    return absl::InvalidArgumentError(absl::StrCat("narrow of ", length, " from ", start,
+                                                   " is out of range for size ", size));
+  }
+  return Single(SliceDim(ctx.builder(), x, dim, start, start + length));
+}
+
+// flip(self, dims): each listed dim reversed, an index_select with a constant descending index.
+absl::StatusOr<ir::Value *> FlipDims(EdgeBuilder &builder, ir::Value *x,
+                                     const std::vector<int64_t> &dims) {
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(x->type().rank(), 1)), false);
+  for (int64_t dim : dims) {
+    TORCHIR_ASSIGN_OR_RETURN(int64_t d, Dim(dim, x->type().rank()));
+    if (seen[d]) return absl::InvalidArgumentError(absl::StrCat("flip: dim ", d, " repeated"));
+    seen[d] = true;
+    if (x->type().rank() == 0 || x->sizes()[d] <= 1) continue;
+    std::vector<int64_t> index;
+    for (int64_t i = x->sizes()[d]; i-- > 0;) index.push_back(i);
+    TORCHIR_ASSIGN_OR_RETURN(x, PickAlong(builder, x, d, index));
+  }
+  return x;
+}
+
+Results Flip(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dims, call.IntList("dims"));
+  return Single(FlipDims(ctx.builder(), x, dims));
+}
+Results Fliplr(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  if (x->type().rank() < 2) return Unsupported("fliplr of a tensor with fewer than 2 dims");
+  return Single(FlipDims(ctx.builder(), x, {1}));
+}
+Results Flipud(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  if (x->type().rank() < 1) return Unsupported("flipud of a 0-d tensor");
+  return Single(FlipDims(ctx.builder(), x, {0}));
+}
+
+// rot90(self, k, dims): k mod 4 quarter turns from dims[0] towards dims[1], as PyTorch composes
+// them: flip dims[1] then swap (1), flip both (2), flip dims[0] then swap (3).
+Results Rot90(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t k, call.Int("k"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dims, call.IntList("dims"));
+  const int64_t rank = x->type().rank();
+  if (dims.size() != 2 || rank < 2) return Unsupported("rot90 needs two dims of a rank >= 2 tensor");
+  TORCHIR_ASSIGN_OR_RETURN(int64_t a, Dim(dims[0], rank));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t b, Dim(dims[1], rank));
+  if (a == b) return absl::InvalidArgumentError("rot90: the two dims are the same");
+  EdgeBuilder &builder = ctx.builder();
+  std::vector<int64_t> swap = IdentityPermutation(rank);
+  std::swap(swap[a], swap[b]);
+  switch (((k % 4) + 4) % 4) {
+    case 1: {
+      TORCHIR_ASSIGN_OR_RETURN(x, FlipDims(builder, x, {b}));
+      return Single(PermuteBy(builder, x, swap));
+    }
+    case 2:
+      return Single(FlipDims(builder, x, {a, b}));
+    case 3: {
+      TORCHIR_ASSIGN_OR_RETURN(x, FlipDims(builder, x, {a}));
+      return Single(PermuteBy(builder, x, swap));
+    }
+    default:
+      return std::vector<ir::Value *>{x};
+  }
+}
+
+// roll(self, shifts, dims): per (shift, dim) the last `shift` entries moved to the front (two
+// slices concatenated); without dims the flattened tensor rolls and is reshaped back.
+Results Roll(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> shifts, call.IntList("shifts"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dims, call.IntList("dims"));
+  EdgeBuilder &builder = ctx.builder();
+  const std::vector<int64_t> sizes = x->sizes();
+  if (dims.empty()) {
+    if (shifts.size() != 1) return Unsupported("roll without dims takes one shift");
+    TORCHIR_ASSIGN_OR_RETURN(x, builder.ReshapeTo(x, {x->type().numel()}));
+    dims = {0};
+  } else if (dims.size() != shifts.size()) {
+    return absl::InvalidArgumentError("roll: shifts and dims differ in length");
+  }
+  for (size_t i = 0; i < dims.size(); ++i) {
+    TORCHIR_ASSIGN_OR_RETURN(int64_t d, Dim(dims[i], x->type().rank()));
+    if (x->type().rank() == 0) continue;
+    const int64_t size = x->sizes()[d];
+    if (size == 0) continue;
+    const int64_t shift = ((shifts[i] % size) + size) % size;
+    if (shift == 0) continue;
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * tail, SliceDim(builder, x, d, size - shift, size));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * head, SliceDim(builder, x, d, 0, size - shift));
+    TORCHIR_ASSIGN_OR_RETURN(
+        x, builder.Emit1("edge.concatenate", {tail, head}, {{"dim", AttrValue::Int(d)}}));
+  }
+  return Single(builder.ReshapeTo(x, sizes));
+}
+
+// repeat(self, repeats): the input (leading dims of size 1 added up to len(repeats)) viewed as
+// [1, s0, 1, s1, ...], expanded to [r0, s0, r1, s1, ...] and merged pairwise.
+absl::StatusOr<ir::Value *> RepeatBy(EdgeBuilder &builder, ir::Value *x,
+                                     const std::vector<int64_t> &repeats) {
+  const int64_t rank = x->type().rank();
+  if (static_cast<int64_t>(repeats.size()) < rank) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "repeat: ", repeats.size(), " repeats for a tensor of rank ", rank, " (at least as many needed)"));
+  }
+  std::vector<int64_t> sizes(repeats.size() - rank, 1);
+  sizes.insert(sizes.end(), x->sizes().begin(), x->sizes().end());
+  std::vector<int64_t> interleaved, expanded, merged;
+  for (size_t i = 0; i < repeats.size(); ++i) {
+    if (repeats[i] < 0) return absl::InvalidArgumentError("repeat: a negative repeat count");
+    interleaved.insert(interleaved.end(), {1, sizes[i]});
+    expanded.insert(expanded.end(), {repeats[i], sizes[i]});
+    merged.push_back(repeats[i] * sizes[i]);
+  }
+  if (std::all_of(repeats.begin(), repeats.end(), [](int64_t r) { return r == 1; })) {
+    return builder.ReshapeTo(x, merged);
+  }
+  TORCHIR_RETURN_IF_ERROR(CheckMaterializable(ir::TensorType{x->dtype(), merged}));
+  TORCHIR_ASSIGN_OR_RETURN(x, builder.ReshapeTo(x, interleaved));
+  TORCHIR_ASSIGN_OR_RETURN(x, ExpandTo(builder, x, expanded));
+  return builder.ReshapeTo(x, merged);
+}
+
+Results Repeat(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> repeats, call.IntList("repeats"));
+  return Single(RepeatBy(ctx.builder(), x, repeats));
+}
+
+// tile(self, dims): repeat with dims padded by leading ones up to the input's rank.
+Results Tile(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dims, call.IntList("dims"));
+  const size_t rank = static_cast<size_t>(x->type().rank());
+  if (dims.size() < rank) dims.insert(dims.begin(), rank - dims.size(), 1);
+  return Single(RepeatBy(ctx.builder(), x, dims));
+}
+
+// new_empty / empty / empty_like: uninitialised memory in PyTorch, zeros here (a program that
+// reads it before writing has no defined result either way).
+Results Empty(LoweringContext &ctx, const AtenCall &call) { return Zeros(ctx, call); }
+Results NewFull(LoweringContext &ctx, const AtenCall &call) { return Full(ctx, call); }
+
+// fill.Scalar / fill_.Scalar: a constant of self's type; fill.Tensor: the 0-d value broadcast.
+Results FillScalar(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(AttrValue value, call.Scalar("value"));
+  return FillWith(ctx, ToNumber(value));
+}
+Results FillTensor(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * value, ctx.Tensor(call, "value"));
+  if (value->type().rank() != 0) return Unsupported("fill with a value that is not 0-d");
+  TORCHIR_ASSIGN_OR_RETURN(value, ctx.builder().CastTo(value, ctx.OutputType().dtype));
+  return Single(ExpandTo(ctx.builder(), value, ctx.OutputType().sizes));
+}
+
+// copy_(self, src) / copy(self, src): src cast to self's dtype and broadcast to its shape; the
+// driver makes later readers of self see it.
+Results Copy(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * src, ctx.Tensor(call, "src"));
+  TORCHIR_ASSIGN_OR_RETURN(src, ctx.builder().CastTo(src, ctx.OutputType().dtype));
+  return Single(ExpandTo(ctx.builder(), src, ctx.OutputType().sizes));
+}
+
+// tril / triu: where(mask, x, 0) with a constant bool mask over the last two dims (kept: j - i <=
+// diagonal for tril, >= for triu).
+Results Triangle(LoweringContext &ctx, const AtenCall &call, bool lower) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t diagonal, call.Int("diagonal"));
+  const int64_t rank = x->type().rank();
+  if (rank < 2) return Unsupported(absl::StrCat(lower ? "tril" : "triu", " of a rank-", rank, " tensor"));
+  const int64_t rows = x->sizes()[rank - 2];
+  const int64_t cols = x->sizes()[rank - 1];
+  EdgeBuilder &builder = ctx.builder();
+  TORCHIR_RETURN_IF_ERROR(CheckMaterializable(ir::TensorType{ir::DType::kBool, {rows, cols}}));
+  std::vector<uint8_t> mask(static_cast<size_t>(rows * cols));
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      mask[static_cast<size_t>(i * cols + j)] = lower ? j - i <= diagonal : j - i >= diagonal;
+    }
+  }
+  ir::Value *keep = builder.Constant(ir::TensorType{ir::DType::kBool, {rows, cols}},
+                                     ir::TensorData::Copy(mask.data(), mask.size()));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * zero, builder.Scalar(0.0, x->dtype()));
+  return Single(builder.Emit1("edge.where", {keep, x, zero}));
+}
+Results Tril(LoweringContext &ctx, const AtenCall &call) { return Triangle(ctx, call, true); }
+Results Triu(LoweringContext &ctx, const AtenCall &call) { return Triangle(ctx, call, false); }
+
+// diagonal(self, offset, dim1, dim2): dim1 and dim2 moved last and merged; the diagonal is then
+// every (cols + 1)-th element from the offset's start.
+Results Diagonal(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t offset, call.Int("offset"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim1, call.Int("dim1"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim2, call.Int("dim2"));
+  const int64_t rank = x->type().rank();
+  if (rank < 2) return Unsupported("diagonal of a tensor with fewer than 2 dims");
+  TORCHIR_ASSIGN_OR_RETURN(dim1, Dim(dim1, rank));
+  TORCHIR_ASSIGN_OR_RETURN(dim2, Dim(dim2, rank));
+  if (dim1 == dim2) return absl::InvalidArgumentError("diagonal: dim1 and dim2 are the same");
+  EdgeBuilder &builder = ctx.builder();
+  std::vector<int64_t> order, sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == dim1 || d == dim2) continue;
+    order.push_back(d);
+    sizes.push_back(x->sizes()[d]);
+  }
+  order.insert(order.end(), {dim1, dim2});
+  const int64_t rows = x->sizes()[dim1];
+  const int64_t cols = x->sizes()[dim2];
+  TORCHIR_ASSIGN_OR_RETURN(x, PermuteBy(builder, x, order));
+  sizes.push_back(rows * cols);
+  TORCHIR_ASSIGN_OR_RETURN(x, builder.ReshapeTo(x, sizes));
+  const int64_t length = std::max<int64_t>(
+      0, offset >= 0 ? std::min(rows, cols - offset) : std::min(rows + offset, cols));
+  const int64_t start = length == 0 ? 0 : (offset >= 0 ? offset : -offset * cols);
+  const int64_t end = length == 0 ? 0 : start + (length - 1) * (cols + 1) + 1;
+  TORCHIR_ASSIGN_OR_RETURN(x, SliceDim(builder, x, static_cast<int64_t>(sizes.size()) - 1, start,
+                                       end, cols + 1));
+  return Single(builder.ReshapeTo(x, ctx.OutputType().sizes));
+}
+
+// pixel_shuffle(self [*, C r r, H, W], r) -> [*, C, H r, W r] and pixel_unshuffle, its inverse:
+// a reshape that splits the factor out, a permute and a reshape.
+Results PixelShuffle(LoweringContext &ctx, const AtenCall &call, bool shuffle) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t r,
+                           call.Int(shuffle ? "upscale_factor" : "downscale_factor"));
+  const int64_t rank = x->type().rank();
+  if (rank < 3) return Unsupported("pixel (un)shuffle of a tensor with fewer than 3 dims");
+  if (r <= 0) return absl::InvalidArgumentError("pixel (un)shuffle: factor must be positive");
+  int64_t batch = 1;
+  for (int64_t d = 0; d < rank - 3; ++d) batch *= x->sizes()[d];
+  const int64_t c = x->sizes()[rank - 3], h = x->sizes()[rank - 2], w = x->sizes()[rank - 1];
+  EdgeBuilder &builder = ctx.builder();
+  if (shuffle) {
+    if (c % (r * r) != 0) return absl::InvalidArgumentError("pixel_shuffle: channels not divisible");
+    TORCHIR_ASSIGN_OR_RETURN(x, builder.ReshapeTo(x, {batch, c / (r * r), r, r, h, w}));
+    TORCHIR_ASSIGN_OR_RETURN(x, PermuteBy(builder, x, {0, 1, 4, 2, 5, 3}));
+  } else {
+    if (h % r != 0 || w % r != 0) {
+      return absl::InvalidArgumentError("pixel_unshuffle: height or width not divisible");
+    }
+    TORCHIR_ASSIGN_OR_RETURN(x, builder.ReshapeTo(x, {batch, c, h / r, r, w / r, r}));
+    TORCHIR_ASSIGN_OR_RETURN(x, PermuteBy(builder, x, {0, 1, 3, 5, 2, 4}));
+  }
+  return Single(builder.ReshapeTo(x, ctx.OutputType().sizes));
+}
+Results PixelShuffleRule(LoweringContext &ctx, const AtenCall &call) {
+  return PixelShuffle(ctx, call, true);
+}
+Results PixelUnshuffleRule(LoweringContext &ctx, const AtenCall &call) {
+  return PixelShuffle(ctx, call, false);
+}
+
+// slice_scatter(self, src, dim, start, end, step 1): the untouched head and tail of self around
+// src, concatenated; select_scatter is the one-entry case.
+absl::StatusOr<ir::Value *> ScatterSlice(EdgeBuilder &builder, ir::Value *x, ir::Value *src,
+                                         int64_t dim, int64_t start, int64_t end) {
+  TORCHIR_ASSIGN_OR_RETURN(src, builder.CastTo(src, x->dtype()));
+  std::vector<int64_t> src_sizes = x->sizes();
+  src_sizes[dim] = end - start;
+  if (src->type().numel() != ir::TensorType{x->dtype(), src_sizes}.numel()) {
+    return absl::InvalidArgumentError(absl::StrCat("scatter: src ", src->type().ToString(),
+                                                   " does not fill the slice"));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(src, builder.ReshapeTo(src, src_sizes));
+  std::vector<ir::Value *> parts;
+  if (start > 0) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * head, SliceDim(builder, x, dim, 0, start));
+    parts.push_back(head);
+  }
+  if (end > start) parts.push_back(src);
+  if (end < x->sizes()[dim]) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * tail, SliceDim(builder, x, dim, end, x->sizes()[dim]));
+    parts.push_back(tail);
+  }
+  if (parts.size() == 1) return parts[0];
+  return builder.Emit1("edge.concatenate", parts, {{"dim", AttrValue::Int(dim)}});
+}
+
+Results SliceScatter(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * src, ctx.Tensor(call, "src"));
+  if (x->type().rank() == 0) return Unsupported("slice_scatter into a 0-d tensor");
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> start_arg, call.OptionalInt("start"));
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> end_arg, call.OptionalInt("end"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t step, call.Int("step"));
+  if (step != 1) return Unsupported(absl::StrCat("slice_scatter with step ", step));
+  const int64_t size = x->sizes()[dim];
+  int64_t start = start_arg.value_or(0);
+  int64_t end = end_arg.value_or(size);
+  if (start < 0) start += size;
+  if (end < 0) end += size;
+  start = std::clamp<int64_t>(start, 0, size);
+  end = std::clamp<int64_t>(end, start, size);
+  return Single(ScatterSlice(ctx.builder(), x, src, dim, start, end));
+}
+
+Results SelectScatter(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * src, ctx.Tensor(call, "src"));
+  if (x->type().rank() == 0) return Unsupported("select_scatter into a 0-d tensor");
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t index, call.Int("index"));
+  const int64_t size = x->sizes()[dim];
+  if (index < -size || index >= size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("select_scatter: index ", index, " is out of range for size ", size));
+  }
+  if (index < 0) index += size;
+  return Single(ScatterSlice(ctx.builder(), x, src, dim, index, index + 1));
+}
+
+// gather(self, dim, index): self flattened and picked at index * stride(dim) + the offset of
+// each index position with its `dim` coordinate zeroed (a constant), one index_select. The
+// kernel checks the flat index against self's size; an index out of range for `dim` alone
+// but inside the tensor is not caught.
+Results GatherRule(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * index, ctx.Tensor(call, "index"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  const int64_t rank = x->type().rank();
+  TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, rank));
+  if (index->type().rank() != rank || rank == 0) {
+    return Unsupported("gather with an index whose rank differs from self's (or 0-d)");
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != dim && index->sizes()[d] > x->sizes()[d]) {
+      return absl::InvalidArgumentError("gather: index is larger than self outside dim");
+    }
+  }
+  EdgeBuilder &builder = ctx.builder();
+  std::vector<int64_t> strides(static_cast<size_t>(rank), 1);
+  for (int64_t d = rank - 1; d > 0; --d) strides[d - 1] = strides[d] * x->sizes()[d];
+  const int64_t count = index->type().numel();
+  TORCHIR_RETURN_IF_ERROR(CheckMaterializable(ir::TensorType{ir::DType::kInt64, index->sizes()}));
+  std::vector<int64_t> base(static_cast<size_t>(count), 0);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t rest = i;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      const int64_t coordinate = rest % index->sizes()[d];
+      rest /= index->sizes()[d];
+      if (d != dim) base[i] += coordinate * strides[d];
+    }
+  }
+  TORCHIR_ASSIGN_OR_RETURN(index, builder.CastTo(index, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * stride, builder.Scalar(static_cast<double>(strides[dim]),
+                                                                ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * scaled, builder.Emit1("edge.mul", {index, stride}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * flat_index,
+                           builder.Emit1("edge.add", {scaled, Int64Constant(builder,
+                                                                            index->sizes(), base)}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * flat, builder.ReshapeTo(x, {x->type().numel()}));
+  return Single(Gather(builder, flat, 0, flat_index, ctx.OutputType().sizes));
+}
+
+// --- Scatter and index_put
+// ------------------------------------------------------------------------------
+
+// scatter.src / scatter.value (and their in-place forms): edge.scatter with src cast to self's
+// dtype, or the value broadcast to the index's shape.
+Results ScatterRule(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * index, ctx.Tensor(call, "index"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  if (x->type().rank() == 0) return Unsupported("scatter into a 0-d tensor");
+  TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, x->type().rank()));
+  if (call.Find("reduce").ok() && !call.IsNone("reduce")) {
+    return Unsupported("scatter with a reduce argument");
+  }
+  EdgeBuilder &builder = ctx.builder();
+  ir::Value *src = nullptr;
+  if (call.Find("src").ok()) {
+    TORCHIR_ASSIGN_OR_RETURN(src, ctx.Tensor(call, "src"));
+    TORCHIR_ASSIGN_OR_RETURN(src, builder.CastTo(src, x->dtype()));
+  } else {
+    TORCHIR_ASSIGN_OR_RETURN(AttrValue value, call.Scalar("value"));
+    TORCHIR_ASSIGN_OR_RETURN(src, builder.Scalar(value.ToDouble().value_or(0.0), x->dtype()));
+    TORCHIR_ASSIGN_OR_RETURN(src, builder.ReshapeTo(src, std::vector<int64_t>(
+                                                             index->sizes().size(), 1)));
+    TORCHIR_ASSIGN_OR_RETURN(src, ExpandTo(builder, src, index->sizes()));
+  }
+  return Single(builder.Emit1("edge.scatter", {x, index, src},
+                              {{"dim", AttrValue::Int(dim)}, {"accumulate", AttrValue::Bool(false)}}));
+}
+
+// scatter_add(self, dim, index, src) (and in place): edge.scatter with accumulate.
+Results ScatterAdd(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * index, ctx.Tensor(call, "index"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * src, ctx.Tensor(call, "src"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  if (x->type().rank() == 0) return Unsupported("scatter_add into a 0-d tensor");
+  TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(src, ctx.builder().CastTo(src, x->dtype()));
+  return Single(ctx.builder().Emit1(
+      "edge.scatter", {x, index, src},
+      {{"dim", AttrValue::Int(dim)}, {"accumulate", AttrValue::Bool(true)}}));
+}
+
+// index_put(self, indices, values, accumulate) and index_put_, in two forms:
+//   - one bool mask over self's leading dims with a single value: where(mask, value, self)
+//     (not with accumulate);
+//   - integer index tensors for self's leading dims (no Nones): the entries they pick, as one
+//     flat index over those dims (negative indices wrap), written by edge.scatter along dim 0
+//     of self viewed as [picked dims merged, rest...] (the kernel checks the flat index; one out
+//     of range for its own dim but inside the merged dims is not caught).
+Results IndexPut(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value *> indices, call.TensorList("indices"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * values, ctx.Tensor(call, "values"));
+  TORCHIR_ASSIGN_OR_RETURN(bool accumulate, call.Bool("accumulate"));
+  EdgeBuilder &builder = ctx.builder();
+  const int64_t rank = x->type().rank();
+  std::vector<ir::Value *> picks;
+  for (ir::Value *index : indices) {
+    if (index == nullptr) return Unsupported("index_put with a None index (x[:, idx] = v)");
+    picks.push_back(ctx.Map(index));
+  }
+  if (picks.empty() || static_cast<int64_t>(picks.size()) > rank) {
+    return Unsupported("index_put with no index or more indices than dims");
+  }
+  TORCHIR_ASSIGN_OR_RETURN(values, builder.CastTo(values, x->dtype()));
+  if (picks[0]->dtype() == ir::DType::kBool) {
+    ir::Value *mask = picks[0];
+    const std::vector<int64_t> &mask_sizes = mask->sizes();
+    if (accumulate) return Unsupported("index_put with a bool mask and accumulate=True");
+    if (picks.size() != 1 || values->type().numel() != 1 ||
+        static_cast<int64_t>(mask_sizes.size()) > rank ||
+        !std::equal(mask_sizes.begin(), mask_sizes.end(), x->sizes().begin())) {
+      return Unsupported("index_put with a bool mask needs one mask over leading dims and one "
+                         "value (a data-dependent count of values otherwise)");
+    }
+    std::vector<int64_t> sizes = mask_sizes;
+    sizes.resize(static_cast<size_t>(rank), 1);
+    TORCHIR_ASSIGN_OR_RETURN(mask, builder.ReshapeTo(mask, sizes));
+    TORCHIR_ASSIGN_OR_RETURN(values, builder.ReshapeTo(values, {}));
+    return Single(builder.Emit1("edge.where", {mask, values, x}));
+  }
+  // The picked positions: index tensors broadcast together, one flat index over the dims.
+  std::vector<int64_t> shape;
+  for (ir::Value *pick : picks) {
+    if (pick->dtype() != ir::DType::kInt64 && pick->dtype() != ir::DType::kInt32) {
+      return Unsupported("index_put with an index that is neither bool nor int");
+    }
+    TORCHIR_ASSIGN_OR_RETURN(shape, dialect::shape_rules::BroadcastShapes(shape, pick->sizes()));
+  }
+  const size_t picked = picks.size();
+  std::vector<int64_t> rest(x->sizes().begin() + picked, x->sizes().end());
+  int64_t merged = 1;
+  for (size_t d = 0; d < picked; ++d) merged *= x->sizes()[d];
+  ir::Value *flat = nullptr;
+  int64_t stride = merged;
+  for (size_t d = 0; d < picked; ++d) {
+    const int64_t size = x->sizes()[d];
+    stride /= size;
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * pick, builder.CastTo(picks[d], ir::DType::kInt64));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * zero, builder.Scalar(0.0, ir::DType::kInt64));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * size_value,
+                             builder.Scalar(static_cast<double>(size), ir::DType::kInt64));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * negative, builder.Emit1("edge.lt", {pick, zero}));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * wrapped, builder.Emit1("edge.add", {pick, size_value}));
+    TORCHIR_ASSIGN_OR_RETURN(pick, builder.Emit1("edge.where", {negative, wrapped, pick}));
+    if (stride != 1) {
+      TORCHIR_ASSIGN_OR_RETURN(ir::Value * scale,
+                               builder.Scalar(static_cast<double>(stride), ir::DType::kInt64));
+      TORCHIR_ASSIGN_OR_RETURN(pick, builder.Emit1("edge.mul", {pick, scale}));
+    }
+    if (flat == nullptr) {
+      flat = pick;
+    } else {
+      TORCHIR_ASSIGN_OR_RETURN(flat, builder.Emit1("edge.add", {flat, pick}));
+    }
+  }
+  TORCHIR_ASSIGN_OR_RETURN(flat, ExpandTo(builder, flat, shape));
+  int64_t count = 1;
+  for (int64_t size : shape) count *= size;
+  // index [count, 1, ...] expanded over the rest; values broadcast to [shape..., rest...].
+  std::vector<int64_t> target = shape;
+  target.insert(target.end(), rest.begin(), rest.end());
+  std::vector<int64_t> index_sizes = {count};
+  index_sizes.resize(1 + rest.size(), 1);
+  std::vector<int64_t> flat_sizes = {count};
+  flat_sizes.insert(flat_sizes.end(), rest.begin(), rest.end());
+  TORCHIR_ASSIGN_OR_RETURN(flat, builder.ReshapeTo(flat, index_sizes));
+  TORCHIR_ASSIGN_OR_RETURN(flat, ExpandTo(builder, flat, flat_sizes));
+  if (values->type().rank() > static_cast<int64_t>(target.size())) {
+    return Unsupported("index_put with values of a higher rank than the indexed result");
+  }
+  TORCHIR_ASSIGN_OR_RETURN(values, ExpandTo(builder, values, target));
+  TORCHIR_ASSIGN_OR_RETURN(values, builder.ReshapeTo(values, flat_sizes));
+  std::vector<int64_t> view_sizes = {merged};
+  view_sizes.insert(view_sizes.end(), rest.begin(), rest.end());
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * view, builder.ReshapeTo(x, view_sizes));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * written,
+                           builder.Emit1("edge.scatter", {view, flat, values},
+                                         {{"dim", AttrValue::Int(0)},
+                                          {"accumulate", AttrValue::Bool(accumulate)}}));
+  return Single(builder.ReshapeTo(written, x->sizes()));
+}
+
+// --- Upsampling
+// ------------------------------------------------------------------------------
+
+// The scale factors an upsample_*.vec call gives (None: none), and the per-dim `scales_*` of the
+// plain overloads, as the source-to-destination ratios ATen uses: 1 / scale when a positive
+// scale is given, else input / output (in float, as ATen's float kernels compute it).
+float SourceScale(std::optional<double> scale, int64_t input, int64_t output) {
+  if (scale.has_value() && *scale > 0.0) return static_cast<float>(1.0 / *scale);
+  return static_cast<float>(input) / static_cast<float>(output);
+}
+
+// The scales of the two spatial dims: `scales_h`/`scales_w` (plain overloads) or
+// `scale_factors` (.vec overloads).
+absl::StatusOr<std::vector<std::optional<double>>> UpsampleScales(const AtenCall &call) {
+  std::vector<std::optional<double>> scales(2);
+  if (call.Find("scale_factors").ok()) {
+    TORCHIR_ASSIGN_OR_RETURN(AttrValue value, call.Value("scale_factors"));
+    if (value.kind() == AttrValue::Kind::kDoubleList) {
+      const std::vector<double> &factors = value.as_double_list();
+      if (factors.size() != 2) return Unsupported("upsampling with scale_factors not 2 long");
+      scales = {factors[0], factors[1]};
+    }
+    return scales;
+  }
+  TORCHIR_ASSIGN_OR_RETURN(scales[0], call.OptionalDouble("scales_h"));
+  TORCHIR_ASSIGN_OR_RETURN(scales[1], call.OptionalDouble("scales_w"));
+  return scales;
+}
+
+// The input of a 2-d upsampling op ("self" or "input"), which must be [N, C, H, W].
+absl::StatusOr<ir::Value *> UpsampleInput(LoweringContext &ctx, const AtenCall &call) {
+  ir::Value *x = nullptr;
+  if (call.Find("self").ok()) {
+    TORCHIR_ASSIGN_OR_RETURN(x, ctx.Tensor(call, "self"));
+  } else {
+    TORCHIR_ASSIGN_OR_RETURN(x, ctx.Tensor(call, "input"));
+  }
+  if (x->type().rank() != 4 || ctx.OutputType().rank() != 4) {
+    return Unsupported("2-d upsampling of an input that is not [N, C, H, W]");
+  }
+  return x;
+}
+
+// upsample_nearest2d (exact = false) and _upsample_nearest_exact2d (true), both overloads: per
+// spatial dim an index_select with ATen's source indices, floor(dst * scale) or
+// floor((dst + 0.5) * scale), clamped to the input; no node where the size is unchanged.
+Results UpsampleNearest(LoweringContext &ctx, const AtenCall &call, bool exact) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, UpsampleInput(ctx, call));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<std::optional<double>> scales, UpsampleScales(call));
+  for (int i = 0; i < 2; ++i) {
+    const int64_t dim = 2 + i;
+    const int64_t input = x->sizes()[dim];
+    const int64_t output = ctx.OutputType().sizes[dim];
+    if (input == output && !exact) continue;
+    if (input == 0) return Unsupported("upsampling of an empty input");
+    const float scale = SourceScale(scales[i], input, output);
+    std::vector<int64_t> index;
+    for (int64_t o = 0; o < output; ++o) {
+      const float source = exact ? (static_cast<float>(o) + 0.5f) * scale
+                                 : static_cast<float>(o) * scale;
+      index.push_back(std::min(static_cast<int64_t>(std::floor(source)), input - 1));
+    }
+    TORCHIR_ASSIGN_OR_RETURN(x, PickAlong(ctx.builder(), x, dim, index));
+  }
+  return std::vector<ir::Value *>{x};
+}
+Results UpsampleNearest2d(LoweringContext &ctx, const AtenCall &call) {
+  return UpsampleNearest(ctx, call, false);
+}
+Results UpsampleNearestExact2d(LoweringContext &ctx, const AtenCall &call) {
+  return UpsampleNearest(ctx, call, true);
+}
+
+// The [output, input] matrix of linear interpolation weights along one dim, ATen's source index
+// and lambdas (float arithmetic, as its float kernel): align_corners maps the corner pixels onto
+// each other, otherwise pixel centres, clamped at 0.
+std::vector<float> LinearWeights(int64_t input, int64_t output, bool align_corners,
+                                 std::optional<double> scale) {
+  float ratio = 0.0f;
+  if (align_corners) {
+    ratio = output > 1 ? static_cast<float>(input - 1) / static_cast<float>(output - 1) : 0.0f;
+  } else {
+    ratio = SourceScale(scale, input, output);
+  }
+  std::vector<float> weights(static_cast<size_t>(output * input), 0.0f);
+  for (int64_t o = 0; o < output; ++o) {
+    float source = align_corners ? ratio * static_cast<float>(o)
+                                 : ratio * (static_cast<float>(o) + 0.5f) - 0.5f;
+    if (!align_corners && source < 0.0f) source = 0.0f;
+    const int64_t i0 = std::min(static_cast<int64_t>(source), input - 1);
+    const int64_t i1 = i0 + (i0 < input - 1 ? 1 : 0);
+    const float lambda1 = std::clamp(source - static_cast<float>(i0), 0.0f, 1.0f);
+    weights[static_cast<size_t>(o * input + i0)] += 1.0f - lambda1;
+    weights[static_cast<size_t>(o * input + i1)] += lambda1;
+  }
+  return weights;
+}
+
+// upsample_bilinear2d, both overloads: two matrix products with constant interpolation
+// matrices, rows first (A_h [OH, H] @ x) then columns (@ A_w^T [W, OW]). Each output is the
+// same two-tap weighted sum ATen computes, summed in another order (a few ulps apart); the
+// products cost O(size) more multiplications than a dedicated kernel would.
+Results UpsampleBilinear2d(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, UpsampleInput(ctx, call));
+  TORCHIR_ASSIGN_OR_RETURN(bool align_corners, call.Bool("align_corners"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<std::optional<double>> scales, UpsampleScales(call));
+  if (x->dtype() != ir::DType::kFloat32) return Unsupported("bilinear upsampling of a non-float tensor");
+  EdgeBuilder &builder = ctx.builder();
+  const int64_t height = x->sizes()[2], width = x->sizes()[3];
+  const int64_t out_h = ctx.OutputType().sizes[2], out_w = ctx.OutputType().sizes[3];
+  if (height == 0 || width == 0) return Unsupported("upsampling of an empty input");
+  auto constant = [&](const std::vector<int64_t> &sizes, const std::vector<float> &values) {
+    return builder.Constant(ir::TensorType{ir::DType::kFloat32, sizes},
+                            ir::TensorData::Copy(reinterpret_cast<const uint8_t *>(values.data()),
+                                                 values.size() * sizeof(float)));
+  };
+  if (out_h != height || align_corners || scales[0].has_value()) {
+    TORCHIR_RETURN_IF_ERROR(CheckMaterializable(ir::TensorType{ir::DType::kFloat32, {out_h, height}}));
+    ir::Value *rows = constant({out_h, height}, LinearWeights(height, out_h, align_corners, scales[0]));
+    TORCHIR_ASSIGN_OR_RETURN(x, builder.Emit1("edge.matmul", {rows, x}));
+  }
+  if (out_w != width || align_corners || scales[1].has_value()) {
+    TORCHIR_RETURN_IF_ERROR(CheckMaterializable(ir::TensorType{ir::DType::kFloat32, {width, out_w}}));
+    const std::vector<float> weights = LinearWeights(width, out_w, align_corners, scales[1]);
+    std::vector<float> transposed(weights.size());
+    for (int64_t o = 0; o < out_w; ++o) {
+      for (int64_t i = 0; i < width; ++i) transposed[i * out_w + o] = weights[o * width + i];
+    }
+    TORCHIR_ASSIGN_OR_RETURN(x, builder.Emit1("edge.matmul", {x, constant({width, out_w}, transposed)}));
+  }
+  return std::vector<ir::Value *>{x};
+}
+
 }  // namespace
+
+absl::StatusOr<ir::Value *> WriteThroughView(EdgeBuilder &builder, const ir::Node &view_node,
+                                             ir::Value *base, ir::Value *updated) {
+  const bool is_slice = view_node.op() == "aten.slice.Tensor";
+  if (!is_slice && view_node.op() != "aten.select.int") return nullptr;
+  TORCHIR_ASSIGN_OR_RETURN(AtenCall call, dialect::BindAtenCall(view_node));
+  if (base->type().rank() == 0) return Unsupported("a write through a view of a 0-d tensor");
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, base->type().rank()));
+  const int64_t size = base->sizes()[dim];
+  int64_t start = 0, end = 0;
+  if (is_slice) {
+    TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> start_arg, call.OptionalInt("start"));
+    TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> end_arg, call.OptionalInt("end"));
+    TORCHIR_ASSIGN_OR_RETURN(int64_t step, call.Int("step"));
+    if (step != 1) return Unsupported(absl::StrCat("a write through a slice with step ", step));
+    start = start_arg.value_or(0);
+    end = end_arg.value_or(size);
+    if (start < 0) start += size;
+    if (end < 0) end += size;
+    start = std::clamp<int64_t>(start, 0, size);
+    end = std::clamp<int64_t>(end, start, size);
+  } else {
+    TORCHIR_ASSIGN_OR_RETURN(start, call.Int("index"));
+    if (start < -size || start >= size) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("index ", start, " is out of range for size ", size));
+    }
+    if (start < 0) start += size;
+    end = start + 1;
+  }
+  return ScatterSlice(builder, base, updated, dim, start, end);
+}
 
 void AddDataMovementRules(RuleTable &table) {
   for (const char *op : {"aten.view.default", "aten._unsafe_view.default", "aten.view_copy.default",
@@ -630,6 +1408,63 @@ void AddDataMovementRules(RuleTable &table) {
   table.Add("aten.zeros_like.default", Zeros);
   table.Add("aten.ones.default", Ones);
   table.Add("aten.ones_like.default", Ones);
+  table.Add("aten.stack.default", Stack);
+  table.Add("aten.hstack.default", Hstack);
+  table.Add("aten.vstack.default", Vstack);
+  table.Add("aten.dstack.default", Dstack);
+  table.Add("aten.column_stack.default", ColumnStack);
+  table.Add("aten.atleast_1d.default", ReshapeToOutput);
+  table.Add("aten.atleast_2d.default", ReshapeToOutput);
+  table.Add("aten.rot90.default", Rot90);
+  table.Add("aten.narrow.default", Narrow);
+  table.Add("aten.flip.default", Flip);
+  table.Add("aten.fliplr.default", Fliplr);
+  table.Add("aten.flipud.default", Flipud);
+  table.Add("aten.roll.default", Roll);
+  table.Add("aten.repeat.default", Repeat);
+  table.Add("aten.tile.default", Tile);
+  table.Add("aten.new_zeros.default", Zeros);
+  table.Add("aten.new_ones.default", Ones);
+  table.Add("aten.new_full.default", NewFull);
+  table.Add("aten.new_empty.default", Empty);
+  table.Add("aten.empty.memory_format", Empty);
+  table.Add("aten.empty_like.default", Empty);
+  table.Add("aten.fill.Scalar", FillScalar);
+  table.Add("aten.fill_.Scalar", FillScalar);
+  table.Add("aten.fill.Tensor", FillTensor);
+  table.Add("aten.fill_.Tensor", FillTensor);
+  table.Add("aten.copy.default", Copy);
+  table.Add("aten.copy_.default", Copy);
+  table.Add("aten.tril.default", Tril);
+  table.Add("aten.triu.default", Triu);
+  table.Add("aten.diagonal.default", Diagonal);
+  table.Add("aten.pixel_shuffle.default", PixelShuffleRule);
+  table.Add("aten.pixel_unshuffle.default", PixelUnshuffleRule);
+  table.Add("aten.slice_scatter.default", SliceScatter);
+  table.Add("aten.select_scatter.default", SelectScatter);
+  table.Add("aten.gather.default", GatherRule);
+  for (const char *op : {"aten.scatter.src", "aten.scatter.value", "aten.scatter_.src",
+                         "aten.scatter_.value"}) {
+    table.Add(op, ScatterRule);
+  }
+  table.Add("aten.scatter_add.default", ScatterAdd);
+  table.Add("aten.scatter_add_.default", ScatterAdd);
+  table.Add("aten.index_put.default", IndexPut);
+  table.Add("aten.index_put_.default", IndexPut);
+  table.Add("aten.upsample_nearest2d.default", UpsampleNearest2d);
+  table.Add("aten.upsample_nearest2d.vec", UpsampleNearest2d);
+  table.Add("aten._upsample_nearest_exact2d.default", UpsampleNearestExact2d);
+  table.Add("aten._upsample_nearest_exact2d.vec", UpsampleNearestExact2d);
+  table.Add("aten.upsample_bilinear2d.default", UpsampleBilinear2d);
+  table.Add("aten.upsample_bilinear2d.vec", UpsampleBilinear2d);
+  // The *_copy forms functionalisation writes for views (copy_ into a view gives expand_copy).
+  table.Add("aten.expand_copy.default", Expand);
+  table.Add("aten.permute_copy.default", Permute);
+  table.Add("aten.transpose_copy.int", Transpose);
+  table.Add("aten.slice_copy.Tensor", Slice);
+  table.Add("aten.select_copy.int", Select);
+  table.Add("aten.unsqueeze_copy.default", ReshapeToOutput);
+  table.Add("aten.diagonal_copy.default", Diagonal);
 }
 
 }  // namespace torchir::lowering

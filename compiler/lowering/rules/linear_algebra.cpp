@@ -1,4 +1,6 @@
 // Lowering of convolutions and matrix products.
+#include <algorithm>
+
 #include "compiler/dialect/shape_rules.h"
 #include "compiler/ir/checked_math.h"
 #include "compiler/lowering/rule_table.h"
@@ -75,9 +77,138 @@ Results Conv1dPadding(LoweringContext& ctx, const AtenCall& call) {
   return ConvStringPadding(ctx, call, 1);
 }
 
+// --- Transposed convolution ----------------------------------------------------------------------
+
+// `x` with stride - 1 zeros between neighbours along dim `dim`: a size-1 dim inserted after it,
+// padded to `stride`, merged back and the trailing zeros cut.
+absl::StatusOr<ir::Value*> Dilate(EdgeBuilder& builder, ir::Value* x, int64_t dim,
+                                  int64_t stride) {
+  const int64_t length = x->sizes()[dim];
+  if (stride == 1 || length == 0) return x;
+  std::vector<int64_t> sizes = x->sizes();
+  sizes.insert(sizes.begin() + dim + 1, 1);
+  TORCHIR_ASSIGN_OR_RETURN(x, builder.ReshapeTo(x, sizes));
+  // Pad pairs run innermost dim first: the new dim's pair is number rank - 1 - (dim + 1).
+  const int64_t pair = static_cast<int64_t>(sizes.size()) - 2 - dim;
+  std::vector<int64_t> pad(static_cast<size_t>(2 * (pair + 1)), 0);
+  pad[2 * pair + 1] = stride - 1;
+  TORCHIR_ASSIGN_OR_RETURN(x, builder.Emit1("edge.constant_pad", {x},
+                                            {{"pad", AttrValue::IntList(pad)},
+                                             {"value", AttrValue::Double(0.0)}}));
+  sizes.erase(sizes.begin() + dim + 1);
+  sizes[dim] = length * stride;
+  TORCHIR_ASSIGN_OR_RETURN(x, builder.ReshapeTo(x, sizes));
+  return builder.Emit1("edge.slice", {x},
+                       {{"dim", AttrValue::Int(dim)},
+                        {"start", AttrValue::Int(0)},
+                        {"end", AttrValue::Int((length - 1) * stride + 1)},
+                        {"step", AttrValue::Int(1)}});
+}
+
+// A transposed convolution as the direct convolution it equals:
+//   1. the input dilated by the stride (stride - 1 zeros between neighbours);
+//   2. padded by dilation * (k - 1) - padding on each side, plus output_padding at the end
+//      (a negative amount crops);
+//   3. convolved (stride 1, no padding, the same dilation and groups) with the weight
+//      [C_in, C_out / groups, k...] regrouped to [C_out, C_in / groups, k...] and flipped in
+//      every spatial dim.
+// The weight steps are reshapes, a permute, slices and concatenations, which constant folding
+// evaluates for a constant weight.
+Results TransposedConvolution(LoweringContext& ctx, const AtenCall& call, int spatial) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * input, ctx.Tensor(call, "input"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * weight, ctx.Tensor(call, "weight"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * bias, ctx.OptionalTensor(call, "bias"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> stride, call.IntList("stride", spatial));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> padding, call.IntList("padding", spatial));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> output_padding,
+                           call.IntList("output_padding", spatial));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, call.IntList("dilation", spatial));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t groups, call.Int("groups"));
+  const int64_t rank = spatial + 2;
+  if (input->type().rank() != rank || weight->type().rank() != rank) {
+    return Unsupported(absl::StrCat("transposed convolution of a rank-", input->type().rank(),
+                                    " input with a rank-", weight->type().rank(), " weight"));
+  }
+  const int64_t in_channels = weight->sizes()[0];
+  if (groups < 1 || in_channels % groups != 0 || input->sizes()[1] != in_channels) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "transposed convolution: weight ", weight->type().ToString(), " with groups ", groups,
+        " does not fit input ", input->type().ToString()));
+  }
+  for (int i = 0; i < spatial; ++i) {
+    if (stride[i] < 1 || dilation[i] < 1 || padding[i] < 0 || output_padding[i] < 0) {
+      return absl::InvalidArgumentError("transposed convolution: invalid stride, dilation or padding");
+    }
+  }
+  EdgeBuilder& builder = ctx.builder();
+  // 1 and 2: the input.
+  ir::Value* x = input;
+  std::vector<int64_t> pad;
+  for (int i = spatial; i-- > 0;) {
+    TORCHIR_ASSIGN_OR_RETURN(x, Dilate(builder, x, 2 + i, stride[i]));
+    const int64_t reach = dilation[i] * (weight->sizes()[2 + i] - 1);
+    pad.push_back(reach - padding[i]);
+    pad.push_back(reach - padding[i] + output_padding[i]);
+  }
+  if (std::any_of(pad.begin(), pad.end(), [](int64_t p) { return p != 0; })) {
+    TORCHIR_ASSIGN_OR_RETURN(x, builder.Emit1("edge.constant_pad", {x},
+                                              {{"pad", AttrValue::IntList(pad)},
+                                               {"value", AttrValue::Double(0.0)}}));
+  }
+  // 3: the weight, regrouped and flipped.
+  const int64_t out_per_group = weight->sizes()[1];
+  std::vector<int64_t> kernel(weight->sizes().begin() + 2, weight->sizes().end());
+  std::vector<int64_t> grouped = {groups, in_channels / groups, out_per_group};
+  grouped.insert(grouped.end(), kernel.begin(), kernel.end());
+  ir::Value* w = weight;
+  if (groups > 1 || in_channels > 1 || out_per_group > 1) {
+    TORCHIR_ASSIGN_OR_RETURN(w, builder.ReshapeTo(w, grouped));
+    std::vector<int64_t> order = {0, 2, 1};
+    for (int i = 0; i < spatial; ++i) order.push_back(3 + i);
+    TORCHIR_ASSIGN_OR_RETURN(w, builder.Emit1("edge.permute", {w},
+                                              {{"dims", AttrValue::IntList(order)}}));
+  }
+  std::vector<int64_t> regrouped = {groups * out_per_group, in_channels / groups};
+  regrouped.insert(regrouped.end(), kernel.begin(), kernel.end());
+  TORCHIR_ASSIGN_OR_RETURN(w, builder.ReshapeTo(w, regrouped));
+  for (int i = 0; i < spatial; ++i) {
+    if (kernel[i] <= 1) continue;
+    // Reversed as single-entry slices concatenated backwards: both fold on constants.
+    std::vector<ir::Value*> taps;
+    for (int64_t k = kernel[i]; k-- > 0;) {
+      TORCHIR_ASSIGN_OR_RETURN(ir::Value * tap, builder.Emit1("edge.slice", {w},
+                                                              {{"dim", AttrValue::Int(2 + i)},
+                                                               {"start", AttrValue::Int(k)},
+                                                               {"end", AttrValue::Int(k + 1)},
+                                                               {"step", AttrValue::Int(1)}}));
+      taps.push_back(tap);
+    }
+    TORCHIR_ASSIGN_OR_RETURN(w, builder.Emit1("edge.concatenate", taps,
+                                              {{"dim", AttrValue::Int(2 + i)}}));
+  }
+  std::vector<ir::Value*> inputs = {x, w};
+  if (bias != nullptr) inputs.push_back(bias);
+  Attrs attrs = {{"stride", AttrValue::IntList(std::vector<int64_t>(spatial, 1))},
+                 {"padding", AttrValue::IntList(std::vector<int64_t>(spatial, 0))},
+                 {"dilation", AttrValue::IntList(dilation)},
+                 {"groups", AttrValue::Int(groups)}};
+  for (auto& clamp : NoClamp()) attrs.push_back(clamp);
+  return Single(builder.Emit1("edge.convolution", inputs, attrs));
+}
+
+Results ConvTranspose1d(LoweringContext& ctx, const AtenCall& call) {
+  return TransposedConvolution(ctx, call, 1);
+}
+Results ConvTranspose2d(LoweringContext& ctx, const AtenCall& call) {
+  return TransposedConvolution(ctx, call, 2);
+}
+
 Results CoreConvolution(LoweringContext& ctx, const AtenCall& call) {
   TORCHIR_ASSIGN_OR_RETURN(bool transposed, call.Bool("transposed"));
-  if (transposed) return Unsupported("transposed convolution");
+  if (transposed) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "input"));
+    return TransposedConvolution(ctx, call, static_cast<int>(x->type().rank()) - 2);
+  }
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * input, ctx.Tensor(call, "input"));
   const int spatial = static_cast<int>(input->type().rank()) - 2;
   TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> padding, call.IntList("padding", spatial));
@@ -181,6 +312,8 @@ void AddLinearAlgebraRules(RuleTable& table) {
   table.Add("aten.conv1d.default", Conv1d);
   table.Add("aten.conv1d.padding", Conv1dPadding);
   table.Add("aten.convolution.default", CoreConvolution);
+  table.Add("aten.conv_transpose1d.default", ConvTranspose1d);
+  table.Add("aten.conv_transpose2d.input", ConvTranspose2d);
   table.Add("aten.linear.default", Linear);
   table.Add("aten.addmm.default", Addmm);
   table.Add("aten.mm.default", Mm);

@@ -1,4 +1,5 @@
 // Lowering of reductions (mean, sum, max), softmax, pooling and scaled dot-product attention.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -124,6 +125,443 @@ Results MaxDim(LoweringContext& ctx, const AtenCall& call) {
                             {{"dim", AttrValue::Int(dim)}, {"keepdim", AttrValue::Bool(keepdim)}});
 }
 
+// --- Reductions written with other Edge ops ------------------------------------------------------
+
+// `dims` normalised, every dim when empty or None (the "all when empty" of the Edge reductions,
+// spelled out for decompositions that need the reduced element count).
+absl::StatusOr<std::vector<int64_t>> ReducedDims(const std::optional<std::vector<int64_t>>& dims,
+                                                 int64_t rank) {
+  std::vector<int64_t> normalized;
+  if (dims.has_value() && !dims->empty()) {
+    TORCHIR_ASSIGN_OR_RETURN(normalized, NormalizeDims(*dims, rank));
+    if (rank == 0) normalized.clear();
+    return normalized;
+  }
+  for (int64_t d = 0; d < rank; ++d) normalized.push_back(d);
+  return normalized;
+}
+
+// The number of elements the reduction over `dims` (normalised) folds into one.
+int64_t ReducedCount(const ir::Value* x, const std::vector<int64_t>& dims) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= x->sizes()[d];
+  return count;
+}
+
+// An Edge reduction of `x` as it is (no cast) over normalised `dims`, which must not be empty
+// unless `x` is 0-d (an empty dims attribute means every dim).
+absl::StatusOr<ir::Value*> EmitReduce(EdgeBuilder& builder, const char* op, ir::Value* x,
+                                      const std::vector<int64_t>& dims, bool keepdim) {
+  return builder.Emit1(
+      op, {x}, {{"dims", AttrValue::IntList(dims)}, {"keepdim", AttrValue::Bool(keepdim)}});
+}
+
+// True elements of `x` as 0/1 of `dtype` (x != 0; a NaN counts as true, as in PyTorch).
+absl::StatusOr<ir::Value*> NonZero(EdgeBuilder& builder, ir::Value* x, ir::DType dtype) {
+  if (x->dtype() != ir::DType::kBool) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * zero, builder.Scalar(0.0, x->dtype()));
+    TORCHIR_ASSIGN_OR_RETURN(x, builder.Emit1("edge.ne", {x, zero}));
+  }
+  return builder.CastTo(x, dtype);
+}
+
+Results Amin(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dims, call.IntList("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  return Single(Reduce(ctx, "edge.amin", x, dims, keepdim));
+}
+Results MinAll(LoweringContext& ctx, const AtenCall& call) {
+  return ReduceAll(ctx, call, "edge.amin");
+}
+
+// min.dim: (values, indices).
+Results MinDim(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(dim, NormalizeDim(dim, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  return ctx.builder().Emit("edge.min_dim", {x},
+                            {{"dim", AttrValue::Int(dim)}, {"keepdim", AttrValue::Bool(keepdim)}});
+}
+
+// argmax / argmin: the indices of edge.max_dim / edge.min_dim. Without a dim the input is
+// flattened first, and keepdim gives a shape of ones (the recorded output).
+Results ArgExtremum(LoweringContext& ctx, const AtenCall& call, const char* op) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> dim, call.OptionalInt("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  EdgeBuilder& builder = ctx.builder();
+  if (!dim.has_value()) {
+    int64_t numel = 1;
+    for (int64_t size : x->sizes()) numel *= size;
+    TORCHIR_ASSIGN_OR_RETURN(x, builder.ReshapeTo(x, {numel}));
+    dim = 0;
+    keepdim = false;
+  }
+  TORCHIR_ASSIGN_OR_RETURN(int64_t d, NormalizeDim(*dim, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value*> outs,
+                           builder.Emit(op, {x},
+                                        {{"dim", AttrValue::Int(d)},
+                                         {"keepdim", AttrValue::Bool(keepdim)}}));
+  return Single(builder.ReshapeTo(outs[1], ctx.OutputType().sizes));
+}
+Results Argmax(LoweringContext& ctx, const AtenCall& call) {
+  return ArgExtremum(ctx, call, "edge.max_dim");
+}
+Results Argmin(LoweringContext& ctx, const AtenCall& call) {
+  return ArgExtremum(ctx, call, "edge.min_dim");
+}
+
+Results ProdAll(LoweringContext& ctx, const AtenCall& call) {
+  return ReduceAll(ctx, call, "edge.prod");
+}
+Results ProdDim(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  if (x->type().rank() == 0) {
+    TORCHIR_ASSIGN_OR_RETURN(dim, NormalizeDim(dim, 0));
+    return Single(Reduce(ctx, "edge.prod", x, {}, keepdim));
+  }
+  return Single(Reduce(ctx, "edge.prod", x, {dim}, keepdim));
+}
+
+// cumsum: integers and bools sum in int64 unless a dtype says otherwise (the recorded output).
+Results Cumsum(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(dim, NormalizeDim(dim, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(x, ctx.builder().CastTo(x, ctx.OutputType().dtype));
+  return Single(ctx.builder().Emit1("edge.cumsum", {x}, {{"dim", AttrValue::Int(dim)}}));
+}
+
+// edge.topk of x along `dim` (normalised here), (values, indices).
+absl::StatusOr<std::vector<ir::Value*>> TopKOf(EdgeBuilder& builder, ir::Value* x, int64_t k,
+                                               int64_t dim, bool largest) {
+  TORCHIR_ASSIGN_OR_RETURN(dim, NormalizeDim(dim, x->type().rank()));
+  return builder.Emit("edge.topk", {x},
+                      {{"k", AttrValue::Int(k)},
+                       {"dim", AttrValue::Int(dim)},
+                       {"largest", AttrValue::Bool(largest)}});
+}
+
+// The size of `dim` of x (1 for a 0-d tensor).
+absl::StatusOr<int64_t> DimSize(ir::Value* x, int64_t dim) {
+  TORCHIR_ASSIGN_OR_RETURN(dim, NormalizeDim(dim, x->type().rank()));
+  return x->type().rank() == 0 ? 1 : x->sizes()[dim];
+}
+
+// topk(self, k, dim, largest, sorted): sorted=False leaves the order open in PyTorch; Edge
+// returns it sorted, which is one of the orders allowed.
+Results TopK(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t k, call.Int("k"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool largest, call.Bool("largest"));
+  return TopKOf(ctx.builder(), x, k, dim, largest);
+}
+
+// sort / sort.stable / argsort / argsort.stable: topk of the whole dim (always stable).
+absl::StatusOr<std::vector<ir::Value*>> SortOf(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool descending, call.Bool("descending"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t size, DimSize(x, dim));
+  return TopKOf(ctx.builder(), x, size, dim, descending);
+}
+Results Sort(LoweringContext& ctx, const AtenCall& call) { return SortOf(ctx, call); }
+Results Argsort(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value*> outs, SortOf(ctx, call));
+  return std::vector<ir::Value*>{outs[1]};
+}
+Results Msort(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t size, DimSize(x, 0));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value*> outs, TopKOf(ctx.builder(), x, size, 0, false));
+  return std::vector<ir::Value*>{outs[0]};
+}
+
+// kthvalue(self, k, dim, keepdim): entry k - 1 of the k smallest (edge.topk), values and indices.
+Results Kthvalue(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t k, call.Int("k"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(dim, NormalizeDim(dim, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t size, DimSize(x, dim));
+  if (k < 1 || k > size) {
+    return absl::InvalidArgumentError(absl::StrCat("kthvalue: k ", k, " is out of range for ", size));
+  }
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value*> outs, TopKOf(builder, x, k, dim, false));
+  for (size_t i = 0; i < 2; ++i) {
+    if (x->type().rank() > 0 && k > 1) {
+      TORCHIR_ASSIGN_OR_RETURN(outs[i], builder.Emit1("edge.slice", {outs[i]},
+                                                      {{"dim", AttrValue::Int(dim)},
+                                                       {"start", AttrValue::Int(k - 1)},
+                                                       {"end", AttrValue::Int(k)},
+                                                       {"step", AttrValue::Int(1)}}));
+    }
+    TORCHIR_ASSIGN_OR_RETURN(outs[i], builder.ReshapeTo(outs[i], ctx.OutputType(i).sizes));
+  }
+  return outs;
+}
+
+// aminmax(self, dim?, keepdim): edge.amin and edge.amax over dim (every dim when None).
+Results Aminmax(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> dim, call.OptionalInt("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  std::vector<int64_t> dims;
+  if (dim.has_value()) {
+    TORCHIR_ASSIGN_OR_RETURN(int64_t d, NormalizeDim(*dim, x->type().rank()));
+    if (x->type().rank() > 0) dims.push_back(d);
+  }
+  std::vector<ir::Value*> outs;
+  for (const char* op : {"edge.amin", "edge.amax"}) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * out, EmitReduce(ctx.builder(), op, x, dims, keepdim));
+    TORCHIR_ASSIGN_OR_RETURN(out, ctx.builder().ReshapeTo(out, ctx.OutputType(outs.size()).sizes));
+    outs.push_back(out);
+  }
+  return outs;
+}
+
+// The variance and mean of `x` over normalised `dims`: sum((x - mean)^2) / max(N - correction,
+// 0), both with keepdim as given. Two passes, as ATen's CPU kernel does for float32.
+struct Moments {
+  ir::Value* variance;
+  ir::Value* mean;
+};
+
+absl::StatusOr<Moments> VarianceOf(EdgeBuilder& builder, ir::Value* x,
+                                   const std::vector<int64_t>& dims, double correction,
+                                   bool keepdim) {
+  if (x->dtype() != ir::DType::kFloat32) {
+    return Unsupported(absl::StrCat("variance of a ", std::string(ir::DTypeName(x->dtype())),
+                                    " tensor (float32 only)"));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * mean, EmitReduce(builder, "edge.mean", x, dims, true));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * centered, builder.Emit1("edge.sub", {x, mean}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * squares, builder.Emit1("edge.mul", {centered, centered}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * sum, EmitReduce(builder, "edge.sum", squares, dims, keepdim));
+  const double divisor = std::max(0.0, static_cast<double>(ReducedCount(x, dims)) - correction);
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * divisor_value, builder.Scalar(divisor, x->dtype()));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * variance, builder.Emit1("edge.div", {sum, divisor_value}));
+  if (!keepdim) {
+    TORCHIR_ASSIGN_OR_RETURN(mean, builder.ReshapeTo(mean, variance->sizes()));
+  }
+  return Moments{variance, mean};
+}
+
+// The correction of var/std and var_mean/std_mean in each overload's spelling: `correction`
+// (Scalar?, default 1), `unbiased` (bool: 1 or 0).
+absl::StatusOr<double> Correction(const AtenCall& call) {
+  if (call.Find("correction").ok()) {
+    if (call.IsNone("correction")) return 1.0;
+    TORCHIR_ASSIGN_OR_RETURN(AttrValue value, call.Scalar("correction"));
+    std::optional<double> correction = value.ToDouble();
+    if (!correction.has_value()) return absl::InvalidArgumentError("correction is not a number");
+    return *correction;
+  }
+  TORCHIR_ASSIGN_OR_RETURN(bool unbiased, call.Bool("unbiased"));
+  return unbiased ? 1.0 : 0.0;
+}
+
+// var / std / var_mean / std_mean in every overload: dim (absent in .default) and keepdim
+// (absent in .default: false).
+absl::StatusOr<Moments> MomentsOf(LoweringContext& ctx, const AtenCall& call, bool root) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  std::optional<std::vector<int64_t>> dims;
+  bool keepdim = false;
+  if (call.Find("dim").ok()) {
+    TORCHIR_ASSIGN_OR_RETURN(dims, call.OptionalIntList("dim"));
+    TORCHIR_ASSIGN_OR_RETURN(keepdim, call.Bool("keepdim"));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(double correction, Correction(call));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> reduced, ReducedDims(dims, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(Moments moments,
+                           VarianceOf(ctx.builder(), x, reduced, correction, keepdim));
+  if (root) {
+    TORCHIR_ASSIGN_OR_RETURN(moments.variance,
+                             ctx.builder().Emit1("edge.sqrt", {moments.variance}));
+  }
+  return moments;
+}
+
+Results Var(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(Moments moments, MomentsOf(ctx, call, /*root=*/false));
+  return std::vector<ir::Value*>{moments.variance};
+}
+Results Std(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(Moments moments, MomentsOf(ctx, call, /*root=*/true));
+  return std::vector<ir::Value*>{moments.variance};
+}
+Results VarMean(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(Moments moments, MomentsOf(ctx, call, /*root=*/false));
+  return std::vector<ir::Value*>{moments.variance, moments.mean};
+}
+Results StdMean(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(Moments moments, MomentsOf(ctx, call, /*root=*/true));
+  return std::vector<ir::Value*>{moments.variance, moments.mean};
+}
+
+// any / all: the count of true elements (int64 sums) compared with 0 or with the element count;
+// an empty reduction gives false / true as in PyTorch. The result takes the recorded dtype
+// (bool, or uint8 for a uint8 input).
+Results AnyAll(LoweringContext& ctx, ir::Value* x, const std::optional<std::vector<int64_t>>& dims,
+               bool keepdim, bool all) {
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> reduced, ReducedDims(dims, x->type().rank()));
+  const int64_t count = ReducedCount(x, reduced);
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * flags, NonZero(builder, x, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * trues,
+                           EmitReduce(builder, "edge.sum", flags, reduced, keepdim));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * bound,
+                           builder.Scalar(all ? static_cast<double>(count) : 0.0,
+                                          ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * result,
+                           builder.Emit1(all ? "edge.eq" : "edge.gt", {trues, bound}));
+  return Single(builder.CastTo(result, ctx.OutputType().dtype));
+}
+
+Results AnyAllDefault(LoweringContext& ctx, const AtenCall& call, bool all) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  return AnyAll(ctx, x, std::nullopt, false, all);
+}
+Results AnyAllDim(LoweringContext& ctx, const AtenCall& call, bool all) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  if (x->type().rank() == 0) {
+    TORCHIR_RETURN_IF_ERROR(NormalizeDim(dim, 0).status());
+    return AnyAll(ctx, x, std::nullopt, keepdim, all);
+  }
+  return AnyAll(ctx, x, std::vector<int64_t>{dim}, keepdim, all);
+}
+Results AnyAllDims(LoweringContext& ctx, const AtenCall& call, bool all) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, call.OptionalIntList("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  return AnyAll(ctx, x, dims, keepdim, all);
+}
+Results Any(LoweringContext& ctx, const AtenCall& call) { return AnyAllDefault(ctx, call, false); }
+Results All(LoweringContext& ctx, const AtenCall& call) { return AnyAllDefault(ctx, call, true); }
+Results AnyDim(LoweringContext& ctx, const AtenCall& call) { return AnyAllDim(ctx, call, false); }
+Results AllDim(LoweringContext& ctx, const AtenCall& call) { return AnyAllDim(ctx, call, true); }
+Results AnyDims(LoweringContext& ctx, const AtenCall& call) {
+  return AnyAllDims(ctx, call, false);
+}
+Results AllDims(LoweringContext& ctx, const AtenCall& call) { return AnyAllDims(ctx, call, true); }
+
+// count_nonzero(self, dim?) / count_nonzero.dim_IntList(self, dim): an int64 sum of x != 0.
+Results CountNonzero(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  std::optional<std::vector<int64_t>> dims;
+  TORCHIR_ASSIGN_OR_RETURN(AttrValue dim, call.Value("dim"));
+  if (dim.kind() == AttrValue::Kind::kInt) {
+    dims = std::vector<int64_t>{dim.as_int()};
+  } else if (dim.kind() == AttrValue::Kind::kIntList) {
+    dims = dim.as_int_list();
+  }
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> reduced, ReducedDims(dims, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * flags, NonZero(ctx.builder(), x, ir::DType::kInt64));
+  return Single(EmitReduce(ctx.builder(), "edge.sum", flags, reduced, false));
+}
+
+// logsumexp: max + log(sum(exp(x - max))), the max replaced by 0 where it is infinite (as ATen
+// does, so that all -inf gives -inf and an inf gives inf rather than NaN). Integers promote to
+// the recorded float dtype.
+Results Logsumexp(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dim_list, call.IntList("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(x, builder.CastTo(x, ctx.OutputType().dtype));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ReducedDims(dim_list, x->type().rank()));
+  for (int64_t d : dims) {
+    if (x->sizes()[d] == 0) return Unsupported("logsumexp over an empty dim");
+  }
+  const ir::DType dtype = x->dtype();
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * max, EmitReduce(builder, "edge.amax", x, dims, true));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * magnitude, builder.Emit1("edge.abs", {max}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * inf, builder.Scalar(kInfinity, dtype));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * infinite, builder.Emit1("edge.eq", {magnitude, inf}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * zero, builder.Scalar(0.0, dtype));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * shift, builder.Emit1("edge.where", {infinite, zero, max}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * shifted, builder.Emit1("edge.sub", {x, shift}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * exps, builder.Emit1("edge.exp", {shifted}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * sum, EmitReduce(builder, "edge.sum", exps, dims, keepdim));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * log, builder.Emit1("edge.log", {sum}));
+  TORCHIR_ASSIGN_OR_RETURN(shift, builder.ReshapeTo(shift, log->sizes()));
+  return Single(builder.Emit1("edge.add", {log, shift}));
+}
+
+// The p-norm of x over normalised `dims`: p = 2 sqrt(sum(x*x)), 1 sum(|x|), +-inf max/min |x|,
+// 0 the count of non-zeros, otherwise sum(|x|^p)^(1/p).
+absl::StatusOr<ir::Value*> VectorNorm(EdgeBuilder& builder, ir::Value* x, double p,
+                                      const std::vector<int64_t>& dims, bool keepdim) {
+  if (x->dtype() != ir::DType::kFloat32) {
+    return Unsupported(absl::StrCat("norm of a ", std::string(ir::DTypeName(x->dtype())),
+                                    " tensor (float32 only)"));
+  }
+  if (std::isinf(p)) {
+    for (int64_t d : dims) {
+      if (x->sizes()[d] == 0) return Unsupported("an infinity norm over an empty dim");
+    }
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * magnitude, builder.Emit1("edge.abs", {x}));
+    return EmitReduce(builder, p > 0 ? "edge.amax" : "edge.amin", magnitude, dims, keepdim);
+  }
+  if (p == 0.0) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * flags, NonZero(builder, x, x->dtype()));
+    return EmitReduce(builder, "edge.sum", flags, dims, keepdim);
+  }
+  if (p == 1.0) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * magnitude, builder.Emit1("edge.abs", {x}));
+    return EmitReduce(builder, "edge.sum", magnitude, dims, keepdim);
+  }
+  if (p == 2.0) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * squares, builder.Emit1("edge.mul", {x, x}));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * sum,
+                             EmitReduce(builder, "edge.sum", squares, dims, keepdim));
+    return builder.Emit1("edge.sqrt", {sum});
+  }
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * magnitude, builder.Emit1("edge.abs", {x}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * exponent, builder.Scalar(p, x->dtype()));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * powers, builder.Emit1("edge.pow", {magnitude, exponent}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * sum, EmitReduce(builder, "edge.sum", powers, dims, keepdim));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * root, builder.Scalar(1.0 / p, x->dtype()));
+  return builder.Emit1("edge.pow", {sum, root});
+}
+
+// A Scalar (or Scalar?) norm order; None is 2.
+absl::StatusOr<double> NormOrder(const AtenCall& call, std::string_view name) {
+  if (call.IsNone(name)) return 2.0;
+  TORCHIR_ASSIGN_OR_RETURN(AttrValue value, call.Scalar(name));
+  std::optional<double> p = value.ToDouble();
+  if (!p.has_value()) return absl::InvalidArgumentError(absl::StrCat(std::string(name), " is not a number"));
+  return *p;
+}
+
+// linalg_vector_norm(self, ord, dim?, keepdim, dtype?) and the norm.* overloads (p, dim, keepdim,
+// dtype where present). A dtype casts the input first (the recorded output dtype).
+Results Norm(LoweringContext& ctx, const AtenCall& call, std::string_view order) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(double p, NormOrder(call, order));
+  std::optional<std::vector<int64_t>> dims;
+  bool keepdim = false;
+  if (call.Find("dim").ok()) {
+    TORCHIR_ASSIGN_OR_RETURN(dims, call.OptionalIntList("dim"));
+    TORCHIR_ASSIGN_OR_RETURN(keepdim, call.Bool("keepdim"));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(x, ctx.builder().CastTo(x, ctx.OutputType().dtype));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> reduced, ReducedDims(dims, x->type().rank()));
+  return Single(VectorNorm(ctx.builder(), x, p, reduced, keepdim));
+}
+Results LinalgVectorNorm(LoweringContext& ctx, const AtenCall& call) {
+  return Norm(ctx, call, "ord");
+}
+Results NormP(LoweringContext& ctx, const AtenCall& call) { return Norm(ctx, call, "p"); }
+
 // --- Pooling -------------------------------------------------------------------------------------
 
 // kernel_size, stride (empty: the kernel) and padding of a 2-d pooling op, each 2 long.
@@ -160,14 +598,16 @@ Results MaxPool2d(LoweringContext& ctx, const AtenCall& call) {
   return Single(MaxPool2dImpl(ctx, call));
 }
 
-// True when something reads `value`: the graph returns it, an op takes it, or a getitem picks it
-// (every getitem of a multi-output node lists all the outputs as inputs, picked or not).
+// True when something reads `value`: the graph returns it, an op takes it, or a getitem that is
+// read itself picks it (every getitem of a multi-output node lists all the outputs as inputs,
+// picked or not, and pytorch-ir writes one getitem per output, used or not).
 bool IsRead(const ir::Value& value) {
   if (value.is_graph_output()) return true;
   for (const ir::Use& use : value.uses()) {
     if (use.user->op() != "getitem") return true;
     const ir::AttrValue* index = use.user->FindAttr("index");
-    if (index == nullptr || index->as_int() == value.producer_index()) return true;
+    if (index == nullptr) return true;
+    if (index->as_int() == value.producer_index() && IsRead(*use.user->output())) return true;
   }
   return false;
 }
@@ -193,13 +633,17 @@ absl::StatusOr<ir::Value*> AvgPool2dOf(EdgeBuilder& builder, ir::Value* x, const
                         {"count_include_pad", AttrValue::Bool(count_include_pad)}});
 }
 
+absl::StatusOr<ir::Value*> AvgPoolWithDivisor(LoweringContext& ctx, ir::Value* x,
+                                              const Window& window, bool ceil_mode,
+                                              int64_t divisor);
+
 Results AvgPool2d(LoweringContext& ctx, const AtenCall& call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
   TORCHIR_ASSIGN_OR_RETURN(Window window, PoolWindow(call));
   TORCHIR_ASSIGN_OR_RETURN(bool ceil_mode, call.Bool("ceil_mode"));
   TORCHIR_ASSIGN_OR_RETURN(bool count_include_pad, call.Bool("count_include_pad"));
   TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> divisor, call.OptionalInt("divisor_override"));
-  if (divisor.has_value()) return Unsupported("avg_pool2d with divisor_override");
+  if (divisor.has_value()) return Single(AvgPoolWithDivisor(ctx, x, window, ceil_mode, *divisor));
   return Single(AvgPool2dOf(ctx.builder(), x, window, ceil_mode, count_include_pad));
 }
 
@@ -230,6 +674,175 @@ Results AdaptiveAvgPool2d(LoweringContext& ctx, const AtenCall& call) {
   }
   return Single(builder.Emit1("edge.adaptive_avg_pool2d", {x},
                               {{"output_size", AttrValue::IntList(output_size)}}));
+}
+
+// --- 1-d pooling, divisor_override, adaptive max pooling ---------------------------------------
+
+// The indices output of a *_with_indices / adaptive max pooling node must be unread: Edge's
+// max pooling computes none.
+absl::Status CheckIndicesUnread(const LoweringContext& ctx) {
+  const ir::Value* indices = ctx.node().output(1);
+  if (IsRead(*indices)) {
+    return Unsupported(absl::StrCat("the indices output '", indices->name(),
+                                    "' is used; edge.max_pool2d computes no indices"));
+  }
+  return absl::OkStatus();
+}
+
+// [N, C, L] or [C, L] as [N, C, 1, L] / [C, 1, L], for the 2-d pooling ops.
+absl::StatusOr<ir::Value*> AsOneRow(EdgeBuilder& builder, ir::Value* x) {
+  const int64_t rank = x->type().rank();
+  if (rank != 2 && rank != 3) {
+    return Unsupported(absl::StrCat("1-d pooling of a rank-", rank, " input"));
+  }
+  std::vector<int64_t> sizes = x->sizes();
+  sizes.insert(sizes.end() - 1, 1);
+  return builder.ReshapeTo(x, sizes);
+}
+
+// max_pool1d / max_pool1d_with_indices / avg_pool1d: the 2-d ops over one row, window [1, k].
+absl::StatusOr<ir::Value*> Pool1d(LoweringContext& ctx, const AtenCall& call, bool max) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> kernel, call.IntList("kernel_size", 1));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> stride, call.IntList("stride"));
+  if (stride.empty()) stride = kernel;
+  if (stride.size() != 1) return absl::InvalidArgumentError("stride must have 1 entry (or none)");
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> padding, call.IntList("padding", 1));
+  TORCHIR_ASSIGN_OR_RETURN(bool ceil_mode, call.Bool("ceil_mode"));
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(x, AsOneRow(builder, x));
+  Attrs attrs = {{"kernel_size", AttrValue::IntList({1, kernel[0]})},
+                 {"stride", AttrValue::IntList({1, stride[0]})},
+                 {"padding", AttrValue::IntList({0, padding[0]})}};
+  ir::Value* out = nullptr;
+  if (max) {
+    TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, call.IntList("dilation", 1));
+    attrs.push_back({"dilation", AttrValue::IntList({1, dilation[0]})});
+    attrs.push_back({"ceil_mode", AttrValue::Bool(ceil_mode)});
+    TORCHIR_ASSIGN_OR_RETURN(out, builder.Emit1("edge.max_pool2d", {x}, attrs));
+  } else {
+    TORCHIR_ASSIGN_OR_RETURN(bool count_include_pad, call.Bool("count_include_pad"));
+    attrs.push_back({"ceil_mode", AttrValue::Bool(ceil_mode)});
+    attrs.push_back({"count_include_pad", AttrValue::Bool(count_include_pad)});
+    TORCHIR_ASSIGN_OR_RETURN(out, builder.Emit1("edge.avg_pool2d", {x}, attrs));
+  }
+  return builder.ReshapeTo(out, ctx.OutputType().sizes);
+}
+
+Results MaxPool1d(LoweringContext& ctx, const AtenCall& call) {
+  return Single(Pool1d(ctx, call, /*max=*/true));
+}
+Results MaxPool1dWithIndices(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_RETURN_IF_ERROR(CheckIndicesUnread(ctx));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * out, Pool1d(ctx, call, /*max=*/true));
+  return std::vector<ir::Value*>{out, nullptr};
+}
+Results AvgPool1d(LoweringContext& ctx, const AtenCall& call) {
+  return Single(Pool1d(ctx, call, /*max=*/false));
+}
+
+// The window sizes avg_pool2d divides by with count_include_pad (windows clipped to the padded
+// input only), one per output position along one dim, as ATen computes them.
+std::vector<int64_t> PaddedWindowSizes(int64_t input, int64_t outputs, int64_t kernel,
+                                       int64_t stride, int64_t padding) {
+  std::vector<int64_t> sizes;
+  for (int64_t o = 0; o < outputs; ++o) {
+    const int64_t start = o * stride - padding;
+    const int64_t end = std::min(start + kernel, input + padding);
+    sizes.push_back(end - start);
+  }
+  return sizes;
+}
+
+// avg_pool2d with divisor_override: the average with count_include_pad times the window size
+// it divided by, over the divisor; a constant [OH, OW] factor when windows differ (ceil_mode).
+absl::StatusOr<ir::Value*> AvgPoolWithDivisor(LoweringContext& ctx, ir::Value* x,
+                                              const Window& window, bool ceil_mode,
+                                              int64_t divisor) {
+  if (divisor == 0) return absl::InvalidArgumentError("divisor_override must not be 0");
+  if (x->dtype() != ir::DType::kFloat32) return Unsupported("avg_pool2d of a non-float tensor");
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * average, AvgPool2dOf(builder, x, window, ceil_mode, true));
+  const int64_t rank = average->type().rank();
+  const int64_t out_h = average->sizes()[rank - 2];
+  const int64_t out_w = average->sizes()[rank - 1];
+  const std::vector<int64_t> rows = PaddedWindowSizes(
+      x->sizes()[rank - 2], out_h, window.kernel[0], window.stride[0], window.padding[0]);
+  const std::vector<int64_t> cols = PaddedWindowSizes(
+      x->sizes()[rank - 1], out_w, window.kernel[1], window.stride[1], window.padding[1]);
+  std::vector<float> factor;
+  bool uniform = true;
+  for (int64_t r : rows) {
+    for (int64_t c : cols) {
+      factor.push_back(static_cast<float>(r * c) / static_cast<float>(divisor));
+      uniform = uniform && factor.back() == factor.front();
+    }
+  }
+  if (factor.empty()) return average;
+  ir::Value* scale = nullptr;
+  if (uniform) {
+    TORCHIR_ASSIGN_OR_RETURN(scale, builder.Scalar(factor.front(), ir::DType::kFloat32));
+  } else {
+    scale = builder.Constant(ir::TensorType{ir::DType::kFloat32, {out_h, out_w}},
+                             ir::TensorData::Copy(reinterpret_cast<const uint8_t*>(factor.data()),
+                                                  factor.size() * sizeof(float)));
+  }
+  return builder.Emit1("edge.mul", {average, scale});
+}
+
+// adaptive_max_pool2d: a max over H and W for a 1x1 output, a max pool with kernel = stride =
+// in / out when the output divides the input; the indices output must be unread.
+Results AdaptiveMaxPool2d(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_RETURN_IF_ERROR(CheckIndicesUnread(ctx));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> output_size, call.IntList("output_size", 2));
+  EdgeBuilder& builder = ctx.builder();
+  const int64_t rank = x->type().rank();
+  if (rank != 3 && rank != 4) {
+    return Unsupported(absl::StrCat("adaptive_max_pool2d of a rank-", rank, " input"));
+  }
+  const int64_t height = x->sizes()[rank - 2];
+  const int64_t width = x->sizes()[rank - 1];
+  ir::Value* out = nullptr;
+  if (output_size == std::vector<int64_t>{1, 1} && height > 0 && width > 0) {
+    TORCHIR_ASSIGN_OR_RETURN(out, EmitReduce(builder, "edge.amax", x, {rank - 2, rank - 1}, true));
+  } else if (output_size[0] > 0 && output_size[1] > 0 && height % output_size[0] == 0 &&
+             width % output_size[1] == 0) {
+    const std::vector<int64_t> kernel = {height / output_size[0], width / output_size[1]};
+    TORCHIR_ASSIGN_OR_RETURN(out, builder.Emit1("edge.max_pool2d", {x},
+                                                {{"kernel_size", AttrValue::IntList(kernel)},
+                                                 {"stride", AttrValue::IntList(kernel)},
+                                                 {"padding", AttrValue::IntList({0, 0})},
+                                                 {"dilation", AttrValue::IntList({1, 1})},
+                                                 {"ceil_mode", AttrValue::Bool(false)}}));
+  } else {
+    return Unsupported(absl::StrCat("adaptive_max_pool2d to ", output_size[0], "x",
+                                    output_size[1], " of a ", height, "x", width,
+                                    " input (only 1x1 or an output dividing the input)"));
+  }
+  return std::vector<ir::Value*>{out, nullptr};
+}
+
+// adaptive_avg_pool1d: the 2-d forms over one row ([1, L] to [1, out]).
+Results AdaptiveAvgPool1d(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> output_size, call.IntList("output_size", 1));
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(x, AsOneRow(builder, x));
+  const int64_t length = x->sizes().back();
+  ir::Value* out = nullptr;
+  if (output_size[0] > 0 && length % output_size[0] == 0) {
+    Window window;
+    window.kernel = {1, length / output_size[0]};
+    window.stride = window.kernel;
+    window.padding = {0, 0};
+    TORCHIR_ASSIGN_OR_RETURN(out, AvgPool2dOf(builder, x, window, false, true));
+  } else {
+    TORCHIR_ASSIGN_OR_RETURN(out, builder.Emit1("edge.adaptive_avg_pool2d", {x},
+                                                {{"output_size",
+                                                  AttrValue::IntList({1, output_size[0]})}}));
+  }
+  return Single(builder.ReshapeTo(out, ctx.OutputType().sizes));
 }
 
 // --- Attention -----------------------------------------------------------------------------------
@@ -315,12 +928,61 @@ void AddReductionRules(RuleTable& table) {
   table.Add("aten.amax.default", Amax);
   table.Add("aten.max.dim", MaxDim);
   table.Add("aten.max.default", MaxAll);
+  table.Add("aten.amin.default", Amin);
+  table.Add("aten.min.default", MinAll);
+  table.Add("aten.min.dim", MinDim);
+  table.Add("aten.argmax.default", Argmax);
+  table.Add("aten.argmin.default", Argmin);
+  table.Add("aten.prod.default", ProdAll);
+  table.Add("aten.prod.dim_int", ProdDim);
+  table.Add("aten.cumsum.default", Cumsum);
+  table.Add("aten.topk.default", TopK);
+  table.Add("aten.sort.default", Sort);
+  table.Add("aten.sort.stable", Sort);
+  table.Add("aten.argsort.default", Argsort);
+  table.Add("aten.argsort.stable", Argsort);
+  table.Add("aten.msort.default", Msort);
+  table.Add("aten.kthvalue.default", Kthvalue);
+  table.Add("aten.aminmax.default", Aminmax);
+  for (const char* op : {"aten.var.default", "aten.var.dim", "aten.var.correction"}) {
+    table.Add(op, Var);
+  }
+  for (const char* op : {"aten.std.default", "aten.std.dim", "aten.std.correction"}) {
+    table.Add(op, Std);
+  }
+  for (const char* op :
+       {"aten.var_mean.default", "aten.var_mean.dim", "aten.var_mean.correction"}) {
+    table.Add(op, VarMean);
+  }
+  for (const char* op :
+       {"aten.std_mean.default", "aten.std_mean.dim", "aten.std_mean.correction"}) {
+    table.Add(op, StdMean);
+  }
+  table.Add("aten.any.default", Any);
+  table.Add("aten.any.dim", AnyDim);
+  table.Add("aten.any.dims", AnyDims);
+  table.Add("aten.all.default", All);
+  table.Add("aten.all.dim", AllDim);
+  table.Add("aten.all.dims", AllDims);
+  table.Add("aten.count_nonzero.default", CountNonzero);
+  table.Add("aten.count_nonzero.dim_IntList", CountNonzero);
+  table.Add("aten.logsumexp.default", Logsumexp);
+  table.Add("aten.linalg_vector_norm.default", LinalgVectorNorm);
+  for (const char* op : {"aten.norm.Scalar", "aten.norm.ScalarOpt_dim",
+                         "aten.norm.ScalarOpt_dim_dtype", "aten.norm.ScalarOpt_dtype"}) {
+    table.Add(op, NormP);
+  }
   table.Add("aten.max_pool2d.default", MaxPool2d);
   table.Add("aten.max_pool2d_with_indices.default", MaxPool2dWithIndices);
   table.Add("aten.avg_pool2d.default", AvgPool2d);
   table.Add("aten.adaptive_avg_pool2d.default", AdaptiveAvgPool2d);
   table.Add("aten._adaptive_avg_pool2d.default", AdaptiveAvgPool2d);
   table.Add("aten.scaled_dot_product_attention.default", ScaledDotProductAttention);
+  table.Add("aten.max_pool1d.default", MaxPool1d);
+  table.Add("aten.max_pool1d_with_indices.default", MaxPool1dWithIndices);
+  table.Add("aten.avg_pool1d.default", AvgPool1d);
+  table.Add("aten.adaptive_max_pool2d.default", AdaptiveMaxPool2d);
+  table.Add("aten.adaptive_avg_pool1d.default", AdaptiveAvgPool1d);
 }
 
 }  // namespace torchir::lowering

@@ -48,6 +48,14 @@ inline absl::Status Unsupported(std::string message) {
 // ir::kDefaultMaxProgramBytes bytes, more than any program may hold by default.
 absl::Status CheckMaterializable(const ir::TensorType& type);
 
+// When `view_node` is an ATen view op an in-place op may write through (slice.Tensor,
+// select.int), the Edge value of its input `base` after `updated` (the view's new value) was
+// written into it: a slice_scatter / select_scatter. nullptr (no error) for any other op.
+// The driver calls it up a mutated value's view chain, so that `base[:, 2:4] = v` and
+// `base[0].copy_(v)` reach base's later readers (swin_t's attention mask).
+absl::StatusOr<ir::Value*> WriteThroughView(EdgeBuilder& builder, const ir::Node& view_node,
+                                            ir::Value* base, ir::Value* updated);
+
 // PyTorch's type promotion for two tensor operands of the same category order:
 // bool < integers < floating; within a category the wider type wins.
 ir::DType PromoteTypes(ir::DType a, ir::DType b);

@@ -81,6 +81,25 @@ TORCHIR_PORTABLE_KERNEL(amax, CheckAmax, RunAmax, 1)
 // max_dim(input, dim, keepdim, values, indices): float32, int32, int64; indices are int64 and
 // point at the first maximum (a NaN counts as the maximum, as in PyTorch).
 TORCHIR_PORTABLE_KERNEL(max_dim, CheckMaxDim, RunMaxDim, 2)
+// amin(input, dims, keepdim, out): the minimum, float32/int32/int64 (a NaN wins). prod(input,
+// dims, keepdim, out): the product, float32/int32/int64, float products in double, 1 when empty.
+TORCHIR_PORTABLE_KERNEL(amin, CheckAmin, RunAmin, 1)
+TORCHIR_PORTABLE_KERNEL(prod, CheckProd, RunProd, 1)
+// min_dim(input, dim, keepdim, values, indices): max_dim's mirror (first minimum, NaN wins).
+TORCHIR_PORTABLE_KERNEL(min_dim, CheckMinDim, RunMinDim, 2)
+// ---- cumsum.cpp --------------------------------------------------------------------------
+// cumsum(input, dim, out): running sums along dim, float32/int32/int64, float in double.
+TORCHIR_PORTABLE_KERNEL(cumsum, CheckCumsum, RunCumsum, 1)
+// ---- topk.cpp ----------------------------------------------------------------------------
+// topk(input, k, dim, largest, values, indices): the k largest (smallest) entries along dim in
+// order, float32/int32/int64, int64 indices; ties keep index order (a stable sort; sort and
+// argsort are topk of the whole dim), a NaN counts as the largest value.
+TORCHIR_PORTABLE_KERNEL(topk, CheckTopK, RunTopK, 2)
+// ---- scatter.cpp -------------------------------------------------------------------------
+// scatter(input, index: int32/int64, src, dim, accumulate, out), any dtype: out = input with
+// src's entries written at the index along dim (the last write wins), or added with accumulate
+// (float32/int32/int64); index values are checked at run.
+TORCHIR_PORTABLE_KERNEL(scatter, CheckScatter, RunScatter, 1)
 
 // ---- pooling.cpp: float32, over the last two dims of a 3-d or 4-d input ------------------
 // max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, out) and

@@ -146,6 +146,31 @@ struct AmaxOp {
   static T Finish(Acc acc, int64_t /*count*/) { return acc; }
 };
 
+// The mirror of AmaxOp: a NaN wins and stays.
+template <typename T>
+struct AminOp {
+  using Acc = T;
+  static Acc Init() {
+    return std::is_floating_point_v<T> ? std::numeric_limits<T>::infinity()
+                                       : std::numeric_limits<T>::max();
+  }
+  static Acc Add(Acc acc, T x) { return x < acc || x != x ? x : acc; }
+  static Acc Merge(Acc a, Acc b) { return Add(a, b); }
+  static T Finish(Acc acc, int64_t /*count*/) { return acc; }
+};
+
+// Float products accumulate in double; integer products wrap like the output dtype (unsigned
+// arithmetic: the low bits of a product do not depend on the width it is computed in). An
+// empty product is 1.
+template <typename T>
+struct ProdOp {
+  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, uint64_t>;
+  static Acc Init() { return 1; }
+  static Acc Add(Acc acc, T x) { return acc * static_cast<Acc>(x); }
+  static Acc Merge(Acc a, Acc b) { return a * b; }
+  static T Finish(Acc acc, int64_t /*count*/) { return static_cast<T>(acc); }
+};
+
 // Folds `length` contiguous values into `acc`, with four independent partial results so that
 // additions overlap.
 template <typename Op, typename T>
@@ -288,8 +313,27 @@ Error RunAmax(KernelContext& /*context*/, KernelArgs args) {
   return RunReduction<AmaxOp>(args, "amax");
 }
 
-Error CheckMaxDim(KernelArgs args) {
-  const char* kernel = "max_dim";
+Error CheckAmin(KernelArgs args) {
+  return CheckReduction(args, /*integers=*/true, /*nonempty=*/true, "amin");
+}
+
+Error RunAmin(KernelContext& /*context*/, KernelArgs args) {
+  return RunReduction<AminOp>(args, "amin");
+}
+
+Error CheckProd(KernelArgs args) {
+  return CheckReduction(args, /*integers=*/true, /*nonempty=*/false, "prod");
+}
+
+Error RunProd(KernelContext& /*context*/, KernelArgs args) {
+  return RunReduction<ProdOp>(args, "prod");
+}
+
+namespace {
+
+// max_dim and min_dim: values of the input's dtype and int64 indices, without the dim (size 1
+// with keepdim); the reduced dim must have elements.
+Error CheckExtremumDim(KernelArgs args, const char* kernel) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, kMaxNumArgs, kernel));
   TORCHIR_RETURN_IF_ERROR(CheckReducibleType(args, kMaxInput, /*integers=*/true, kernel));
   const Tensor& input = args[kMaxInput]->to_tensor();
@@ -317,7 +361,24 @@ Error CheckMaxDim(KernelArgs args) {
   return CheckOutputShape(args[kMaxIndices]->to_tensor(), expected, kernel);
 }
 
-Error RunMaxDim(KernelContext& /*context*/, KernelArgs args) {
+// True when `x` replaces `best` as the running maximum: strictly greater keeps the first
+// maximum; the first NaN wins and stays.
+struct Greater {
+  template <typename T>
+  static bool Replaces(T x, T best) {
+    return x > best || (x != x && best == best);
+  }
+};
+// The same for the minimum.
+struct Less {
+  template <typename T>
+  static bool Replaces(T x, T best) {
+    return x < best || (x != x && best == best);
+  }
+};
+
+template <typename Order>
+Error RunExtremumDim(KernelArgs args, const char* kernel) {
   const Tensor& input = args[kMaxInput]->to_tensor();
   // A 0-d input is one slab of one value.
   const size_t dim =
@@ -326,7 +387,7 @@ Error RunMaxDim(KernelContext& /*context*/, KernelArgs args) {
   const int64_t length = input.dim() == 0 ? 1 : input.size(dim);
   const int64_t inner = input.dim() == 0 ? 1 : SizeProduct(input, dim + 1, input.dim());
   int64_t* indices = args[kMaxIndices]->to_tensor().mutable_data_ptr<int64_t>();
-  return TORCHIR_SWITCH_REAL_TYPES(input.scalar_type(), "max_dim", [&](auto* tag) {
+  return TORCHIR_SWITCH_REAL_TYPES(input.scalar_type(), kernel, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     const T* in = input.data_ptr<T>();
     T* values = args[kMaxValues]->to_tensor().mutable_data_ptr<T>();
@@ -342,8 +403,7 @@ Error RunMaxDim(KernelContext& /*context*/, KernelArgs args) {
       for (int64_t l = 1; l < length; ++l) {
         const T* row = slab + l * inner;
         for (int64_t j = 0; j < inner; ++j) {
-          // Strictly greater keeps the first maximum; the first NaN wins and stays.
-          if (row[j] > best[j] || (row[j] != row[j] && best[j] == best[j])) {
+          if (Order::Replaces(row[j], best[j])) {
             best[j] = row[j];
             where[j] = l;
           }
@@ -352,6 +412,20 @@ Error RunMaxDim(KernelContext& /*context*/, KernelArgs args) {
     }
     return Error::kOk;
   });
+}
+
+}  // namespace
+
+Error CheckMaxDim(KernelArgs args) { return CheckExtremumDim(args, "max_dim"); }
+
+Error RunMaxDim(KernelContext& /*context*/, KernelArgs args) {
+  return RunExtremumDim<Greater>(args, "max_dim");
+}
+
+Error CheckMinDim(KernelArgs args) { return CheckExtremumDim(args, "min_dim"); }
+
+Error RunMinDim(KernelContext& /*context*/, KernelArgs args) {
+  return RunExtremumDim<Less>(args, "min_dim");
 }
 
 }  // namespace torchir::runtime::portable

@@ -415,5 +415,111 @@ TEST(DataMovementZoo, ModelsOfThisFamilyLower) {
   }
 }
 
+// ---- Structural ops written with other Edge ops ------------------------------------------------
+
+// Node `i` of `graph`, in order.
+const ir::Node *NodeAt(const ir::Graph &graph, size_t i) {
+  auto it = graph.nodes().begin();
+  while (i-- > 0) ++it;
+  return *it;
+}
+
+TEST(Structural, RepeatInterleavesExpandsAndMerges) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({3, 4}));
+  b.Output(b.Op("aten.repeat.default", {x}).Attr("repeats", {2, 1, 3}).Out(F32({2, 3, 12})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  EXPECT_THAT(Ops(*g), ElementsAre("edge.reshape", "edge.expand", "edge.reshape"));
+  const ir::Node *expand = NodeAt(*g, 1);
+  EXPECT_EQ(expand->input(0)->type().sizes, (std::vector<int64_t>{1, 1, 1, 3, 1, 4}));
+  EXPECT_THAT(Ints(*expand, "sizes"), ElementsAre(2, 1, 1, 3, 3, 4));
+}
+
+TEST(Structural, RollMovesTheTailToTheFront) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2, 5}));
+  b.Output(b.Op("aten.roll.default", {x}).Attr("shifts", {-2}).Attr("dims", {1}).Out(F32({2, 5})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  EXPECT_THAT(Ops(*g), ElementsAre("edge.slice", "edge.slice", "edge.concatenate"));
+  // A shift of -2 is a shift of 3: the last 3 entries come first.
+  const ir::Node *tail = *g->nodes().begin();
+  EXPECT_EQ(Int(*tail, "start"), 2);
+  EXPECT_EQ(Int(*tail, "end"), 5);
+}
+
+TEST(Structural, FlipPicksAConstantDescendingIndex) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2, 1, 4}));
+  b.Output(b.Op("aten.flip.default", {x}).Attr("dims", {-1, 1}).Out(F32({2, 1, 4})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  // The size-1 dim needs no node.
+  EXPECT_THAT(Ops(*g), ElementsAre("edge.index_select"));
+  EXPECT_THAT(Values<int64_t>(*(*g->nodes().begin())->input(1)), ElementsAre(3, 2, 1, 0));
+}
+
+TEST(Structural, DiagonalIsAStridedSliceOfTheMergedDims) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({3, 4}));
+  b.Output(b.Op("aten.diagonal.default", {x}).Attr("offset", 1).Out(F32({3})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  EXPECT_THAT(Ops(*g), ElementsAre("edge.reshape", "edge.slice"));
+  const ir::Node *slice = NodeAt(*g, 1);
+  // Elements 1, 6, 11 of the 12: (0, 1), (1, 2), (2, 3).
+  EXPECT_EQ(Int(*slice, "start"), 1);
+  EXPECT_EQ(Int(*slice, "end"), 12);
+  EXPECT_EQ(Int(*slice, "step"), 5);
+}
+
+TEST(Structural, UpsampleNearestPicksAtenSourceRows) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({1, 2, 4, 6}));
+  b.Output(b.Op("aten.upsample_nearest2d.vec", {x})
+               .Attr("output_size", {7, 6})
+               .Out(F32({1, 2, 7, 6})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  // Width unchanged: one index_select, over H: floor(o * 4 / 7).
+  EXPECT_THAT(Ops(*g), ElementsAre("edge.index_select"));
+  EXPECT_THAT(Values<int64_t>(*(*g->nodes().begin())->input(1)),
+              ElementsAre(0, 0, 1, 1, 2, 2, 3));
+}
+
+TEST(Structural, CopyIntoATensorBroadcastsAndCasts) {
+  GraphBuilder b;
+  ir::Value *self = b.Input("self", F32({2, 3}));
+  ir::Value *src = b.Input("src", I64({3}));
+  b.Output(b.Op("aten.copy_.default", {self, src}).Out(F32({2, 3})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  EXPECT_THAT(Ops(*g), ElementsAre("edge.cast", "edge.expand"));
+}
+
+TEST(Structural, AnInPlaceWriteIntoASliceReachesTheBase) {
+  // mask = x.new_zeros(4, 6); mask[:, 2:4].fill_(1.5); return mask (swin_t's mask pattern).
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2, 3}));
+  ir::Value *mask = b.Op("aten.new_zeros.default", {x}).Attr("size", {4, 6}).Out(F32({4, 6}));
+  ir::Value *view = b.Op("aten.slice.Tensor", {mask})
+                        .Attr("dim", 1)
+                        .Attr("start", 2)
+                        .Attr("end", 4)
+                        .Out(F32({4, 2}));
+  b.Op("aten.fill_.Scalar", {view}).Attr("value", ir::AttrValue::Double(1.5)).Out(F32({4, 2}));
+  b.Output(mask);
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  // The view's own slice (read by nothing now), then head, tail and the joined base.
+  EXPECT_THAT(Ops(*g), ElementsAre("edge.slice", "edge.slice", "edge.slice", "edge.concatenate"));
+  const ir::Node *joined = NodeAt(*g, 3);
+  EXPECT_EQ(g->outputs()[0], joined->output());
+  ASSERT_EQ(joined->num_inputs(), 3u);
+  EXPECT_THAT(Values<float>(*joined->input(1)), ::testing::Each(1.5f));
+  EXPECT_EQ(joined->input(1)->type(), F32({4, 2}));
+}
+
 }  // namespace
 }  // namespace torchir::lowering

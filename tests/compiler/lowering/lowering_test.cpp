@@ -184,7 +184,7 @@ TEST(LoweringTest, RecordedShapesThatDisagreeAreReported) {
       << edge.status().message();
 }
 
-TEST(LoweringTest, TransposedConvolutionIsUnsupportedWithAReason) {
+TEST(LoweringTest, TransposedConvolutionIsADirectConvolutionOfThePaddedInput) {
   auto graph = Parse(Doc(Meta("x", "[1, 3, 4, 4]"), Meta("convolution", "[1, 2, 6, 6]"),
                          R"({"name": "convolution", "op_type": "aten.convolution.default",
                              "inputs": [)" + Meta("x", "[1, 3, 4, 4]", "x") + ", " +
@@ -196,11 +196,20 @@ TEST(LoweringTest, TransposedConvolutionIsUnsupportedWithAReason) {
                          "[" + Meta("w", "[3, 2, 3, 3]") + "]", R"({"p_w": "w"})"));
   ASSERT_NE(graph, nullptr);
   auto edge = LowerToEdge(*graph);
-  ASSERT_FALSE(edge.ok());
-  EXPECT_NE(edge.status().message().find(
-                "node 'convolution' (aten.convolution.default): transposed convolution"),
-            std::string::npos)
-      << edge.status().message();
+  ASSERT_TRUE(edge.ok()) << edge.status().message();
+  const ir::Node* conv = nullptr;
+  const ir::Node* pad = nullptr;
+  for (const ir::Node* node : (*edge)->nodes()) {
+    if (node->op() == "edge.convolution") conv = node;
+    if (node->op() == "edge.constant_pad") pad = node;
+  }
+  ASSERT_NE(conv, nullptr);
+  ASSERT_NE(pad, nullptr);
+  // Padded by k - 1 = 2 on every side, then a 3x3 convolution with the regrouped weight.
+  EXPECT_EQ(pad->FindAttr("pad")->as_int_list(), (std::vector<int64_t>{2, 2, 2, 2}));
+  EXPECT_EQ(conv->input(0), pad->output());
+  EXPECT_EQ(conv->input(1)->type().sizes, (std::vector<int64_t>{2, 3, 3, 3}));
+  EXPECT_EQ(conv->FindAttr("stride")->as_int_list(), (std::vector<int64_t>{1, 1}));
 }
 
 TEST(LoweringTest, MatmulOfVectorsAddsAndRemovesUnitDims) {

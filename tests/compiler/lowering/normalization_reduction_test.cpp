@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
@@ -362,7 +363,8 @@ TEST(Pooling, MaxPoolIndicesInUseAreAnError) {
   EXPECT_THAT(edge.status().message(), HasSubstr("indices"));
 }
 
-TEST(Pooling, AvgPoolDivisorOverrideIsUnsupported) {
+TEST(Pooling, AvgPoolDivisorOverrideScalesTheAverage) {
+  // Windows of 4 padded elements everywhere: the average times 4 / 3.
   GraphBuilder b;
   ir::Value* x = b.Input("x", F32({1, 2, 8, 8}));
   b.Output(b.Op("aten.avg_pool2d.default", {x})
@@ -370,8 +372,92 @@ TEST(Pooling, AvgPoolDivisorOverrideIsUnsupported) {
                .Attr("divisor_override", 3)
                .Out(F32({1, 2, 4, 4})));
   auto edge = Lower(b);
-  ASSERT_FALSE(edge.ok());
-  EXPECT_EQ(edge.status().code(), absl::StatusCode::kUnimplemented);
+  ASSERT_TRUE(edge.ok()) << edge.status();
+  EXPECT_THAT(Ops(**edge), ElementsAre("edge.avg_pool2d", "edge.mul"));
+  EXPECT_TRUE(FirstNode(**edge, "edge.avg_pool2d")->FindAttr("count_include_pad")->as_bool());
+  const ir::Value* factor = FirstNode(**edge, "edge.mul")->input(1);
+  ASSERT_EQ(factor->type(), F32({}));
+  float value;
+  std::memcpy(&value, factor->data().data(), sizeof(value));
+  EXPECT_FLOAT_EQ(value, 4.0f / 3.0f);
+}
+
+TEST(Pooling, PytorchIrUnreadIndicesGetitemIsNotARead) {
+  // pytorch-ir writes a getitem for every output; one that nothing reads reads nothing.
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({1, 2, 8, 8}));
+  std::vector<ir::Value*> outs = b.Op("aten.adaptive_max_pool2d.default", {x})
+                                     .Attr("output_size", {1, 1})
+                                     .Outs({F32({1, 2, 1, 1}), I64({1, 2, 1, 1})});
+  b.Output(PytorchIrGetitem(b, outs, 0));
+  PytorchIrGetitem(b, outs, 1);
+  auto edge = Lower(b);
+  ASSERT_TRUE(edge.ok()) << edge.status();
+  EXPECT_THAT(Ops(**edge), ElementsAre("edge.amax"));
+  EXPECT_THAT(Ints(*FirstNode(**edge, "edge.amax"), "dims"), ElementsAre(2, 3));
+}
+
+TEST(Pooling, MaxPool1dIsA2dPoolOverOneRow) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({2, 4, 12}));
+  b.Output(b.Op("aten.max_pool1d.default", {x})
+               .Attr("kernel_size", std::vector<int64_t>{3})
+               .Attr("stride", std::vector<int64_t>{2})
+               .Attr("padding", std::vector<int64_t>{1})
+               .Attr("dilation", std::vector<int64_t>{2})
+               .Attr("ceil_mode", true)
+               .Out(F32({2, 4, 6})));
+  auto edge = Lower(b);
+  ASSERT_TRUE(edge.ok()) << edge.status();
+  EXPECT_THAT(Ops(**edge), ElementsAre("edge.reshape", "edge.max_pool2d", "edge.reshape"));
+  const ir::Node* pool = FirstNode(**edge, "edge.max_pool2d");
+  EXPECT_THAT(Ints(*pool, "kernel_size"), ElementsAre(1, 3));
+  EXPECT_THAT(Ints(*pool, "stride"), ElementsAre(1, 2));
+  EXPECT_THAT(Ints(*pool, "padding"), ElementsAre(0, 1));
+  EXPECT_THAT(Ints(*pool, "dilation"), ElementsAre(1, 2));
+}
+
+TEST(Reduction, ArgmaxWithoutDimFlattensAndKeepdimGivesOnes) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({2, 3, 4}));
+  b.Output(b.Op("aten.argmax.default", {x}).Attr("keepdim", true).Out(I64({1, 1, 1})));
+  auto edge = Lower(b);
+  ASSERT_TRUE(edge.ok()) << edge.status();
+  EXPECT_THAT(Ops(**edge), ElementsAre("edge.reshape", "edge.max_dim", "edge.reshape"));
+  EXPECT_EQ(FirstNode(**edge, "edge.max_dim")->input(0)->type(), F32({24}));
+}
+
+TEST(Reduction, AllOfAnEmptyDimCountsAgainstZero) {
+  // all() over nothing is true: the count of true elements (0) equals the element count (0).
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({3, 0}));
+  b.Output(b.Op("aten.all.dim", {x}).Attr("dim", 1).Out(ir::TensorType{ir::DType::kBool, {3}}));
+  auto edge = Lower(b);
+  ASSERT_TRUE(edge.ok()) << edge.status();
+  EXPECT_THAT(Ops(**edge), ElementsAre("edge.ne", "edge.cast", "edge.sum", "edge.eq"));
+  const ir::Value* count = FirstNode(**edge, "edge.eq")->input(1);
+  int64_t value = -1;
+  std::memcpy(&value, count->data().data(), sizeof(value));
+  EXPECT_EQ(value, 0);
+}
+
+TEST(Reduction, VarianceDividesByTheCountLessTheCorrection) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({2, 3, 4}));
+  b.Output(b.Op("aten.var.correction", {x})
+               .Attr("dim", std::vector<int64_t>{0, -1})
+               .Attr("correction", 2)
+               .Attr("keepdim", true)
+               .Out(F32({1, 3, 1})));
+  auto edge = Lower(b);
+  ASSERT_TRUE(edge.ok()) << edge.status();
+  EXPECT_THAT(Ops(**edge),
+              ElementsAre("edge.mean", "edge.sub", "edge.mul", "edge.sum", "edge.div"));
+  EXPECT_THAT(Ints(*FirstNode(**edge, "edge.sum"), "dims"), ElementsAre(0, 2));
+  const ir::Value* divisor = FirstNode(**edge, "edge.div")->input(1);
+  float value;
+  std::memcpy(&value, divisor->data().data(), sizeof(value));
+  EXPECT_FLOAT_EQ(value, 6.0f);  // 8 elements - 2
 }
 
 absl::StatusOr<std::unique_ptr<ir::Graph>> AdaptivePool(std::vector<int64_t> in,

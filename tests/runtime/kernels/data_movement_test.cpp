@@ -400,5 +400,59 @@ TEST(DataMovementKernelTest, RefusesMalformedConstantPad) {
   EXPECT_NE(pad(DType::kInt32, {INT64_MIN, INT64_MAX}, 0.0, {3, 4}), runtime::Error::kOk);
 }
 
+// ---- scatter ----------------------------------------------------------------------------
+
+std::unique_ptr<ir::Graph> ScatterGraph(ir::DType dtype, std::vector<int64_t> input,
+                                        std::vector<int64_t> index, std::vector<int64_t> src,
+                                        int64_t dim, ir::DType index_dtype = ir::DType::kInt64,
+                                        bool accumulate = false) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", TypeOf(dtype, input));
+  ir::Value* i = b.Input("index", TypeOf(index_dtype, index));
+  ir::Value* s = b.Input("src", TypeOf(dtype, src));
+  b.Output(b.Op("edge.scatter", {x, i, s})
+               .Attr("dim", dim)
+               .Attr("accumulate", accumulate)
+               .Out(TypeOf(dtype, input)));
+  return b.Build();
+}
+
+TEST(ScatterKernel, OneWritePerTargetAlongEveryDim) {
+  // One index entry along the scatter dim: no target is written twice (PyTorch leaves the
+  // order of repeated writes open). Indices in [0, 4) (the harness's int range is [0, 4)).
+  for (ir::DType dtype : {ir::DType::kFloat32, ir::DType::kInt64, ir::DType::kBool}) {
+    ExpectMatchesReference(*ScatterGraph(dtype, {4, 5, 6}, {1, 5, 6}, {2, 5, 6}, 0), 71,
+                           verify::Tolerance{0, 0}, -2.0, 2.0, 0, 4);
+    ExpectMatchesReference(*ScatterGraph(dtype, {4, 5, 6}, {3, 1, 4}, {4, 2, 6}, 1), 72,
+                           verify::Tolerance{0, 0}, -2.0, 2.0, 0, 4);
+  }
+  ExpectMatchesReference(
+      *ScatterGraph(ir::DType::kFloat32, {4, 5, 6}, {4, 5, 1}, {4, 5, 1}, 2, ir::DType::kInt32),
+      73, verify::Tolerance{0, 0}, -2.0, 2.0, 0, 4);
+}
+
+TEST(ScatterKernel, AccumulateAddsRepeatedTargets) {
+  // Many entries per target along the dim: every one is added.
+  for (ir::DType dtype : {ir::DType::kFloat32, ir::DType::kInt32, ir::DType::kInt64}) {
+    ExpectMatchesReference(
+        *ScatterGraph(dtype, {4, 5, 6}, {9, 5, 6}, {9, 5, 6}, 0, ir::DType::kInt64, true), 75,
+        verify::Tolerance{1e-6, 1e-6}, -2.0, 2.0, 0, 4);
+    ExpectMatchesReference(
+        *ScatterGraph(dtype, {4, 5, 6}, {4, 3, 20}, {4, 3, 20}, 2, ir::DType::kInt32, true), 76,
+        verify::Tolerance{1e-6, 1e-6}, -2.0, 2.0, 0, 4);
+  }
+}
+
+TEST(ScatterKernelCheck, AccumulateRefusesBool) {
+  ExpectKernelRefuses(
+      *ScatterGraph(ir::DType::kBool, {4, 5}, {1, 5}, {1, 5}, 0, ir::DType::kInt64, true),
+      runtime::Error::kInvalidType);
+}
+
+TEST(ScatterKernelCheck, RefusesAnIndexLargerThanSrc) {
+  ExpectRefused(*ScatterGraph(ir::DType::kFloat32, {4, 5}, {2, 5}, {1, 5}, 0),
+                runtime::Error::kShapeMismatch);
+}
+
 }  // namespace
 }  // namespace torchir::testing

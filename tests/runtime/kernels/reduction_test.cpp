@@ -22,6 +22,21 @@ std::unique_ptr<ir::Graph> Reduce(const std::string& op, ir::DType dtype,
   return b.Build();
 }
 
+std::unique_ptr<ir::Graph> ExtremumDim(const std::string& op, ir::DType dtype,
+                                       std::vector<int64_t> input, int64_t dim, bool keepdim,
+                                       std::vector<int64_t> out,
+                                       ir::DType index_dtype = ir::DType::kInt64) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", TypeOf(dtype, input));
+  std::vector<ir::Value*> outs = b.Op(op, {x})
+                                     .Attr("dim", dim)
+                                     .Attr("keepdim", keepdim)
+                                     .Outs({TypeOf(dtype, out), TypeOf(index_dtype, out)});
+  b.Output(outs[0]);
+  b.Output(outs[1]);
+  return b.Build();
+}
+
 std::unique_ptr<ir::Graph> MaxDim(ir::DType dtype, std::vector<int64_t> input, int64_t dim,
                                   bool keepdim, std::vector<int64_t> out,
                                   ir::DType index_dtype = ir::DType::kInt64) {
@@ -120,7 +135,10 @@ std::vector<ReductionCase> AllowedReductions() {
   return {{"edge.mean", ir::DType::kFloat32}, {"edge.sum", ir::DType::kFloat32},
           {"edge.sum", ir::DType::kInt32},    {"edge.sum", ir::DType::kInt64},
           {"edge.amax", ir::DType::kFloat32}, {"edge.amax", ir::DType::kInt32},
-          {"edge.amax", ir::DType::kInt64}};
+          {"edge.amax", ir::DType::kInt64},   {"edge.amin", ir::DType::kFloat32},
+          {"edge.amin", ir::DType::kInt32},   {"edge.amin", ir::DType::kInt64},
+          {"edge.prod", ir::DType::kFloat32}, {"edge.prod", ir::DType::kInt32},
+          {"edge.prod", ir::DType::kInt64}};
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryAllowedDtype, ReductionKernel,
@@ -135,6 +153,22 @@ TEST(ReductionKernel, SumAndMeanOverAnEmptyDim) {
   ExpectReductionMatches(*Reduce("edge.sum", ir::DType::kFloat32, {3, 0}, {1}, false, {3}), 21);
   ExpectReductionMatches(*Reduce("edge.sum", ir::DType::kInt64, {3, 0}, {1}, false, {3}), 22);
   ExpectReductionMatches(*Reduce("edge.mean", ir::DType::kFloat32, {3, 0}, {1}, false, {3}), 23);
+}
+
+TEST(ReductionKernel, ProdOverAnEmptyDimIsOne) {
+  ExpectReductionMatches(*Reduce("edge.prod", ir::DType::kFloat32, {3, 0}, {1}, false, {3}), 25);
+  ExpectReductionMatches(*Reduce("edge.prod", ir::DType::kInt32, {3, 0}, {1}, true, {3, 1}), 26);
+}
+
+TEST(ReductionKernel, IntegerProductsWrapLikeTheDtype) {
+  // 40 factors in [-50, 50): far beyond int32 and int64; the low bits must still agree.
+  ExpectReductionMatches(*Reduce("edge.prod", ir::DType::kInt32, {3, 40}, {1}, false, {3}), 27);
+  ExpectReductionMatches(*Reduce("edge.prod", ir::DType::kInt64, {40, 3}, {0}, false, {3}), 28);
+}
+
+TEST(ReductionKernelCheck, RefusesAminOverAnEmptyDim) {
+  ExpectKernelRefuses(*Reduce("edge.amin", ir::DType::kInt64, {3, 0}, {1}, false, {3}),
+                      Error::kInvalidProgram);
 }
 
 TEST(ReductionKernel, LargeFloatSum) {
@@ -203,6 +237,141 @@ TEST(MaxDimKernelCheck, RefusesBadCalls) {
                 Error::kInvalidType);
   // A max of nothing has no index; only the kernel sees it.
   ExpectKernelRefuses(*MaxDim(ir::DType::kFloat32, {4, 0}, 1, false, {4}), Error::kInvalidProgram);
+}
+
+// ---- min_dim: max_dim's mirror ---------------------------------------------------------
+
+class MinDimKernel : public ::testing::TestWithParam<ir::DType> {};
+
+TEST_P(MinDimKernel, EveryDimPosition) {
+  ExpectReductionMatches(*ExtremumDim("edge.min_dim", GetParam(), {4, 5, 6}, 0, false, {5, 6}),
+                         41);
+  ExpectReductionMatches(
+      *ExtremumDim("edge.min_dim", GetParam(), {4, 5, 6}, 1, true, {4, 1, 6}), 42);
+  ExpectReductionMatches(*ExtremumDim("edge.min_dim", GetParam(), {4, 5, 6}, -1, false, {4, 5}),
+                         43);
+}
+
+TEST_P(MinDimKernel, TiesGiveTheFirstIndex) {
+  ExpectMatchesReference(*ExtremumDim("edge.min_dim", GetParam(), {8, 20}, 1, false, {8}), 44,
+                         verify::Tolerance{1e-5, 1e-4}, 0.0, 3.0, 0, 3);
+  ExpectMatchesReference(*ExtremumDim("edge.min_dim", GetParam(), {20, 8}, 0, true, {1, 8}), 45,
+                         verify::Tolerance{1e-5, 1e-4}, 0.0, 3.0, 0, 3);
+}
+
+TEST_P(MinDimKernel, ScalarInput) {
+  ExpectReductionMatches(*ExtremumDim("edge.min_dim", GetParam(), {}, 0, false, {}), 46);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryAllowedDtype, MinDimKernel,
+                         ::testing::Values(ir::DType::kFloat32, ir::DType::kInt32,
+                                           ir::DType::kInt64),
+                         [](const ::testing::TestParamInfo<ir::DType>& info) {
+                           return std::string(ir::DTypeName(info.param));
+                         });
+
+TEST(MinDimKernelCheck, RefusesAnEmptyDim) {
+  ExpectKernelRefuses(*ExtremumDim("edge.min_dim", ir::DType::kInt32, {4, 0}, 1, false, {4}),
+                      Error::kInvalidProgram);
+}
+
+// ---- cumsum ----------------------------------------------------------------------------
+
+std::unique_ptr<ir::Graph> Cumsum(ir::DType dtype, std::vector<int64_t> sizes, int64_t dim) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", TypeOf(dtype, sizes));
+  b.Output(b.Op("edge.cumsum", {x}).Attr("dim", dim).Out(TypeOf(dtype, sizes)));
+  return b.Build();
+}
+
+class CumsumKernel : public ::testing::TestWithParam<ir::DType> {};
+
+TEST_P(CumsumKernel, EveryDimPosition) {
+  ExpectReductionMatches(*Cumsum(GetParam(), {4, 5, 6}, 0), 51);
+  ExpectReductionMatches(*Cumsum(GetParam(), {4, 5, 6}, 1), 52);
+  ExpectReductionMatches(*Cumsum(GetParam(), {4, 5, 6}, -1), 53);
+}
+
+TEST_P(CumsumKernel, ManyColumnsAndLongRuns) {
+  // 150 columns: two full blocks of 64 and a partial one.
+  ExpectReductionMatches(*Cumsum(GetParam(), {9, 150}, 0), 54);
+  ExpectReductionMatches(*Cumsum(GetParam(), {2, 1003}, 1), 55);
+}
+
+TEST_P(CumsumKernel, ScalarAndEmptyInputs) {
+  ExpectReductionMatches(*Cumsum(GetParam(), {}, 0), 56);
+  ExpectReductionMatches(*Cumsum(GetParam(), {3, 0}, 1), 57);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryAllowedDtype, CumsumKernel,
+                         ::testing::Values(ir::DType::kFloat32, ir::DType::kInt32,
+                                           ir::DType::kInt64),
+                         [](const ::testing::TestParamInfo<ir::DType>& info) {
+                           return std::string(ir::DTypeName(info.param));
+                         });
+
+TEST(CumsumKernelCheck, RefusesBadCalls) {
+  ExpectRefused(*Cumsum(ir::DType::kFloat32, {4, 5}, 2), Error::kInvalidProgram);
+  ExpectRefused(*Cumsum(ir::DType::kBool, {4, 5}, 1), Error::kInvalidType);
+}
+
+// ---- topk (sort, argsort) -----------------------------------------------------------------
+
+std::unique_ptr<ir::Graph> TopK(ir::DType dtype, std::vector<int64_t> sizes, int64_t k,
+                                int64_t dim, bool largest) {
+  std::vector<int64_t> out = sizes;
+  if (!out.empty()) out[dim < 0 ? dim + out.size() : dim] = k;
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", TypeOf(dtype, sizes));
+  std::vector<ir::Value*> outs = b.Op("edge.topk", {x})
+                                     .Attr("k", k)
+                                     .Attr("dim", dim)
+                                     .Attr("largest", largest)
+                                     .Outs({TypeOf(dtype, out), I64(out)});
+  b.Output(outs[0]);
+  b.Output(outs[1]);
+  return b.Build();
+}
+
+class TopKKernel : public ::testing::TestWithParam<ir::DType> {};
+
+TEST_P(TopKKernel, LargestAndSmallestAlongEveryDim) {
+  ExpectReductionMatches(*TopK(GetParam(), {6, 5, 4}, 3, 0, true), 61);
+  ExpectReductionMatches(*TopK(GetParam(), {6, 5, 4}, 2, 1, false), 62);
+  ExpectReductionMatches(*TopK(GetParam(), {6, 5, 40}, 7, -1, true), 63);
+}
+
+TEST_P(TopKKernel, AWholeDimIsAStableSort) {
+  // Integers in [0, 3): many ties, which keep their index order both ways.
+  ExpectMatchesReference(*TopK(GetParam(), {4, 30}, 30, 1, false), 64,
+                         verify::Tolerance{1e-5, 1e-4}, 0.0, 3.0, 0, 3);
+  ExpectMatchesReference(*TopK(GetParam(), {30, 4}, 30, 0, true), 65,
+                         verify::Tolerance{1e-5, 1e-4}, 0.0, 3.0, 0, 3);
+}
+
+TEST_P(TopKKernel, ScalarAndEmptyCases) {
+  ExpectReductionMatches(*TopK(GetParam(), {}, 1, 0, true), 66);
+  ExpectReductionMatches(*TopK(GetParam(), {3, 5}, 0, 1, true), 67);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryAllowedDtype, TopKKernel,
+                         ::testing::Values(ir::DType::kFloat32, ir::DType::kInt32,
+                                           ir::DType::kInt64),
+                         [](const ::testing::TestParamInfo<ir::DType>& info) {
+                           return std::string(ir::DTypeName(info.param));
+                         });
+
+TEST(TopKKernelCheck, RefusesKBeyondTheDim) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({3, 4}));
+  std::vector<ir::Value*> outs = b.Op("edge.topk", {x})
+                                     .Attr("k", int64_t{5})
+                                     .Attr("dim", int64_t{1})
+                                     .Attr("largest", true)
+                                     .Outs({F32({3, 5}), I64({3, 5})});
+  b.Output(outs[0]);
+  b.Output(outs[1]);
+  ExpectRefused(*b.Build(), Error::kInvalidProgram);
 }
 
 }  // namespace

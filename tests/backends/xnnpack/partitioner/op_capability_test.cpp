@@ -151,6 +151,17 @@ TEST(OpCapabilityTest, ElementwiseOps) {
   ExpectRefused(g.Op("edge.pow", {x, x}), "exponent 'x' is not a one-element constant");
 }
 
+TEST(OpCapabilityTest, UnaryOpsRefuseA0dInput) {
+  // XNNPACK's unary nodes read the last dim as channels; the delegate refuses rank 0 at init
+  // (the sqrt of a full-reduction vector norm).
+  EdgeGraphBuilder g;
+  ir::Value* x0 = g.Input("x0", F32({}));
+  for (const char* op : {"edge.hardswish", "edge.hardsigmoid", "edge.sigmoid", "edge.silu",
+                         "edge.neg", "edge.abs", "edge.sqrt", "edge.rsqrt"}) {
+    ExpectRefused(g.Op(op, {x0}), "a 0-d input");
+  }
+}
+
 TEST(OpCapabilityTest, BroadcastingStaysCorrectUnderTheLayoutChange) {
   EdgeGraphBuilder g;
   ir::Value* x = g.Input("x", F32({1, 3, 4, 5}));
