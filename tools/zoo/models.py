@@ -14,6 +14,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+_A = torch.ops.aten  # zoo cases that name an ATen overload directly
+
 
 @dataclass(frozen=True)
 class InputSpec:
@@ -468,8 +470,11 @@ _OPS = [
                                           torch.ops.aten.sub.Scalar(x, 0.5),
                                           torch.ops.aten.mul.Scalar(x, 3.0),
                                           torch.ops.aten.div.Scalar(x, 4.0),
-                                          x.squeeze((1, 3)) * 1.0),
-        [("x", (2, 1, 4, 1))], "the .Scalar overloads called directly, squeeze over two dims",
+                                          x.squeeze((1, 3)) * 1.0,
+                                          _A.any.dims(x > 0.5, [0, 2]),
+                                          _A.all.dims(x > -1.0, [1, 3])),
+        [("x", (2, 1, 4, 1))],
+        "the .Scalar overloads called directly, squeeze over two dims, any/all.dims",
         only=("pytorch_ir",)),
     # elementwise math
     _op("clamp", lambda m, x: (torch.clamp(x, -0.5, 0.5), x.clamp(min=0.1)), [VEC],
@@ -593,7 +598,98 @@ _OPS = [
         grouped=lambda: nn.ConvTranspose2d(4, 6, (3, 2), stride=(1, 2), padding=(2, 0),
                                            groups=2, dilation=(2, 1), bias=False),
         line=lambda: nn.ConvTranspose1d(4, 3, 4, stride=3, padding=2)),
+    # every accepted overload and in-place form no network reaches, called by its ATen name
+    _op("overload_forms", lambda m, x, y: _overload_forms(m, x, y),
+        [("x", (2, 3, 4)), ("y", (2, 3, 4))],
+        "in-place .Scalar arithmetic and activations, scatter_/scatter_add_, empty factories, "
+        "split overloads, *_copy views, norm/std/var_mean overloads, 3-d and circular padding, "
+        "upsampling, argsort.stable, to.dtype_layout, where.Scalar, called as torch.ops.aten; "
+        "torch 2.x's vocabulary only (torch 1.13's tracers lack or decompose these forms)",
+        only=("pytorch_ir",)),
+    _op("overload_forms_int", lambda m, a, b: _overload_forms_int(m, a, b),
+        [("a", (2, 3, 4), "index:40"), ("b", (2, 3, 4), "index:9")],
+        "__and__/__or__/__xor__ .Scalar, their in-place forms, bitwise_*.Scalar_Tensor and "
+        "bitwise_*_ .Scalar/.Tensor on int64, called as torch.ops.aten (torch 2.x only)",
+        only=("pytorch_ir",)),
 ]
+
+
+def _overload_forms(m, x, y):
+    """Overloads and in-place forms called by their ATen names."""
+    d = x.device
+    x4 = x.view(1, 2, 3, 4)
+    t = x * 1.0
+    _A.add_.Scalar(t, 0.5)
+    _A.mul_.Scalar(t, 2.0)
+    _A.sub_.Scalar(t, 0.25)
+    _A.div_.Scalar(t, 3.0)
+    _A.div_.Scalar_mode(t, 0.125, rounding_mode="floor")
+    _A.clamp_max_.Tensor(t, y + 4.0)
+    _A.clamp_min_.Tensor(t, y - 4.0)
+    acts = []
+    for act in (_A.celu_.default, _A.elu_.default, _A.selu_.default, _A.gelu_.default,
+                _A.mish_.default, _A.sgn_.default):
+        u = x * 2.0
+        act(u)
+        acts.append(u)
+    u = x * 1.0
+    _A.threshold_.default(u, 0.1, -1.0)
+    w = torch.log(x)  # nan for x < 0
+    _A.nan_to_num_.default(w, 0.0, 5.0, -5.0)
+    idx = (torch.arange(24, device=d).view(2, 3, 4) * 7) % 3
+    s = x * 1.0
+    _A.scatter_.src(s, 1, idx, y)
+    _A.scatter_add_.default(s, 1, idx, y)
+    e1 = _A.empty.memory_format([2, 3, 4], dtype=torch.float32, device=d)
+    e1.copy_(y)
+    e2 = _A.empty_like.default(x)
+    e2.copy_(x * 3.0)
+    e3 = _A.new_empty.default(x, [2, 3, 4])
+    e3.copy_(y - x)
+    parts = _A.split.default(x, [2, 2], 2)
+    sizes = _A.split.sizes(x, [1, 3], 2)
+    values = _A.max_pool1d_with_indices.default(x, [2], [2], [0], [1], False)[0]
+    std_mean = _A.std_mean.default(x)
+    var_mean = _A.var_mean.default(x)
+    return (t, *acts, u, w, s, e1 + e2 + e3, parts[0] + parts[1], sizes[1] * 2.0, values,
+            _A.div.Scalar_mode(x, 0.3, rounding_mode="trunc"),
+            _A.copy.default(x, y * 2.0),
+            _A.reflection_pad3d.default(x4, [1, 1, 1, 1, 1, 1]),
+            _A.replication_pad3d.default(x4, [1, 2, 0, 1, 1, 0]),
+            _A._pad_circular.default(x4, [1, 1, 1, 1]),
+            _A._reshape_alias.default(x, [6, 4], [4, 1]) * 1.0,
+            _A._unsafe_view.default(x * 1.0, [3, 8]),
+            _A._upsample_nearest_exact2d.default(x4, [4, 6], None, None),
+            _A.upsample_bilinear2d.default(x4, [5, 7], False, None, None),
+            _A.upsample_nearest2d.default(x4, [4, 8], None, None),
+            _A.argsort.stable(x, stable=True, dim=-1, descending=False),
+            _A.atleast_1d.default(x.sum()), _A.atleast_2d.default(x[0, 0]),
+            _A.clamp_max.Tensor(x, y), _A.clamp_min.Tensor(x, y), _A.detach.default(x) * 1.0,
+            _A.diagonal_copy.default(x, 0, 1, 2), _A.permute_copy.default(x, [2, 0, 1]),
+            _A.select_copy.int(x, 1, 2), _A.slice_copy.Tensor(x, 2, 1, 4, 2),
+            _A.transpose_copy.int(x, 0, 2), _A.unsqueeze_copy.default(x, 1),
+            _A.view_copy.default(x, [4, 6]), _A.fix.default(x * 3.0), _A.positive.default(x) * 1.0,
+            _A.norm.Scalar(x, 2), _A.norm.ScalarOpt_dim(x, 3, [1], True),
+            _A.norm.ScalarOpt_dim_dtype(x, 2, [2], False, dtype=torch.float32),
+            _A.norm.ScalarOpt_dtype(x, 1, dtype=torch.float32), _A.std.default(x),
+            *std_mean, *var_mean, _A.to.dtype_layout(x * 10.0, dtype=torch.int32),
+            _A.where.Scalar(x > 0, 1.0, -1.0))
+
+
+def _overload_forms_int(m, a, b):
+    a = a - 20
+    t = a * 1
+    _A.__iand__.Scalar(t, 7)
+    _A.__ior__.Tensor(t, b)
+    _A.__ixor__.Scalar(t, 2)
+    u = a * 1
+    _A.bitwise_and_.Scalar(u, 3)
+    _A.bitwise_or_.Scalar(u, 12)
+    _A.bitwise_or_.Tensor(u, b)
+    _A.bitwise_xor_.Scalar(u, 6)
+    return (t, u, _A.__and__.Scalar(a, 3), _A.__or__.Scalar(a, 5), _A.__xor__.Scalar(a, 6),
+            _A.bitwise_and.Scalar_Tensor(3, a), _A.bitwise_or.Scalar_Tensor(5, a),
+            _A.bitwise_xor.Scalar_Tensor(6, a))
 
 
 def _arith_forms(m, x, y):

@@ -521,5 +521,20 @@ TEST(Structural, AnInPlaceWriteIntoASliceReachesTheBase) {
   EXPECT_EQ(joined->input(1)->type(), F32({4, 2}));
 }
 
+TEST(Structural, AnInPlaceWriteIntoAFactoryResultReplacesIt) {
+  // e = torch.empty(2, 3); e.copy_(x); return e: the factory node has no input to write
+  // through to (this once read input 0 of the empty node and threw).
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2, 3}));
+  ir::Value *empty = b.Op("aten.empty.memory_format", {}).Attr("size", {2, 3}).Out(F32({2, 3}));
+  b.Op("aten.copy_.default", {empty, x}).Out(F32({2, 3}));
+  b.Output(b.Op("aten.mul.Scalar", {empty}).Attr("other", ir::AttrValue::Double(2.0)).Out(
+      F32({2, 3})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  EXPECT_THAT(Ops(*g), ElementsAre("edge.mul"));
+  EXPECT_EQ(NodeAt(*g, 0)->input(0), g->inputs()[0]);
+}
+
 }  // namespace
 }  // namespace torchir::lowering
