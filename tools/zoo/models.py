@@ -501,7 +501,8 @@ _OPS = [
         "prelu (per channel), glu, lerp, addcmul, addcdiv, logit", prelu=lambda: nn.PReLU(3)),
     _op("binary_integer", lambda m, a, b, x: _binary_integer(a, b, x),
         [("a", (2, 3, 4), "index:40"), ("b", (2, 3, 4), "index:9"), VEC],
-        "int64 // % fmod & | ^ ~, logical and/or/xor/not, isnan, isinf"),
+        "int64 // % fmod & | ^ ~, div(rounding_mode='trunc'), logical and/or/xor/not, isnan, "
+        "isinf"),
     # structural coverage (issue 11): several ops per case, every argument form the schema allows
     _op("reduce_min_arg", lambda m, x: (torch.amin(x, dim=(0, -1)), x.amin(1, keepdim=True),
                                         x.min(), x.min(dim=-2), torch.argmax(x),
@@ -804,7 +805,8 @@ def _binary_integer(a, b, x):
     return (a // d, a % d, torch.fmod(a, d), a & d, a | d, a ^ d, ~a, torch.remainder(a, 3),
             torch.logical_and(positive, a > 0).float(), torch.logical_or(positive, a > 0).float(),
             torch.logical_xor(positive, a > 0).float(), torch.logical_not(x).float(),
-            torch.isnan(torch.sqrt(x)).float(), torch.isinf(torch.log(torch.relu(x))).float())
+            torch.isnan(torch.sqrt(x)).float(), torch.isinf(torch.log(torch.relu(x))).float(),
+            torch.div(a, d, rounding_mode="trunc"), torch.div(a, -3, rounding_mode="trunc"))
 
 
 def _inplace_math(x, y, z):

@@ -161,7 +161,19 @@ Results Div(LoweringContext& ctx, const AtenCall& call) {
   return BinaryIn(ctx, call, "edge.div", "self", "other");
 }
 
-// rounding_mode 'floor' is floor_divide; 'trunc' rounds the float quotient toward zero.
+// Integer division rounded toward zero, exactly: a - fmod(a, b) is a multiple of b (of a's sign
+// and no larger), so flooring its quotient rounds nothing.
+Results IntegerTruncDivide(LoweringContext& ctx, const AtenCall& call) {
+  const DType dtype = ctx.OutputType().dtype;
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * a, ctx.TensorOrScalar(call, "self", dtype));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * b, ctx.TensorOrScalar(call, "other", dtype));
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * rest, builder.Emit1(kFmod, {a, b}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * multiple, builder.Emit1(kSub, {a, rest}));
+  return Single(builder.Emit1(kFloorDivide, {multiple, b}));
+}
+
+// rounding_mode 'floor' is floor_divide; 'trunc' rounds the quotient toward zero.
 Results DivMode(LoweringContext& ctx, const AtenCall& call) {
   TORCHIR_ASSIGN_OR_RETURN(AttrValue mode, call.Value("rounding_mode"));
   if (mode.is_none()) return Div(ctx, call);
@@ -172,6 +184,10 @@ Results DivMode(LoweringContext& ctx, const AtenCall& call) {
       ir::IsFloatingPoint(ctx.OutputType().dtype)) {
     TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value*> quotient, Div(ctx, call));
     return Single(ctx.builder().Emit1(kTrunc, {quotient[0]}));
+  }
+  if (mode.kind() == AttrValue::Kind::kString && mode.as_string() == "trunc" &&
+      ir::IsIntegral(ctx.OutputType().dtype)) {
+    return IntegerTruncDivide(ctx, call);
   }
   return Unsupported(absl::StrCat("div with rounding_mode=", mode.ToString(), " of ",
                                   std::string(ir::DTypeName(ctx.OutputType().dtype)), " values"));
