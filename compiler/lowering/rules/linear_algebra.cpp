@@ -17,10 +17,13 @@ Attrs NoClamp() {
           {"output_max", AttrValue::Double(kInfinity)}};
 }
 
-// conv1d/conv2d/convolution share this: `spatial` dims, stride/padding/dilation lists.
+// conv1d/2d/3d and convolution share this: `spatial` dims, stride/padding/dilation lists.
+// `input` replaces the call's input when given (already padded).
 Results Convolution(LoweringContext& ctx, const AtenCall& call, int spatial,
-                    std::vector<int64_t> padding) {
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * input, ctx.Tensor(call, "input"));
+                    std::vector<int64_t> padding, ir::Value* input = nullptr) {
+  if (input == nullptr) {
+    TORCHIR_ASSIGN_OR_RETURN(input, ctx.Tensor(call, "input"));
+  }
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * weight, ctx.Tensor(call, "weight"));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * bias, ctx.OptionalTensor(call, "bias"));
   TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> stride, call.IntList("stride", spatial));
@@ -36,45 +39,51 @@ Results Convolution(LoweringContext& ctx, const AtenCall& call, int spatial,
   return Single(ctx.builder().Emit1("edge.convolution", inputs, attrs));
 }
 
-Results Conv2d(LoweringContext& ctx, const AtenCall& call) {
-  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> padding, call.IntList("padding", 2));
-  return Convolution(ctx, call, 2, padding);
+// conv1d/conv2d/conv3d.default: a padding list (one element broadcast to every dim).
+template <int kSpatial>
+Results ConvNd(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> padding, call.IntList("padding", kSpatial));
+  return Convolution(ctx, call, kSpatial, padding);
 }
 
-Results Conv1d(LoweringContext& ctx, const AtenCall& call) {
-  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> padding, call.IntList("padding", 1));
-  return Convolution(ctx, call, 1, padding);
-}
-
-// conv*.padding overloads: padding is "valid" or "same".
-Results ConvStringPadding(LoweringContext& ctx, const AtenCall& call, int spatial) {
+// conv*.padding overloads: padding is "valid" or "same". "same" pads dilation * (k - 1) in all;
+// when that is odd, the extra element goes after the end, as PyTorch's F.pad of the input does.
+template <int kSpatial>
+Results ConvStringPadding(LoweringContext& ctx, const AtenCall& call) {
   TORCHIR_ASSIGN_OR_RETURN(std::string mode, call.String("padding"));
-  std::vector<int64_t> padding(spatial, 0);
+  std::vector<int64_t> padding(kSpatial, 0);
+  ir::Value* input = nullptr;
   if (mode == "same") {
+    TORCHIR_ASSIGN_OR_RETURN(input, ctx.Tensor(call, "input"));
     TORCHIR_ASSIGN_OR_RETURN(ir::Value * weight, ctx.Tensor(call, "weight"));
-    TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, call.IntList("dilation", spatial));
-    for (int i = 0; i < spatial; ++i) {
+    TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dilation, call.IntList("dilation", kSpatial));
+    // constant_pad's pairs run innermost dim first (batched or not).
+    std::vector<int64_t> extra(2 * kSpatial, 0);
+    bool asymmetric = false;
+    for (int i = 0; i < kSpatial; ++i) {
       int64_t total = 0;
-      if (weight->type().rank() != spatial + 2 || dilation[i] <= 0 || weight->sizes()[2 + i] < 1 ||
+      if (weight->type().rank() != kSpatial + 2 || dilation[i] <= 0 ||
+          weight->sizes()[2 + i] < 1 ||
           !ir::CheckedMul(dilation[i], weight->sizes()[2 + i] - 1, &total)) {
         return absl::InvalidArgumentError(
             absl::StrCat("padding='same' with dilation[", i, "] = ", dilation[i], " and weight ",
                          weight->type().ToString(), " has no valid padding"));
       }
-      if (total % 2 != 0) return Unsupported("padding='same' with an even kernel needs asymmetric padding");
       padding[i] = total / 2;
+      if (total % 2 != 0) {
+        extra[2 * (kSpatial - 1 - i) + 1] = 1;
+        asymmetric = true;
+      }
+    }
+    if (asymmetric) {
+      TORCHIR_ASSIGN_OR_RETURN(input, ctx.builder().Emit1("edge.constant_pad", {input},
+                                                          {{"pad", AttrValue::IntList(extra)},
+                                                           {"value", AttrValue::Double(0.0)}}));
     }
   } else if (mode != "valid") {
     return Unsupported(absl::StrCat("padding='", mode, "'"));
   }
-  return Convolution(ctx, call, spatial, padding);
-}
-
-Results Conv2dPadding(LoweringContext& ctx, const AtenCall& call) {
-  return ConvStringPadding(ctx, call, 2);
-}
-Results Conv1dPadding(LoweringContext& ctx, const AtenCall& call) {
-  return ConvStringPadding(ctx, call, 1);
+  return Convolution(ctx, call, kSpatial, padding, input);
 }
 
 // --- Transposed convolution ----------------------------------------------------------------------
@@ -196,11 +205,9 @@ Results TransposedConvolution(LoweringContext& ctx, const AtenCall& call, int sp
   return Single(builder.Emit1("edge.convolution", inputs, attrs));
 }
 
-Results ConvTranspose1d(LoweringContext& ctx, const AtenCall& call) {
-  return TransposedConvolution(ctx, call, 1);
-}
-Results ConvTranspose2d(LoweringContext& ctx, const AtenCall& call) {
-  return TransposedConvolution(ctx, call, 2);
+template <int kSpatial>
+Results ConvTransposeNd(LoweringContext& ctx, const AtenCall& call) {
+  return TransposedConvolution(ctx, call, kSpatial);
 }
 
 Results CoreConvolution(LoweringContext& ctx, const AtenCall& call) {
@@ -307,13 +314,16 @@ Results Transpose2d(LoweringContext& ctx, const AtenCall& call) {
 }  // namespace
 
 void AddLinearAlgebraRules(RuleTable& table) {
-  table.Add("aten.conv2d.default", Conv2d);
-  table.Add("aten.conv2d.padding", Conv2dPadding);
-  table.Add("aten.conv1d.default", Conv1d);
-  table.Add("aten.conv1d.padding", Conv1dPadding);
+  table.Add("aten.conv1d.default", ConvNd<1>);
+  table.Add("aten.conv2d.default", ConvNd<2>);
+  table.Add("aten.conv3d.default", ConvNd<3>);
+  table.Add("aten.conv1d.padding", ConvStringPadding<1>);
+  table.Add("aten.conv2d.padding", ConvStringPadding<2>);
+  table.Add("aten.conv3d.padding", ConvStringPadding<3>);
   table.Add("aten.convolution.default", CoreConvolution);
-  table.Add("aten.conv_transpose1d.default", ConvTranspose1d);
-  table.Add("aten.conv_transpose2d.input", ConvTranspose2d);
+  table.Add("aten.conv_transpose1d.default", ConvTransposeNd<1>);
+  table.Add("aten.conv_transpose2d.input", ConvTransposeNd<2>);
+  table.Add("aten.conv_transpose3d.input", ConvTransposeNd<3>);
   table.Add("aten.linear.default", Linear);
   table.Add("aten.addmm.default", Addmm);
   table.Add("aten.mm.default", Mm);

@@ -212,6 +212,47 @@ TEST(LoweringTest, TransposedConvolutionIsADirectConvolutionOfThePaddedInput) {
   EXPECT_EQ(conv->FindAttr("stride")->as_int_list(), (std::vector<int64_t>{1, 1}));
 }
 
+TEST(LoweringTest, SamePaddingWithAnEvenKernelPadsTheExtraElementAtTheEnd) {
+  // Kernel 2x4, dilation (1, 1): totals 1 and 3, so 0 and 1 on both sides plus 1 after the end
+  // of each dim, as PyTorch's F.pad of the input does.
+  auto graph = Parse(Doc(Meta("x", "[1, 3, 5, 6]"), Meta("conv2d", "[1, 2, 5, 6]"),
+                         R"({"name": "conv2d", "op_type": "aten.conv2d.padding",
+                             "inputs": [)" + Meta("x", "[1, 3, 5, 6]", "x") + ", " +
+                             Meta("p_w", "[2, 3, 2, 4]") + R"(],
+                             "outputs": [)" + Meta("conv2d", "[1, 2, 5, 6]") + R"(],
+                             "attrs": {"padding": "same"}})",
+                         "[" + Meta("w", "[2, 3, 2, 4]") + "]", R"({"p_w": "w"})"));
+  ASSERT_NE(graph, nullptr);
+  auto edge = LowerToEdge(*graph);
+  ASSERT_TRUE(edge.ok()) << edge.status().message();
+  ASSERT_EQ(Ops(**edge), (std::vector<std::string>{"edge.constant_pad", "edge.convolution"}));
+  std::vector<const ir::Node*> nodes;
+  for (const ir::Node* node : (*edge)->nodes()) nodes.push_back(node);
+  const ir::Node* pad = nodes[0];
+  const ir::Node* conv = nodes[1];
+  EXPECT_EQ(pad->FindAttr("pad")->as_int_list(), (std::vector<int64_t>{0, 1, 0, 1}));
+  EXPECT_EQ(conv->FindAttr("padding")->as_int_list(), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(conv->input(0), pad->output());
+}
+
+TEST(LoweringTest, Conv3dAndTransposedConv3dLower) {
+  auto graph = Parse(Doc(Meta("x", "[1, 2, 4, 4, 4]"), Meta("conv3d", "[1, 3, 2, 2, 2]"),
+                         R"({"name": "conv3d", "op_type": "aten.conv3d.default",
+                             "inputs": [)" + Meta("x", "[1, 2, 4, 4, 4]", "x") + ", " +
+                             Meta("p_w", "[3, 2, 3, 3, 3]") + R"(],
+                             "outputs": [)" + Meta("conv3d", "[1, 3, 2, 2, 2]") + R"(],
+                             "attrs": {"stride": [2], "padding": [1]}})",
+                         "[" + Meta("w", "[3, 2, 3, 3, 3]") + "]", R"({"p_w": "w"})"));
+  ASSERT_NE(graph, nullptr);
+  auto edge = LowerToEdge(*graph);
+  ASSERT_TRUE(edge.ok()) << edge.status().message();
+  ASSERT_EQ(Ops(**edge), (std::vector<std::string>{"edge.convolution"}));
+  const ir::Node* conv = *(*edge)->nodes().begin();
+  // Single-element lists broadcast to the three spatial dims.
+  EXPECT_EQ(conv->FindAttr("stride")->as_int_list(), (std::vector<int64_t>{2, 2, 2}));
+  EXPECT_EQ(conv->FindAttr("padding")->as_int_list(), (std::vector<int64_t>{1, 1, 1}));
+}
+
 TEST(LoweringTest, MatmulOfVectorsAddsAndRemovesUnitDims) {
   auto graph = Parse(Doc(Meta("a", "[3]") + ", " + Meta("b", "[3, 2]"), Meta("matmul", "[2]"),
                          R"({"name": "matmul", "op_type": "aten.matmul.default",
