@@ -574,6 +574,11 @@ _OPS = [
         "scatter (src, value, in place), index_put with int indices (negative too, broadcast "
         "values), index_put_ with a bool mask (x[mask] = value), scatter_add and index_put "
         "accumulate with repeated targets"),
+    _op("index_put_whole_dims", lambda m, x, idx, v: _index_put_whole_dims(x, idx, v),
+        [VEC, ("idx", (1, 3, 4), "index:2"), ("v", (2, 4))],
+        "x[:, idx] = v with a runtime index, x[:, :, idx] += c with a negative index, "
+        "x[:, idx, :] = c, x[:, idx] read with a negative index. torch 2.x only: torch 1.13's "
+        "functionalisation fails on None indices", only=("pytorch_ir",)),
     _op("move_hstack_rot90_kth", lambda m, x, v: (
             torch.hstack([x, x]), torch.hstack((v, v)), torch.vstack([v, v]),
             torch.vstack((x[0], x[1])), torch.dstack([x[0], x[1]]), torch.column_stack((v, v)),
@@ -930,6 +935,18 @@ def _scatter_index_put(x, idx, v):
     g = torch.scatter_add(x, 1, idx.expand(2, 3, 4), x * 0.5)
     h = x.index_put((torch.tensor([1, 1, 0]),), x[0], accumulate=True)
     return a, b, c, d, e, f, g, h
+
+
+def _index_put_whole_dims(x, idx, v):
+    # Leading Nones (x[:, idx] = v), a runtime index, a trailing whole dim, accumulate, and
+    # reads with a negative index.
+    i = x * 1.0
+    i[:, idx[0, :, 0]] = v[:1]
+    j = x * 1.0
+    j[:, :, torch.tensor([0, -1, 0])] += 1.5
+    k = x * 1.0
+    k[:, idx[0, 1, 1:3], :] = 0.5
+    return i, j, k, x[:, torch.tensor([-1, 0])] * 1.0
 
 
 def _add_inplace(x, y):

@@ -420,6 +420,17 @@ absl::StatusOr<ir::Value *> Gather(EdgeBuilder &builder, ir::Value *x, int64_t d
 }
 
 // x[None, ..., None, idx]: one integer index tensor after leading Nones.
+// index + size where index < 0: advanced indexing counts negative indices from the end.
+absl::StatusOr<ir::Value *> WrapNegative(EdgeBuilder &builder, ir::Value *index, int64_t size) {
+  TORCHIR_ASSIGN_OR_RETURN(index, builder.CastTo(index, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * zero, builder.Scalar(0.0, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * size_value,
+                           builder.Scalar(static_cast<double>(size), ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * negative, builder.Emit1("edge.lt", {index, zero}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * wrapped, builder.Emit1("edge.add", {index, size_value}));
+  return builder.Emit1("edge.where", {negative, wrapped, index});
+}
+
 Results Index(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
   TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value *> indices, call.TensorList("indices"));
@@ -435,6 +446,7 @@ Results Index(LoweringContext &ctx, const AtenCall &call) {
   if (index->dtype() == ir::DType::kBool || index->dtype() == ir::DType::kUInt8) {
     return Unsupported("index.Tensor with a boolean mask index (data-dependent output shape)");
   }
+  TORCHIR_ASSIGN_OR_RETURN(index, WrapNegative(ctx.builder(), index, x->sizes()[dim]));
   return Single(Gather(ctx.builder(), x, dim, index, ctx.OutputType().sizes));
 }
 
@@ -1010,6 +1022,25 @@ Results SelectScatter(LoweringContext &ctx, const AtenCall &call) {
   return Single(ScatterSlice(ctx.builder(), x, src, dim, index, index + 1));
 }
 
+// A bool tensor: 0 <= index < size, elementwise (an index out of its own dim's range).
+absl::StatusOr<ir::Value *> InRange(EdgeBuilder &builder, ir::Value *index, int64_t size) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * zero, builder.Scalar(0.0, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * limit,
+                           builder.Scalar(static_cast<double>(size), ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * above, builder.Emit1("edge.ge", {index, zero}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * below, builder.Emit1("edge.lt", {index, limit}));
+  return builder.Emit1("edge.bitwise_and", {above, below});
+}
+
+// `flat` where `valid`, else `poison`: a flat index that is in range for the flattened tensor
+// although one of its coordinates is not for its own dim becomes one the kernel refuses.
+absl::StatusOr<ir::Value *> PoisonUnless(EdgeBuilder &builder, ir::Value *valid, ir::Value *flat,
+                                         int64_t poison) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * bad,
+                           builder.Scalar(static_cast<double>(poison), ir::DType::kInt64));
+  return builder.Emit1("edge.where", {valid, flat, bad});
+}
+
 // gather(self, dim, index): self flattened and picked at index * stride(dim) + the offset of
 // each index position with its `dim` coordinate zeroed (a constant), one index_select. The
 // kernel checks the flat index against self's size; an index out of range for `dim` alone
@@ -1049,6 +1080,11 @@ Results GatherRule(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * flat_index,
                            builder.Emit1("edge.add", {scaled, Int64Constant(builder,
                                                                             index->sizes(), base)}));
+  // gather takes no negative index; one out of range for dim but inside the flattened tensor
+  // would otherwise read a neighbour.
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * valid, InRange(builder, index, x->sizes()[dim]));
+  TORCHIR_ASSIGN_OR_RETURN(flat_index,
+                           PoisonUnless(builder, valid, flat_index, x->type().numel()));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * flat, builder.ReshapeTo(x, {x->type().numel()}));
   return Single(Gather(builder, flat, 0, flat_index, ctx.OutputType().sizes));
 }
@@ -1097,69 +1133,32 @@ Results ScatterAdd(LoweringContext &ctx, const AtenCall &call) {
       {{"dim", AttrValue::Int(dim)}, {"accumulate", AttrValue::Bool(true)}}));
 }
 
-// index_put(self, indices, values, accumulate) and index_put_, in two forms:
-//   - one bool mask over self's leading dims with a single value: where(mask, value, self)
-//     (not with accumulate);
-//   - integer index tensors for self's leading dims (no Nones): the entries they pick, as one
-//     flat index over those dims (negative indices wrap), written by edge.scatter along dim 0
-//     of self viewed as [picked dims merged, rest...] (the kernel checks the flat index; one out
-//     of range for its own dim but inside the merged dims is not caught).
-Results IndexPut(LoweringContext &ctx, const AtenCall &call) {
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
-  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value *> indices, call.TensorList("indices"));
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * values, ctx.Tensor(call, "values"));
-  TORCHIR_ASSIGN_OR_RETURN(bool accumulate, call.Bool("accumulate"));
-  EdgeBuilder &builder = ctx.builder();
-  const int64_t rank = x->type().rank();
-  std::vector<ir::Value *> picks;
-  for (ir::Value *index : indices) {
-    if (index == nullptr) return Unsupported("index_put with a None index (x[:, idx] = v)");
-    picks.push_back(ctx.Map(index));
-  }
-  if (picks.empty() || static_cast<int64_t>(picks.size()) > rank) {
-    return Unsupported("index_put with no index or more indices than dims");
-  }
-  TORCHIR_ASSIGN_OR_RETURN(values, builder.CastTo(values, x->dtype()));
-  if (picks[0]->dtype() == ir::DType::kBool) {
-    ir::Value *mask = picks[0];
-    const std::vector<int64_t> &mask_sizes = mask->sizes();
-    if (accumulate) return Unsupported("index_put with a bool mask and accumulate=True");
-    if (picks.size() != 1 || values->type().numel() != 1 ||
-        static_cast<int64_t>(mask_sizes.size()) > rank ||
-        !std::equal(mask_sizes.begin(), mask_sizes.end(), x->sizes().begin())) {
-      return Unsupported("index_put with a bool mask needs one mask over leading dims and one "
-                         "value (a data-dependent count of values otherwise)");
-    }
-    std::vector<int64_t> sizes = mask_sizes;
-    sizes.resize(static_cast<size_t>(rank), 1);
-    TORCHIR_ASSIGN_OR_RETURN(mask, builder.ReshapeTo(mask, sizes));
-    TORCHIR_ASSIGN_OR_RETURN(values, builder.ReshapeTo(values, {}));
-    return Single(builder.Emit1("edge.where", {mask, values, x}));
-  }
-  // The picked positions: index tensors broadcast together, one flat index over the dims.
-  std::vector<int64_t> shape;
-  for (ir::Value *pick : picks) {
-    if (pick->dtype() != ir::DType::kInt64 && pick->dtype() != ir::DType::kInt32) {
-      return Unsupported("index_put with an index that is neither bool nor int");
-    }
-    TORCHIR_ASSIGN_OR_RETURN(shape, dialect::shape_rules::BroadcastShapes(shape, pick->sizes()));
-  }
+// index_put with integer index tensors for self's leading `picks.size()` dims: the entries they
+// pick, as one flat index over those dims (negative indices wrap; an index out of range for its
+// own dim makes the flat index out of range, which edge.scatter refuses at run time), written
+// by edge.scatter along dim 0 of self viewed as [picked dims merged, rest...]. `values`
+// broadcasts to [index shape..., rest...].
+absl::StatusOr<ir::Value *> IndexPutLeading(EdgeBuilder &builder, ir::Value *x,
+                                            const std::vector<ir::Value *> &picks,
+                                            const std::vector<int64_t> &shape, ir::Value *values,
+                                            bool accumulate) {
   const size_t picked = picks.size();
   std::vector<int64_t> rest(x->sizes().begin() + picked, x->sizes().end());
   int64_t merged = 1;
   for (size_t d = 0; d < picked; ++d) merged *= x->sizes()[d];
   ir::Value *flat = nullptr;
+  ir::Value *valid = nullptr;
   int64_t stride = merged;
   for (size_t d = 0; d < picked; ++d) {
     const int64_t size = x->sizes()[d];
     stride /= size;
-    TORCHIR_ASSIGN_OR_RETURN(ir::Value * pick, builder.CastTo(picks[d], ir::DType::kInt64));
-    TORCHIR_ASSIGN_OR_RETURN(ir::Value * zero, builder.Scalar(0.0, ir::DType::kInt64));
-    TORCHIR_ASSIGN_OR_RETURN(ir::Value * size_value,
-                             builder.Scalar(static_cast<double>(size), ir::DType::kInt64));
-    TORCHIR_ASSIGN_OR_RETURN(ir::Value * negative, builder.Emit1("edge.lt", {pick, zero}));
-    TORCHIR_ASSIGN_OR_RETURN(ir::Value * wrapped, builder.Emit1("edge.add", {pick, size_value}));
-    TORCHIR_ASSIGN_OR_RETURN(pick, builder.Emit1("edge.where", {negative, wrapped, pick}));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * pick, WrapNegative(builder, picks[d], size));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * in_range, InRange(builder, pick, size));
+    if (valid == nullptr) {
+      valid = in_range;
+    } else {
+      TORCHIR_ASSIGN_OR_RETURN(valid, builder.Emit1("edge.bitwise_and", {valid, in_range}));
+    }
     if (stride != 1) {
       TORCHIR_ASSIGN_OR_RETURN(ir::Value * scale,
                                builder.Scalar(static_cast<double>(stride), ir::DType::kInt64));
@@ -1171,6 +1170,7 @@ Results IndexPut(LoweringContext &ctx, const AtenCall &call) {
       TORCHIR_ASSIGN_OR_RETURN(flat, builder.Emit1("edge.add", {flat, pick}));
     }
   }
+  TORCHIR_ASSIGN_OR_RETURN(flat, PoisonUnless(builder, valid, flat, merged));
   TORCHIR_ASSIGN_OR_RETURN(flat, ExpandTo(builder, flat, shape));
   int64_t count = 1;
   for (int64_t size : shape) count *= size;
@@ -1195,7 +1195,95 @@ Results IndexPut(LoweringContext &ctx, const AtenCall &call) {
                            builder.Emit1("edge.scatter", {view, flat, values},
                                          {{"dim", AttrValue::Int(0)},
                                           {"accumulate", AttrValue::Bool(accumulate)}}));
-  return Single(builder.ReshapeTo(written, x->sizes()));
+  return builder.ReshapeTo(written, x->sizes());
+}
+
+// index_put(self, indices, values, accumulate) and index_put_, in two forms:
+//   - one bool mask over self's leading dims with a single value: where(mask, value, self)
+//     (not with accumulate);
+//   - integer index tensors for consecutive dims: IndexPutLeading.
+// Leading Nones (x[:, idx] = v) leave dims whole: those dims move behind the indexed ones and
+// back; trailing Nones are dims left whole anyway. A None between index tensors, where PyTorch
+// moves the indexed result's dims to the front, is not supported.
+Results IndexPut(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value *> indices, call.TensorList("indices"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * values, ctx.Tensor(call, "values"));
+  TORCHIR_ASSIGN_OR_RETURN(bool accumulate, call.Bool("accumulate"));
+  EdgeBuilder &builder = ctx.builder();
+  const int64_t rank = x->type().rank();
+  size_t lead = 0;
+  while (lead < indices.size() && indices[lead] == nullptr) ++lead;
+  size_t end = indices.size();
+  while (end > lead && indices[end - 1] == nullptr) --end;
+  std::vector<ir::Value *> picks;
+  for (size_t i = lead; i < end; ++i) {
+    if (indices[i] == nullptr) {
+      return Unsupported("index_put with a None index between index tensors (x[idx, :, idx])");
+    }
+    picks.push_back(ctx.Map(indices[i]));
+  }
+  if (picks.empty() || static_cast<int64_t>(lead + picks.size()) > rank) {
+    return Unsupported("index_put with no index or more indices than dims");
+  }
+  TORCHIR_ASSIGN_OR_RETURN(values, builder.CastTo(values, x->dtype()));
+  // The picked dims first: [lead, lead + k), then [0, lead), then the rest.
+  const int64_t k = static_cast<int64_t>(picks.size());
+  std::vector<int64_t> to_front;
+  for (int64_t d = 0; d < k; ++d) to_front.push_back(static_cast<int64_t>(lead) + d);
+  for (int64_t d = 0; d < static_cast<int64_t>(lead); ++d) to_front.push_back(d);
+  for (int64_t d = static_cast<int64_t>(lead) + k; d < rank; ++d) to_front.push_back(d);
+  std::vector<int64_t> back(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) back[static_cast<size_t>(to_front[d])] = d;
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * front, PermuteBy(builder, x, to_front));
+  if (picks[0]->dtype() == ir::DType::kBool) {
+    ir::Value *mask = picks[0];
+    const std::vector<int64_t> &mask_sizes = mask->sizes();
+    if (accumulate) return Unsupported("index_put with a bool mask and accumulate=True");
+    if (picks.size() != 1 || values->type().numel() != 1 ||
+        static_cast<int64_t>(lead + mask_sizes.size()) > rank ||
+        !std::equal(mask_sizes.begin(), mask_sizes.end(), front->sizes().begin())) {
+      return Unsupported("index_put with a bool mask needs one mask over consecutive dims and "
+                         "one value (a data-dependent count of values otherwise)");
+    }
+    std::vector<int64_t> sizes = mask_sizes;
+    sizes.resize(static_cast<size_t>(rank), 1);
+    TORCHIR_ASSIGN_OR_RETURN(mask, builder.ReshapeTo(mask, sizes));
+    TORCHIR_ASSIGN_OR_RETURN(values, builder.ReshapeTo(values, {}));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * written, builder.Emit1("edge.where", {mask, values, front}));
+    return Single(PermuteBy(builder, written, back));
+  }
+  // The picked positions: index tensors broadcast together.
+  std::vector<int64_t> shape;
+  for (ir::Value *pick : picks) {
+    if (pick->dtype() != ir::DType::kInt64 && pick->dtype() != ir::DType::kInt32) {
+      return Unsupported("index_put with an index that is neither bool nor int");
+    }
+    TORCHIR_ASSIGN_OR_RETURN(shape, dialect::shape_rules::BroadcastShapes(shape, pick->sizes()));
+  }
+  if (lead > 0) {
+    // values broadcast to x[indices]'s shape [leading dims, shape..., rest...]; reorder them as
+    // [shape..., leading dims, rest...] to match the permuted self.
+    std::vector<int64_t> target(x->sizes().begin(), x->sizes().begin() + lead);
+    target.insert(target.end(), shape.begin(), shape.end());
+    target.insert(target.end(), x->sizes().begin() + lead + k, x->sizes().end());
+    if (values->type().rank() > static_cast<int64_t>(target.size())) {
+      return Unsupported("index_put with values of a higher rank than the indexed result");
+    }
+    TORCHIR_ASSIGN_OR_RETURN(values, ExpandTo(builder, values, target));
+    const int64_t s = static_cast<int64_t>(shape.size());
+    std::vector<int64_t> order;
+    for (int64_t d = 0; d < s; ++d) order.push_back(static_cast<int64_t>(lead) + d);
+    for (int64_t d = 0; d < static_cast<int64_t>(lead); ++d) order.push_back(d);
+    for (int64_t d = static_cast<int64_t>(lead) + s; d < static_cast<int64_t>(target.size());
+         ++d) {
+      order.push_back(d);
+    }
+    TORCHIR_ASSIGN_OR_RETURN(values, PermuteBy(builder, values, order));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * written,
+                           IndexPutLeading(builder, front, picks, shape, values, accumulate));
+  return Single(PermuteBy(builder, written, back));
 }
 
 // --- Upsampling

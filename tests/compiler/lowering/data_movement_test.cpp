@@ -53,6 +53,12 @@ std::vector<T> Values(const ir::Value &value) {
   return values;
 }
 
+const ir::Node *NodeAt(const ir::Graph &graph, size_t i) {
+  auto it = graph.nodes().begin();
+  while (i-- > 0) ++it;
+  return *it;
+}
+
 TEST(Reshapes, ViewWithMinusOneTakesTheRecordedShape) {
   GraphBuilder b;
   ir::Value *x = b.Input("x", F32({2, 3, 4}));
@@ -285,9 +291,11 @@ TEST(Gathers, IndexAfterALeadingNoneIsAnIndexSelect) {
                .Out(F32({4, 2, 3})));
   auto g = Lower(b);
   ASSERT_NE(g, nullptr);
-  ASSERT_THAT(Ops(*g), ElementsAre("edge.reshape", "edge.index_select", "edge.reshape"));
-  EXPECT_THAT(Ints(*g->first_node(), "shape"), ElementsAre(6));
-  EXPECT_EQ(Int(*g->first_node()->next(), "dim"), 1);
+  // A negative index counts from the end: where(idx < 0, idx + 10, idx) first.
+  ASSERT_THAT(Ops(*g), ElementsAre("edge.lt", "edge.add", "edge.where", "edge.reshape",
+                                   "edge.index_select", "edge.reshape"));
+  EXPECT_THAT(Ints(*NodeAt(*g, 3), "shape"), ElementsAre(6));
+  EXPECT_EQ(Int(*NodeAt(*g, 4), "dim"), 1);
   EXPECT_EQ(g->outputs()[0]->type(), F32({4, 2, 3}));
 }
 
@@ -418,11 +426,6 @@ TEST(DataMovementZoo, ModelsOfThisFamilyLower) {
 // ---- Structural ops written with other Edge ops ------------------------------------------------
 
 // Node `i` of `graph`, in order.
-const ir::Node *NodeAt(const ir::Graph &graph, size_t i) {
-  auto it = graph.nodes().begin();
-  while (i-- > 0) ++it;
-  return *it;
-}
 
 TEST(Structural, RepeatInterleavesExpandsAndMerges) {
   GraphBuilder b;

@@ -217,6 +217,78 @@ TEST_F(TorchirRunTest, WarnsWhenThreadsExceedTheCores) {
   EXPECT_THAT(plain.err, Not(HasSubstr("warning")));
 }
 
+TEST_F(TorchirRunTest, AnIndexOutOfItsOwnDimIsRefusedEvenInsideTheTensor) {
+  // gather(x [2, 3], 1, idx [2, 1]) and x[idx, cols] = gathered (index_put over both dims),
+  // both through a flat index into the flattened tensor: an index of 3 along a dim of 3 lands
+  // inside the 6 elements, so the lowering has to make it out of range itself.
+  const char* model = R"json({
+  "model_name": "Indexing", "pytorch_version": "2.8.0",
+  "graph_inputs": [{"name": "x", "shape": [2, 3], "dtype": "float32"},
+                   {"name": "idx", "shape": [2, 1], "dtype": "int64"},
+                   {"name": "cols", "shape": [2, 1], "dtype": "int64"}],
+  "graph_outputs": [{"name": "gather", "shape": [2, 1], "dtype": "float32"},
+                    {"name": "index_put", "shape": [2, 3], "dtype": "float32"}],
+  "weights": [], "weight_name_mapping": {},
+  "nodes": [
+    {"name": "gather", "op_type": "aten.gather.default",
+     "inputs": [{"name": "x", "shape": [2, 3], "dtype": "float32", "producer_node": "x",
+                 "producer_output_idx": 0},
+                {"name": "idx", "shape": [2, 1], "dtype": "int64", "producer_node": "idx",
+                 "producer_output_idx": 0}],
+     "outputs": [{"name": "gather", "shape": [2, 1], "dtype": "float32"}],
+     "attrs": {"dim": 1}},
+    {"name": "index_put", "op_type": "aten.index_put.default",
+     "inputs": [{"name": "x", "shape": [2, 3], "dtype": "float32", "producer_node": "x",
+                 "producer_output_idx": 0},
+                {"name": "idx", "shape": [2, 1], "dtype": "int64", "producer_node": "idx",
+                 "producer_output_idx": 0},
+                {"name": "cols", "shape": [2, 1], "dtype": "int64", "producer_node": "cols",
+                 "producer_output_idx": 0},
+                {"name": "gather", "shape": [2, 1], "dtype": "float32",
+                 "producer_node": "gather", "producer_output_idx": 0}],
+     "outputs": [{"name": "index_put", "shape": [2, 3], "dtype": "float32"}],
+     "attrs": {"_tensor_list_sizes": [2]}}
+  ]
+})json";
+  std::ofstream(Path("indexing.json")) << model;
+  CommandResult compile = Tool(TORCHIR_COMPILE_BINARY, "'" + Path("indexing.json") + "' -o '" +
+                                                           Path("indexing.pte") +
+                                                           "' --backend portable --quiet");
+  ASSERT_EQ(compile.exit_code, 0) << compile.err;
+  auto run = [&](std::vector<int64_t> idx, std::vector<int64_t> cols) {
+    std::vector<frontend::StoredTensor> tensors = {Floats("x", {2, 3}, {0, 1, 2, 3, 4, 5})};
+    for (auto& [name, values] : {std::pair{"idx", idx}, std::pair{"cols", cols}}) {
+      frontend::StoredTensor index;
+      index.name = name;
+      index.dtype = ir::DType::kInt64;
+      index.shape = {2, 1};
+      index.data = ir::TensorData::Copy(values.data(), values.size() * sizeof(int64_t));
+      tensors.push_back(std::move(index));
+    }
+    EXPECT_TRUE(frontend::WriteSafetensors(Path("in.safetensors"), tensors).ok());
+    return Run("'" + Path("indexing.pte") + "' --inputs '" + Path("in.safetensors") +
+               "' --outputs '" + Path("out.safetensors") + "'");
+  };
+  CommandResult good = run({1, 0}, {2, 1});
+  ASSERT_EQ(good.exit_code, 0) << good.err;
+  auto outputs = frontend::ReadSafetensors(Path("out.safetensors"));
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  ASSERT_EQ(outputs->tensors.size(), 2u);
+  float picked[2];
+  std::memcpy(picked, outputs->tensors[0].data.data(), sizeof(picked));
+  EXPECT_THAT(picked, ::testing::ElementsAre(1.0f, 3.0f));  // x[0, 1], x[1, 0]
+  float written[6];
+  std::memcpy(written, outputs->tensors[1].data.data(), sizeof(written));
+  // x[1, 2] = 1, x[0, 1] = 3.
+  EXPECT_THAT(written, ::testing::ElementsAre(0.0f, 3.0f, 2.0f, 3.0f, 4.0f, 1.0f));
+  CommandResult bad_gather = run({3, 0}, {0, 0});  // x[0, 3]: flat 3
+  EXPECT_NE(bad_gather.exit_code, 0);
+  EXPECT_THAT(bad_gather.err, HasSubstr("IndexOutOfRange"));
+  CommandResult bad_put = run({0, 0}, {3, 0});  // x[0, 3] = ...: flat 3
+  EXPECT_NE(bad_put.exit_code, 0);
+  EXPECT_THAT(bad_put.err, HasSubstr("IndexOutOfRange"));
+}
+
 TEST_F(TorchirRunTest, UsageErrorsExitWithTwo) {
   EXPECT_EQ(Run("").exit_code, 2);
   EXPECT_EQ(Run("'" + Path("model.pte") + "' --iterations 0").exit_code, 2);
