@@ -579,6 +579,11 @@ _OPS = [
         "x[:, idx] = v with a runtime index, x[:, :, idx] += c with a negative index, "
         "x[:, idx, :] = c, x[:, idx] read with a negative index. torch 2.x only: torch 1.13's "
         "functionalisation fails on None indices", only=("pytorch_ir",)),
+    _op("strided_writes", lambda m, x, v: _strided_writes(x, v), [VEC, ("v", (2, 4))],
+        "writes through slices with a step (t[:, ::2] = c, t[..., 1::3] += c, u[:, 1:, ::2] = v) "
+        "and slice_scatter with step 2. Not export: its torch 1.13 tracer records "
+        "x[...] = v on a strided view wrongly (its own check catches it)",
+        only=("core", "pytorch_ir")),
     _op("move_hstack_rot90_kth", lambda m, x, v: (
             torch.hstack([x, x]), torch.hstack((v, v)), torch.vstack([v, v]),
             torch.vstack((x[0], x[1])), torch.dstack([x[0], x[1]]), torch.column_stack((v, v)),
@@ -947,6 +952,16 @@ def _index_put_whole_dims(x, idx, v):
     k = x * 1.0
     k[:, idx[0, 1, 1:3], :] = 0.5
     return i, j, k, x[:, torch.tensor([-1, 0])] * 1.0
+
+
+def _strided_writes(x, v):
+    # Writes through slices with a step, and slice_scatter with one.
+    t = x * 1.0
+    t[:, ::2] = 0.5
+    t[..., 1::3] += 1.0
+    u = x * 1.0
+    u[:, 1:, ::2] = v[:1, :2]
+    return t, u, torch.slice_scatter(x, x[:, :, :2] * 3.0, dim=2, start=1, end=4, step=2)
 
 
 def _add_inplace(x, y):

@@ -960,8 +960,8 @@ Results PixelUnshuffleRule(LoweringContext &ctx, const AtenCall &call) {
   return PixelShuffle(ctx, call, false);
 }
 
-// slice_scatter(self, src, dim, start, end, step 1): the untouched head and tail of self around
-// src, concatenated; select_scatter is the one-entry case.
+// slice_scatter(self, src, dim, start, end) with step 1: the untouched head and tail of self
+// around src, concatenated; select_scatter is the one-entry case.
 absl::StatusOr<ir::Value *> ScatterSlice(EdgeBuilder &builder, ir::Value *x, ir::Value *src,
                                          int64_t dim, int64_t start, int64_t end) {
   TORCHIR_ASSIGN_OR_RETURN(src, builder.CastTo(src, x->dtype()));
@@ -986,6 +986,33 @@ absl::StatusOr<ir::Value *> ScatterSlice(EdgeBuilder &builder, ir::Value *x, ir:
   return builder.Emit1("edge.concatenate", parts, {{"dim", AttrValue::Int(dim)}});
 }
 
+// The strided case: src written at start, start + step, ... (< end) along dim, by edge.scatter
+// with a constant index of those positions broadcast over src.
+absl::StatusOr<ir::Value *> ScatterSliceStepped(EdgeBuilder &builder, ir::Value *x, ir::Value *src,
+                                                int64_t dim, int64_t start, int64_t end,
+                                                int64_t step) {
+  if (step == 1) return ScatterSlice(builder, x, src, dim, start, end);
+  if (step < 1) return absl::InvalidArgumentError(absl::StrCat("slice step ", step, " < 1"));
+  const int64_t count = end > start ? (end - start + step - 1) / step : 0;
+  std::vector<int64_t> src_sizes = x->sizes();
+  src_sizes[dim] = count;
+  if (src->type().numel() != ir::TensorType{x->dtype(), src_sizes}.numel()) {
+    return absl::InvalidArgumentError(absl::StrCat("scatter: src ", src->type().ToString(),
+                                                   " does not fill the slice"));
+  }
+  if (count == 0) return x;
+  TORCHIR_ASSIGN_OR_RETURN(src, builder.CastTo(src, x->dtype()));
+  TORCHIR_ASSIGN_OR_RETURN(src, builder.ReshapeTo(src, src_sizes));
+  std::vector<int64_t> positions(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) positions[i] = start + i * step;
+  std::vector<int64_t> index_sizes(src_sizes.size(), 1);
+  index_sizes[dim] = count;
+  ir::Value *index = Int64Constant(builder, index_sizes, positions);
+  TORCHIR_ASSIGN_OR_RETURN(index, ExpandTo(builder, index, src_sizes));
+  return builder.Emit1("edge.scatter", {x, index, src},
+                       {{"dim", AttrValue::Int(dim)}, {"accumulate", AttrValue::Bool(false)}});
+}
+
 Results SliceScatter(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * src, ctx.Tensor(call, "src"));
@@ -995,7 +1022,6 @@ Results SliceScatter(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> start_arg, call.OptionalInt("start"));
   TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> end_arg, call.OptionalInt("end"));
   TORCHIR_ASSIGN_OR_RETURN(int64_t step, call.Int("step"));
-  if (step != 1) return Unsupported(absl::StrCat("slice_scatter with step ", step));
   const int64_t size = x->sizes()[dim];
   int64_t start = start_arg.value_or(0);
   int64_t end = end_arg.value_or(size);
@@ -1003,7 +1029,7 @@ Results SliceScatter(LoweringContext &ctx, const AtenCall &call) {
   if (end < 0) end += size;
   start = std::clamp<int64_t>(start, 0, size);
   end = std::clamp<int64_t>(end, start, size);
-  return Single(ScatterSlice(ctx.builder(), x, src, dim, start, end));
+  return Single(ScatterSliceStepped(ctx.builder(), x, src, dim, start, end, step));
 }
 
 Results SelectScatter(LoweringContext &ctx, const AtenCall &call) {
@@ -1430,12 +1456,11 @@ absl::StatusOr<ir::Value *> WriteThroughView(EdgeBuilder &builder, const ir::Nod
   TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
   TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, base->type().rank()));
   const int64_t size = base->sizes()[dim];
-  int64_t start = 0, end = 0;
+  int64_t start = 0, end = 0, step = 1;
   if (is_slice) {
     TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> start_arg, call.OptionalInt("start"));
     TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> end_arg, call.OptionalInt("end"));
-    TORCHIR_ASSIGN_OR_RETURN(int64_t step, call.Int("step"));
-    if (step != 1) return Unsupported(absl::StrCat("a write through a slice with step ", step));
+    TORCHIR_ASSIGN_OR_RETURN(step, call.Int("step"));
     start = start_arg.value_or(0);
     end = end_arg.value_or(size);
     if (start < 0) start += size;
@@ -1451,7 +1476,7 @@ absl::StatusOr<ir::Value *> WriteThroughView(EdgeBuilder &builder, const ir::Nod
     if (start < 0) start += size;
     end = start + 1;
   }
-  return ScatterSlice(builder, base, updated, dim, start, end);
+  return ScatterSliceStepped(builder, base, updated, dim, start, end, step);
 }
 
 void AddDataMovementRules(RuleTable &table) {

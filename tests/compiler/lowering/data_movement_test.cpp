@@ -539,5 +539,28 @@ TEST(Structural, AnInPlaceWriteIntoAFactoryResultReplacesIt) {
   EXPECT_EQ(NodeAt(*g, 0)->input(0), g->inputs()[0]);
 }
 
+TEST(Structural, SliceScatterWithAStepScattersAtTheStridedPositions) {
+  // slice_scatter(x [2, 7], src [2, 3], dim 1, start 1, end 7, step 2): columns 1, 3, 5.
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2, 7}));
+  ir::Value *src = b.Input("src", F32({2, 3}));
+  b.Output(b.Op("aten.slice_scatter.default", {x, src})
+               .Attr("dim", 1)
+               .Attr("start", 1)
+               .Attr("end", 7)
+               .Attr("step", 2)
+               .Out(F32({2, 7})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  const ir::Node *scatter = nullptr;
+  for (const ir::Node *node : g->nodes()) {
+    if (node->op() == "edge.scatter") scatter = node;
+  }
+  ASSERT_NE(scatter, nullptr);
+  EXPECT_EQ(Int(*scatter, "dim"), 1);
+  EXPECT_EQ(scatter->input(1)->type(), I64({2, 3}));
+  EXPECT_EQ(g->outputs()[0], scatter->output());
+}
+
 }  // namespace
 }  // namespace torchir::lowering
