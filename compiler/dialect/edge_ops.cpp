@@ -282,6 +282,11 @@ std::vector<EdgeOpDef> BuildTable() {
       Op("edge.adaptive_avg_pool2d", {In("input")}, {Ints("output_size")}, {In("out")},
          T(kFloat), rules::AdaptiveAvgPool2d,
          "average pooling to output_size (a 1x1 output lowers to edge.mean instead)"),
+      Op("edge.upsample_bilinear2d", {In("input")},
+         {Ints("output_size"), Flag("align_corners"), Real("scales_h"), Real("scales_w")},
+         {In("out")}, T(kFloat), rules::Upsample2d,
+         "bilinear resizing of the last two dims to output_size; scales_h/w <= 0 mean none "
+         "given (else the source step is 1 / scale)"),
 
       // Data movement.
       Op("edge.reshape", {In("input")}, {Ints("shape")}, {In("out")}, T(DTypeSet::All()),

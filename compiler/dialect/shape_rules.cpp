@@ -386,6 +386,13 @@ absl::StatusOr<Types> AdaptiveAvgPool2d(const Inputs& inputs, const ir::Node& no
   return Types{TensorType{input.dtype, out}};
 }
 
+absl::StatusOr<Types> Upsample2d(const Inputs& inputs, const ir::Node& node) {
+  if (inputs[0]->rank() != 4) {
+    return Invalid(absl::StrCat("input ", Shape(inputs[0]->sizes), " must be 4-d"));
+  }
+  return AdaptiveAvgPool2d(inputs, node);
+}
+
 absl::StatusOr<Types> Reshape(const Inputs& inputs, const ir::Node& node) {
   const auto& shape = IntsAttr(node, "shape");
   for (int64_t size : shape) {

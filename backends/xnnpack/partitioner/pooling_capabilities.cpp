@@ -1,5 +1,5 @@
-// Pooling and spatial reductions: max_pool2d, avg_pool2d, and mean / amax / max_dim
-// over spatial dims (global_average_pooling_2d, or a pooling window as large as
+// Pooling, bilinear resizing and spatial reductions: max_pool2d, avg_pool2d,
+// upsample_bilinear2d, and mean / amax / max_dim over spatial dims (global_average_pooling_2d, or a pooling window as large as
 // the reduced dims).
 #include <algorithm>
 #include <cstdint>
@@ -153,6 +153,49 @@ absl::Status SerializeAvgPool(const ir::Node& node, SubgraphSerializer& subgraph
   return absl::OkStatus();
 }
 
+// --- resizing --------------------------------------------------------------------------------
+
+// XNNPACK's bilinear resize places its samples as PyTorch does (corners, or pixel centres
+// clamped at the edges), but always from the size ratio: a scale given to PyTorch must give the
+// same source step, in float, as the sizes do.
+Support CheckResizeBilinear(const ir::Node& node) {
+  const std::vector<int64_t>& in = node.input(0)->sizes();
+  const std::vector<int64_t>& out = node.output(0)->sizes();
+  if (in.size() != 4) {
+    return Support::No(absl::StrCat("input ", ShapeText(in),
+                                    " is not 4-d: XNNPACK resizes [N, H, W, C] tensors only"));
+  }
+  if (!BoolAttr(node, "align_corners")) {
+    const char* names[] = {"scales_h", "scales_w"};
+    for (int i = 0; i < 2; ++i) {
+      const double scale = node.FindAttr(names[i])->as_double();
+      if (scale > 0.0 && static_cast<float>(1.0 / scale) !=
+                             static_cast<float>(in[2 + i]) / static_cast<float>(out[2 + i])) {
+        return Support::No(absl::StrCat(names[i], " = ", scale,
+                                        " gives a source step other than the sizes' ratio, "
+                                        "which XNNPACK always uses"));
+      }
+    }
+  }
+  for (int i = 2; i < 4; ++i) {
+    if (out[i] > node_params::kMaxWindowParam) {
+      return Support::No(absl::StrCat("output ", ShapeText(out), " is too large for XNNPACK"));
+    }
+  }
+  return Support::Yes(LayoutNeed::kChannelsLast);
+}
+
+absl::Status SerializeResizeBilinear(const ir::Node& node, SubgraphSerializer& subgraph) {
+  using Op = node_params::StaticResizeBilinear2d;
+  const std::vector<int64_t>& out = node.output(0)->sizes();
+  std::vector<int64_t> ints(Op::kNumInts);
+  ints[Op::kNewHeight] = out[2];
+  ints[Op::kNewWidth] = out[3];
+  ints[Op::kAlignCorners] = BoolAttr(node, "align_corners") ? 1 : 0;
+  subgraph.AddNode<Op>({subgraph.Operand(node.input(0))}, subgraph.Output(node.output(0)), ints);
+  return absl::OkStatus();
+}
+
 // --- spatial reductions ---------------------------------------------------------------------
 
 // The reduced dims of a mean / amax / max_dim node, normalised.
@@ -254,6 +297,7 @@ std::vector<OpCapability> PoolingCapabilities() {
   return {
       {"edge.max_pool2d", CheckMaxPool, SerializeMaxPool},
       {"edge.avg_pool2d", CheckAvgPool, SerializeAvgPool},
+      {"edge.upsample_bilinear2d", CheckResizeBilinear, SerializeResizeBilinear},
       {"edge.mean", CheckSpatialReduction, SerializeSpatialReduction},
       {"edge.amax", CheckSpatialReduction, SerializeSpatialReduction},
       {"edge.max_dim", CheckSpatialReduction, SerializeSpatialReduction},

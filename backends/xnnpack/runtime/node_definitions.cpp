@@ -470,6 +470,20 @@ Error DefineAveragePooling2d(const NodeCall& call) {
                               call.inputs[0]->id, call.output->id, 0));
 }
 
+Error DefineStaticResizeBilinear2d(const NodeCall& call) {
+  using Op = P::StaticResizeBilinear2d;
+  uint32_t p[Op::kNumInts];
+  TORCHIR_RETURN_IF_ERROR(ReadInts<Op>(call, p));
+  const ValueInfo& input = *call.inputs[0];
+  NODE_CHECK(call, input.rank == 4, "input has rank %zu, expected 4 (NHWC)", input.rank);
+  const uint64_t output[] = {input.dims[0], p[Op::kNewHeight], p[Op::kNewWidth], input.dims[3]};
+  TORCHIR_RETURN_IF_ERROR(ExpectShape(call, *call.output, "output", output, 4));
+  const uint32_t flags = p[Op::kAlignCorners] != 0 ? XNN_FLAG_ALIGN_CORNERS : 0;
+  return FromStatus(call, xnn_define_static_resize_bilinear_2d(
+                              call.subgraph, p[Op::kNewHeight], p[Op::kNewWidth], input.id,
+                              call.output->id, flags));
+}
+
 Error DefineGlobalAveragePooling2d(const NodeCall& call) {
   float min, max;
   TORCHIR_RETURN_IF_ERROR(ReadOutputRange(call, &min, &max));
@@ -571,6 +585,7 @@ constexpr NodeDefinition kNodeDefinitions[] = {
     Row<P::Softmax>(DefineUnary<xnn_define_softmax>),
     Row<P::MaxPooling2d>(DefineMaxPooling2d),
     Row<P::AveragePooling2d>(DefineAveragePooling2d),
+    Row<P::StaticResizeBilinear2d>(DefineStaticResizeBilinear2d),
     Row<P::GlobalAveragePooling2d>(DefineGlobalAveragePooling2d),
     Row<P::StaticReshape>(DefineStaticReshape),
     Row<P::StaticConstantPad>(DefineStaticConstantPad),

@@ -262,6 +262,17 @@ struct AveragePooling2d : OutputRangeFloats {
       {"stride_h", 1, kMaxWindowParam},   {"stride_w", 1, kMaxWindowParam}};
 };
 
+// inputs [input [N, H, W, C]]; output [N, new_height, new_width, C]. align_corners 1 maps the
+// corner pixels onto each other; 0 samples pixel centres (PyTorch's align_corners=False).
+struct StaticResizeBilinear2d : NoFloats {
+  static constexpr char kOp[] = "static_resize_bilinear_2d";
+  static constexpr uint8_t kMinInputs = 1, kMaxInputs = 1;
+  enum Int : int { kNewHeight, kNewWidth, kAlignCorners, kNumInts };
+  static constexpr IntSlot kInts[] = {{"new_height", 1, kMaxWindowParam},
+                                      {"new_width", 1, kMaxWindowParam},
+                                      {"align_corners", 0, 1}};
+};
+
 // inputs [input [N, H, W, C]]; output [N, 1, 1, C]
 struct GlobalAveragePooling2d : NoInts, OutputRangeFloats {
   static constexpr char kOp[] = "global_average_pooling_2d";
@@ -296,7 +307,8 @@ struct StaticConstantPad {
   X(FullyConnected) X(Add2) X(Multiply2) X(Subtract) X(Divide) X(Maximum2) X(Minimum2) X(Clamp) \
       X(LeakyRelu) X(Elu) X(Hardswish) X(Sigmoid) X(Negate) X(Abs) X(SquareRoot) X(Square)      \
           X(Prelu) X(Floor) X(Ceiling) X(BankersRounding) X(Softmax) X(MaxPooling2d)            \
-              X(AveragePooling2d) X(GlobalAveragePooling2d) X(StaticReshape) X(StaticConstantPad)
+              X(AveragePooling2d) X(StaticResizeBilinear2d) X(GlobalAveragePooling2d)         \
+                  X(StaticReshape) X(StaticConstantPad)
 
 namespace internal {
 template <typename Op>

@@ -1385,64 +1385,20 @@ Results UpsampleNearestExact2d(LoweringContext &ctx, const AtenCall &call) {
   return UpsampleNearest(ctx, call, true);
 }
 
-// The [output, input] matrix of linear interpolation weights along one dim, ATen's source index
-// and lambdas (float arithmetic, as its float kernel): align_corners maps the corner pixels onto
-// each other, otherwise pixel centres, clamped at 0.
-std::vector<float> LinearWeights(int64_t input, int64_t output, bool align_corners,
-                                 std::optional<double> scale) {
-  float ratio = 0.0f;
-  if (align_corners) {
-    ratio = output > 1 ? static_cast<float>(input - 1) / static_cast<float>(output - 1) : 0.0f;
-  } else {
-    ratio = SourceScale(scale, input, output);
-  }
-  std::vector<float> weights(static_cast<size_t>(output * input), 0.0f);
-  for (int64_t o = 0; o < output; ++o) {
-    float source = align_corners ? ratio * static_cast<float>(o)
-                                 : ratio * (static_cast<float>(o) + 0.5f) - 0.5f;
-    if (!align_corners && source < 0.0f) source = 0.0f;
-    const int64_t i0 = std::min(static_cast<int64_t>(source), input - 1);
-    const int64_t i1 = i0 + (i0 < input - 1 ? 1 : 0);
-    const float lambda1 = std::clamp(source - static_cast<float>(i0), 0.0f, 1.0f);
-    weights[static_cast<size_t>(o * input + i0)] += 1.0f - lambda1;
-    weights[static_cast<size_t>(o * input + i1)] += lambda1;
-  }
-  return weights;
-}
-
-// upsample_bilinear2d, both overloads: two matrix products with constant interpolation
-// matrices, rows first (A_h [OH, H] @ x) then columns (@ A_w^T [W, OW]). Each output is the
-// same two-tap weighted sum ATen computes, summed in another order (a few ulps apart); the
-// products cost O(size) more multiplications than a dedicated kernel would.
+// upsample_bilinear2d, both overloads: edge.upsample_bilinear2d (the scales only matter when
+// given: 0 stands for none).
 Results UpsampleBilinear2d(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, UpsampleInput(ctx, call));
   TORCHIR_ASSIGN_OR_RETURN(bool align_corners, call.Bool("align_corners"));
   TORCHIR_ASSIGN_OR_RETURN(std::vector<std::optional<double>> scales, UpsampleScales(call));
-  if (x->dtype() != ir::DType::kFloat32) return Unsupported("bilinear upsampling of a non-float tensor");
-  EdgeBuilder &builder = ctx.builder();
-  const int64_t height = x->sizes()[2], width = x->sizes()[3];
-  const int64_t out_h = ctx.OutputType().sizes[2], out_w = ctx.OutputType().sizes[3];
-  if (height == 0 || width == 0) return Unsupported("upsampling of an empty input");
-  auto constant = [&](const std::vector<int64_t> &sizes, const std::vector<float> &values) {
-    return builder.Constant(ir::TensorType{ir::DType::kFloat32, sizes},
-                            ir::TensorData::Copy(reinterpret_cast<const uint8_t *>(values.data()),
-                                                 values.size() * sizeof(float)));
-  };
-  if (out_h != height || align_corners || scales[0].has_value()) {
-    TORCHIR_RETURN_IF_ERROR(CheckMaterializable(ir::TensorType{ir::DType::kFloat32, {out_h, height}}));
-    ir::Value *rows = constant({out_h, height}, LinearWeights(height, out_h, align_corners, scales[0]));
-    TORCHIR_ASSIGN_OR_RETURN(x, builder.Emit1("edge.matmul", {rows, x}));
-  }
-  if (out_w != width || align_corners || scales[1].has_value()) {
-    TORCHIR_RETURN_IF_ERROR(CheckMaterializable(ir::TensorType{ir::DType::kFloat32, {width, out_w}}));
-    const std::vector<float> weights = LinearWeights(width, out_w, align_corners, scales[1]);
-    std::vector<float> transposed(weights.size());
-    for (int64_t o = 0; o < out_w; ++o) {
-      for (int64_t i = 0; i < width; ++i) transposed[i * out_w + o] = weights[o * width + i];
-    }
-    TORCHIR_ASSIGN_OR_RETURN(x, builder.Emit1("edge.matmul", {x, constant({width, out_w}, transposed)}));
-  }
-  return std::vector<ir::Value *>{x};
+  if (x->sizes()[2] == 0 || x->sizes()[3] == 0) return Unsupported("upsampling of an empty input");
+  const std::vector<int64_t> &out = ctx.OutputType().sizes;
+  return Single(ctx.builder().Emit1(
+      "edge.upsample_bilinear2d", {x},
+      {{"output_size", AttrValue::IntList({out[2], out[3]})},
+       {"align_corners", AttrValue::Bool(align_corners)},
+       {"scales_h", AttrValue::Double(scales[0].value_or(0.0))},
+       {"scales_w", AttrValue::Double(scales[1].value_or(0.0))}}));
 }
 
 }  // namespace

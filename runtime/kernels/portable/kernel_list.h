@@ -109,6 +109,9 @@ TORCHIR_PORTABLE_KERNEL(max_pool2d, CheckMaxPool2d, RunMaxPool2d, 1)
 TORCHIR_PORTABLE_KERNEL(avg_pool2d, CheckAvgPool2d, RunAvgPool2d, 1)
 // adaptive_avg_pool2d(input, output_size, out): PyTorch's floor/ceil window bounds.
 TORCHIR_PORTABLE_KERNEL(adaptive_avg_pool2d, CheckAdaptiveAvgPool2d, RunAdaptiveAvgPool2d, 1)
+// upsample_bilinear2d(input, output_size, align_corners, scales_h, scales_w, out): PyTorch's
+// source coordinates and two taps per dim (upsample.cpp); a scale <= 0 means none given.
+TORCHIR_PORTABLE_KERNEL(upsample_bilinear2d, CheckUpsampleBilinear2d, RunUpsampleBilinear2d, 1)
 
 // ---- data_movement.cpp, index_select.cpp, constant_pad.cpp: the output is contiguous -----
 // Any dtype unless said otherwise.

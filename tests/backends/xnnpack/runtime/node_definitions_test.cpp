@@ -60,6 +60,7 @@ TEST(NodeTableTest, HoldsExactlyTheOpsTheCompilerWrites) {
                                           "softmax",
                                           "max_pooling_2d",
                                           "average_pooling_2d",
+                                          "static_resize_bilinear_2d",
                                           "global_average_pooling_2d",
                                           "static_reshape",
                                           "static_constant_pad"};
@@ -93,7 +94,7 @@ TEST(NodeTableTest, EveryRowFollowsItsSharedLayout) {
 #define TORCHIR_EXPECT_ROW(Op) ExpectRowFollowsLayout<node_params::Op>();
   TORCHIR_XNNPACK_NODE_OPS(TORCHIR_EXPECT_ROW)
 #undef TORCHIR_EXPECT_ROW
-  EXPECT_EQ(runtime::xnnpack::NodeDefinitions().size(), 28u);
+  EXPECT_EQ(runtime::xnnpack::NodeDefinitions().size(), 29u);
 }
 
 // ---------------------------------------------------------------------------
@@ -588,6 +589,42 @@ TEST_P(NodeTest, GlobalAveragePooling2d) {
   ASSERT_EQ(RunDelegate(blob, args, 2), Error::kOk);
   // [N, C, 1, 1] and [N, 1, 1, C] hold the same bytes.
   EXPECT_LE(MaxAbsDiff(args.Values(1), ref.Values(out)), kTolerance);
+}
+
+// XNNPACK's bilinear resize against the portable upsample_bilinear2d, both corner modes, up
+// and down.
+TEST_P(NodeTest, StaticResizeBilinear2d) {
+  struct Case {
+    int64_t h, w, oh, ow;
+    bool align_corners;
+  };
+  const Case cases[] = {{5, 7, 10, 14, false}, {4, 4, 3, 9, false}, {5, 7, 12, 17, true},
+                        {6, 5, 2, 2, true},    {1, 1, 4, 3, false}};
+  const int64_t n = 2, c = 3;
+  uint32_t seed = 330;
+  for (const Case& k : cases) {
+    SCOPED_TRACE(std::to_string(k.h) + "x" + std::to_string(k.w) + " to " +
+                 std::to_string(k.oh) + "x" + std::to_string(k.ow));
+    const std::vector<float> input = RandomFloats(n * c * k.h * k.w, seed++);
+    DelegateArgs ref;
+    const size_t x = ref.Add({n, c, k.h, k.w}, input), out = ref.Add({n, c, k.oh, k.ow});
+    ASSERT_EQ(RunPortable("upsample_bilinear2d",
+                          {K::Tensor(x), K::Ints({k.oh, k.ow}), K::Bool(k.align_corners),
+                           K::Double(0), K::Double(0), K::Tensor(out)},
+                          ref),
+              Error::kOk);
+    BlobGraph blob;
+    const uint32_t vx = blob.Value({uint64_t(n), uint64_t(k.h), uint64_t(k.w), uint64_t(c)}, 0);
+    const uint32_t vy =
+        blob.Value({uint64_t(n), uint64_t(k.oh), uint64_t(k.ow), uint64_t(c)}, 1, true);
+    blob.Node("static_resize_bilinear_2d", {vx}, vy, {k.oh, k.ow, k.align_corners ? 1 : 0}, {});
+    DelegateArgs args;
+    args.Add({n, k.h, k.w, c}, NchwToNhwc(input, n, c, k.h, k.w));
+    args.Add({n, k.oh, k.ow, c});
+    ASSERT_EQ(RunDelegate(blob, args, 2), Error::kOk);
+    EXPECT_LE(MaxAbsDiff(NhwcToNchw(args.Values(1), n, k.oh, k.ow, c), ref.Values(out)),
+              kTolerance);
+  }
 }
 
 // ---------------------------------------------------------------------------
