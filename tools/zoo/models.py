@@ -579,6 +579,11 @@ _OPS = [
         "x[:, idx] = v with a runtime index, x[:, :, idx] += c with a negative index, "
         "x[:, idx, :] = c, x[:, idx] read with a negative index. torch 2.x only: torch 1.13's "
         "functionalisation fails on None indices", only=("pytorch_ir",)),
+    _op("empty_and_0d", lambda m, x, e, s: _empty_and_0d(x, e, s),
+        [VEC, ("e", (2, 0, 3)), ("s", ())],
+        "a tensor with an empty dim through elementwise ops, reductions (sum of nothing is 0), "
+        "cat, matmul over an empty K, softmax, reshape and permute; a 0-d tensor in "
+        "arithmetic, where, clamp and unsqueeze"),
     _op("strided_writes", lambda m, x, v: _strided_writes(x, v), [VEC, ("v", (2, 4))],
         "writes through slices with a step (t[:, ::2] = c, t[..., 1::3] += c, u[:, 1:, ::2] = v) "
         "and slice_scatter with step 2. Not export: its torch 1.13 tracer records "
@@ -952,6 +957,14 @@ def _index_put_whole_dims(x, idx, v):
     k = x * 1.0
     k[:, idx[0, 1, 1:3], :] = 0.5
     return i, j, k, x[:, torch.tensor([-1, 0])] * 1.0
+
+
+def _empty_and_0d(x, e, s):
+    # e: [2, 0, 3] (an empty dim), s: 0-d.
+    return (F.relu(e) + 1.0, e.sum(1), e.sum((0, 1)), e.amax(2), torch.cat([e, x[:, :1, :3]], 1),
+            torch.matmul(e.transpose(1, 2), e), e.mean(2), torch.softmax(e, 2),
+            e.reshape(0, 6), e * s, s * 2.0 + x.sum(), torch.exp(s), s.unsqueeze(0),
+            torch.where(s > 0, x, s), torch.clamp_min(x, s), x.sum(0) * s, e.permute(2, 0, 1))
 
 
 def _strided_writes(x, v):
