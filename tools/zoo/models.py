@@ -630,7 +630,8 @@ _OPS = [
         [("x", (2, 3, 4)), ("y", (2, 3, 4))],
         "in-place .Scalar arithmetic and activations, scatter_/scatter_add_, empty factories, "
         "split overloads, *_copy views, norm/std/var_mean overloads, 3-d and circular padding, "
-        "upsampling, argsort.stable, to.dtype_layout, where.Scalar, called as torch.ops.aten; "
+        "upsampling, argsort.stable, to.dtype_layout, where.Scalar, pooling with one-element "
+        "int[2] lists, called as torch.ops.aten; "
         "torch 2.x's vocabulary only (torch 1.13's tracers lack or decompose these forms)",
         only=("pytorch_ir",)),
     _op("overload_forms_int", lambda m, a, b: _overload_forms_int(m, a, b),
@@ -700,7 +701,10 @@ def _overload_forms(m, x, y):
             _A.norm.ScalarOpt_dim_dtype(x, 2, [2], False, dtype=torch.float32),
             _A.norm.ScalarOpt_dtype(x, 1, dtype=torch.float32), _A.std.default(x),
             *std_mean, *var_mean, _A.to.dtype_layout(x * 10.0, dtype=torch.int32),
-            _A.where.Scalar(x > 0, 1.0, -1.0))
+            _A.where.Scalar(x > 0, 1.0, -1.0),
+            # single-element int[2] lists, broadcast as ATen does
+            _A.max_pool2d.default(x4, [2], [1]), _A.avg_pool2d.default(x4, [2], [1], [1]),
+            _A.max_pool2d_with_indices.default(x4, [2], [2], [1])[0])
 
 
 def _overload_forms_int(m, a, b):
