@@ -44,6 +44,7 @@ const RuleTable& LoweringRules() {
     AddReductionRules(*rules);
     AddDataMovementRules(*rules);
     AddPaddingRules(*rules);
+    AddCompositeRules(*rules);
     AddRefusals(*rules);
     return rules;
   }();

@@ -43,6 +43,7 @@ void AddElementwiseRules(RuleTable& table);     // arithmetic, comparisons, acti
 void AddReductionRules(RuleTable& table);       // mean, sum, max, softmax, pooling
 void AddDataMovementRules(RuleTable& table);    // views, permutes, slices, cat, split, index
 void AddPaddingRules(RuleTable& table);         // reflection, replication and circular padding
+void AddCompositeRules(RuleTable& table);       // einsum, tensordot, losses: decompositions
 void AddRefusals(RuleTable& table);             // ops refused on purpose, each with its reason
 
 }  // namespace torchir::lowering

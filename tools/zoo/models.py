@@ -584,6 +584,24 @@ _OPS = [
         "a tensor with an empty dim through elementwise ops, reductions (sum of nothing is 0), "
         "cat, matmul over an empty K, softmax, reshape and permute; a 0-d tensor in "
         "arithmetic, where, clamp and unsqueeze"),
+    _op("composite_math", lambda m, x, y, v: _composite_math(m, x, y, v),
+        [VEC, ("y", (2, 3, 4)), ("v", (2, 4))],
+        "composites torch.export keeps: einsum (batched, implicit output, ellipsis, outer), "
+        "tensordot, outer, dot, mv, baddbmm, trace, kron, cosine_similarity, "
+        "pairwise_distance, dist, clip, true_divide, view_as, deg2rad, signbit, isfinite, "
+        "sinc, heaviside, xlogy, isclose, diff, tensor_split, hsplit, meshgrid, "
+        "repeat_interleave, unfold, nansum, nanmean, linalg.cross, Bilinear, broadcast_tensors. "
+        "torch 2.x's pre-dispatch forms: torch 1.13's tracers decompose or lack them",
+        only=("pytorch_ir",), bilinear=lambda: nn.Bilinear(4, 4, 3)),
+    _op("composite_nn", lambda m, x, img, t: _composite_nn(m, x, img, t),
+        [VEC, IMG, ("t", (2, 4), "index:3")],
+        "cross_entropy (ignore_index), nll_loss (class weights), mse/l1/smooth_l1/huber, "
+        "kl_div, binary_cross_entropy (with logits, pos_weight), instance_norm (and "
+        "InstanceNorm2d with affine), rms_norm (and RMSNorm), one_hot, channel_shuffle, linear "
+        "interpolation, rrelu and AlphaDropout in eval. torch 2.x only (RMSNorm, pre-dispatch "
+        "forms)", only=("pytorch_ir",),
+        inorm=lambda: nn.InstanceNorm2d(3, affine=True), rms=lambda: nn.RMSNorm(4),
+        shuffle=lambda: nn.ChannelShuffle(3), drop=lambda: nn.AlphaDropout(0.2)),
     _op("strided_writes", lambda m, x, v: _strided_writes(x, v), [VEC, ("v", (2, 4))],
         "writes through slices with a step (t[:, ::2] = c, t[..., 1::3] += c, u[:, 1:, ::2] = v) "
         "and slice_scatter with step 2. Not export: its torch 1.13 tracer records "
@@ -969,6 +987,49 @@ def _empty_and_0d(x, e, s):
             torch.matmul(e.transpose(1, 2), e), e.mean(2), torch.softmax(e, 2),
             e.reshape(0, 6), e * s, s * 2.0 + x.sum(), torch.exp(s), s.unsqueeze(0),
             torch.where(s > 0, x, s), torch.clamp_min(x, s), x.sum(0) * s, e.permute(2, 0, 1))
+
+
+def _composite_math(m, x, y, v):
+    # x, y: [2, 3, 4]; v: [2, 4].
+    a = x[0]  # [3, 4]
+    return (torch.einsum("bij,bkj->bik", x, y), torch.einsum("ij,jk", a, a.t()),
+            torch.einsum("...ij->...ji", x) * 1.0, torch.einsum("bij->b", x),
+            torch.einsum("i,j->ij", v[0], v[1]), torch.tensordot(x, y, dims=([1, 2], [1, 2])),
+            torch.outer(v[0], v[1]), torch.dot(v[0], v[1]), torch.mv(a, v[0]),
+            torch.baddbmm(x[:, :, :3], x, y.transpose(1, 2), beta=0.5, alpha=2.0),
+            torch.trace(a), torch.kron(a[:2, :2], v[:, :2]),
+            F.cosine_similarity(x, y, dim=2), F.pairwise_distance(v, v * 0.5 + 1.0),
+            torch.dist(x, y, 3), torch.clip(x, -0.5, 0.5), torch.true_divide(x, 3),
+            x.view_as(y.reshape(4, 3, 2)) * 1.0, torch.deg2rad(x), torch.rad2deg(x),
+            torch.signbit(x), torch.isfinite(torch.log(x)), torch.sinc(x * 2.0),
+            torch.heaviside(x, torch.full((), 0.5, device=x.device)), torch.xlogy(x.abs(), y.abs() + 0.1),
+            torch.isclose(x, x * 1.00001 + (y > 1.0).float()), torch.diff(x, dim=2),
+            torch.diff(x, n=2, dim=1, prepend=y[:, :1], append=y[:, 2:]), torch.tensor_split(x, 3, dim=2)[1] * 1.0,
+            torch.hsplit(v, 2)[1] * 1.0, torch.meshgrid(v[0], v[1, :3], indexing="xy")[0] * 1.0,
+            torch.repeat_interleave(x, 2, dim=1), x.unfold(2, 2, 1) * 1.0,
+            torch.nansum(torch.log(x), 2), torch.nanmean(torch.log(y), 1),
+            torch.linalg.cross(x[:, :, :3], y[:, :, :3]), m.bilinear(v, v * 2.0),
+            torch.broadcast_tensors(v[0], x)[0] * 1.0)
+
+
+def _composite_nn(m, x, img, t):
+    # x: [2, 3, 4] (scores over 3 classes at 4 positions); img: [1, 3, 16, 16]; t: class
+    # indices [2, 4] in [0, 3).
+    p = torch.sigmoid(x)
+    return (F.cross_entropy(x, t), F.cross_entropy(x, t, reduction="none", ignore_index=1),
+            F.nll_loss(F.log_softmax(x, 1), t,
+                       weight=torch.arange(3, device=x.device) * 1.4 + 0.2, reduction="sum"),
+            F.mse_loss(x, p), F.l1_loss(x, p, reduction="sum"), F.smooth_l1_loss(x, p * 3.0),
+            F.huber_loss(x, p * 3.0, delta=0.5, reduction="none"),
+            F.kl_div(F.log_softmax(x, 1), F.softmax(x * 2.0, 1), reduction="batchmean"),
+            F.binary_cross_entropy(p, torch.sigmoid(x * 2.0)),
+            F.binary_cross_entropy_with_logits(
+                x, p, weight=p * 2.0, pos_weight=torch.arange(4, device=x.device) * 0.5 + 0.5),
+            F.instance_norm(img), m.inorm(img), F.rms_norm(x, (4,)), m.rms(x),
+            F.one_hot(t, 3), F.channel_shuffle(img, 3), m.shuffle(img),
+            F.interpolate(x, scale_factor=2.5, mode="linear"),
+            F.interpolate(x, size=7, mode="linear", align_corners=True),
+            F.rrelu(x, training=False), m.drop(x) * 1.0)
 
 
 def _strided_writes(x, v):
