@@ -1056,16 +1056,65 @@ Results GatherRule(LoweringContext &ctx, const AtenCall &call) {
 // --- Scatter and index_put
 // ------------------------------------------------------------------------------
 
+// The attributes of an edge.scatter along `dim` that writes (reduce "none") or combines
+// (reduce "sum", "prod", "amax", "amin") src into self's entries.
+Attrs ScatterAttrs(int64_t dim, const char *reduce, bool include_self = true) {
+  return {{"dim", AttrValue::Int(dim)},
+          {"reduce", AttrValue::String(reduce)},
+          {"include_self", AttrValue::Bool(include_self)}};
+}
+
+// x with src combined in by scatter_reduce's `reduce` ("sum", "prod", "amax", "amin" map to
+// edge.scatter; "mean" is the sum divided by each target's count, itself a scatter of ones into
+// ones (include_self) or zeros, at least 1 as ATen makes it; integers divide rounding down).
+absl::StatusOr<ir::Value *> ScatterReduceValue(EdgeBuilder &builder, ir::Value *x, ir::Value *index,
+                                               ir::Value *src, int64_t dim,
+                                               const std::string &reduce, bool include_self) {
+  if (reduce == "sum" || reduce == "prod" || reduce == "amax" || reduce == "amin") {
+    return builder.Emit1("edge.scatter", {x, index, src},
+                         ScatterAttrs(dim, reduce.c_str(), include_self));
+  }
+  if (reduce != "mean")
+    return Unsupported(absl::StrCat("scatter_reduce with reduce='", reduce, "'"));
+  const ir::DType dtype = x->dtype();
+  if (!ir::IsFloatingPoint(dtype) && dtype != ir::DType::kInt32 && dtype != ir::DType::kInt64) {
+    return Unsupported(
+        absl::StrCat("scatter_reduce mean of ", std::string(ir::DTypeName(dtype)), " values"));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * sum, builder.Emit1("edge.scatter", {x, index, src},
+                                                          ScatterAttrs(dim, "sum", include_self)));
+  const size_t rank = x->sizes().size();
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * one, builder.Scalar(1.0, dtype));
+  TORCHIR_ASSIGN_OR_RETURN(one, builder.ReshapeTo(one, std::vector<int64_t>(rank, 1)));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * start, builder.Scalar(include_self ? 1.0 : 0.0, dtype));
+  TORCHIR_ASSIGN_OR_RETURN(start, builder.ReshapeTo(start, std::vector<int64_t>(rank, 1)));
+  TORCHIR_ASSIGN_OR_RETURN(start, ExpandTo(builder, start, x->sizes()));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * ones, ExpandTo(builder, one, index->sizes()));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * count, builder.Emit1("edge.scatter", {start, index, ones},
+                                                            ScatterAttrs(dim, "sum")));
+  TORCHIR_ASSIGN_OR_RETURN(count, builder.Emit1("edge.maximum", {count, one}));
+  return builder.Emit1(ir::IsFloatingPoint(dtype) ? "edge.div" : "edge.floor_divide", {sum, count});
+}
+
 // scatter.src / scatter.value (and their in-place forms): edge.scatter with src cast to self's
-// dtype, or the value broadcast to the index's shape.
+// dtype, or the value broadcast to the index's shape; with reduce ('add', 'multiply': the
+// scatter.reduce forms), combined into self as scatter_reduce's sum and prod.
 Results ScatterRule(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * index, ctx.Tensor(call, "index"));
   TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
   if (x->type().rank() == 0) return Unsupported("scatter into a 0-d tensor");
   TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, x->type().rank()));
+  std::string reduce = "none";
   if (call.Find("reduce").ok() && !call.IsNone("reduce")) {
-    return Unsupported("scatter with a reduce argument");
+    TORCHIR_ASSIGN_OR_RETURN(AttrValue mode, call.Value("reduce"));
+    if (mode.kind() == AttrValue::Kind::kString && mode.as_string() == "add") {
+      reduce = "sum";
+    } else if (mode.kind() == AttrValue::Kind::kString && mode.as_string() == "multiply") {
+      reduce = "prod";
+    } else {
+      return Unsupported(absl::StrCat("scatter with reduce=", mode.ToString()));
+    }
   }
   EdgeBuilder &builder = ctx.builder();
   ir::Value *src = nullptr;
@@ -1079,11 +1128,31 @@ Results ScatterRule(LoweringContext &ctx, const AtenCall &call) {
                                                              index->sizes().size(), 1)));
     TORCHIR_ASSIGN_OR_RETURN(src, ExpandTo(builder, src, index->sizes()));
   }
-  return Single(builder.Emit1("edge.scatter", {x, index, src},
-                              {{"dim", AttrValue::Int(dim)}, {"accumulate", AttrValue::Bool(false)}}));
+  if (reduce != "none") {
+    return Single(ScatterReduceValue(builder, x, index, src, dim, reduce, true));
+  }
+  return Single(builder.Emit1("edge.scatter", {x, index, src}, ScatterAttrs(dim, "none")));
 }
 
-// scatter_add(self, dim, index, src) (and in place): edge.scatter with accumulate.
+// scatter_reduce.two(self, dim, index, src, reduce, include_self) (and in place).
+Results ScatterReduce(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * index, ctx.Tensor(call, "index"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * src, ctx.Tensor(call, "src"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(AttrValue reduce, call.Value("reduce"));
+  TORCHIR_ASSIGN_OR_RETURN(bool include_self, call.Bool("include_self"));
+  if (x->type().rank() == 0) return Unsupported("scatter_reduce into a 0-d tensor");
+  if (reduce.kind() != AttrValue::Kind::kString) {
+    return Unsupported(absl::StrCat("scatter_reduce with reduce=", reduce.ToString()));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(src, ctx.builder().CastTo(src, x->dtype()));
+  return Single(
+      ScatterReduceValue(ctx.builder(), x, index, src, dim, reduce.as_string(), include_self));
+}
+
+// scatter_add(self, dim, index, src) (and in place): edge.scatter summing.
 Results ScatterAdd(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * index, ctx.Tensor(call, "index"));
@@ -1092,9 +1161,7 @@ Results ScatterAdd(LoweringContext &ctx, const AtenCall &call) {
   if (x->type().rank() == 0) return Unsupported("scatter_add into a 0-d tensor");
   TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, x->type().rank()));
   TORCHIR_ASSIGN_OR_RETURN(src, ctx.builder().CastTo(src, x->dtype()));
-  return Single(ctx.builder().Emit1(
-      "edge.scatter", {x, index, src},
-      {{"dim", AttrValue::Int(dim)}, {"accumulate", AttrValue::Bool(true)}}));
+  return Single(ctx.builder().Emit1("edge.scatter", {x, index, src}, ScatterAttrs(dim, "sum")));
 }
 
 // index_put(self, indices, values, accumulate) and index_put_, in two forms:
@@ -1193,8 +1260,7 @@ Results IndexPut(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * view, builder.ReshapeTo(x, view_sizes));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * written,
                            builder.Emit1("edge.scatter", {view, flat, values},
-                                         {{"dim", AttrValue::Int(0)},
-                                          {"accumulate", AttrValue::Bool(accumulate)}}));
+                                         ScatterAttrs(0, accumulate ? "sum" : "none")));
   return Single(builder.ReshapeTo(written, x->sizes()));
 }
 
@@ -1447,6 +1513,12 @@ void AddDataMovementRules(RuleTable &table) {
                          "aten.scatter_.value"}) {
     table.Add(op, ScatterRule);
   }
+  for (const char *op : {"aten.scatter.reduce", "aten.scatter.value_reduce", "aten.scatter_.reduce",
+                         "aten.scatter_.value_reduce"}) {
+    table.Add(op, ScatterRule);
+  }
+  table.Add("aten.scatter_reduce.two", ScatterReduce);
+  table.Add("aten.scatter_reduce_.two", ScatterReduce);
   table.Add("aten.scatter_add.default", ScatterAdd);
   table.Add("aten.scatter_add_.default", ScatterAdd);
   table.Add("aten.index_put.default", IndexPut);
