@@ -170,6 +170,8 @@ class Lowerer {
       ir::Value* value = (*results)[0];
       while (mutated->producer() != nullptr) {
         const ir::Node& view = *mutated->producer();
+        // A factory (empty_strided(...).fill_(v)) is no view and has no base to reach.
+        if (view.num_inputs() == 0) break;
         absl::StatusOr<ir::Value*> base =
             WriteThroughView(builder_, view, Map(view.input(0)), value);
         if (!base.ok()) {

@@ -836,6 +836,32 @@ Results Tile(LoweringContext &ctx, const AtenCall &call) {
 Results Empty(LoweringContext &ctx, const AtenCall &call) { return Zeros(ctx, call); }
 Results NewFull(LoweringContext &ctx, const AtenCall &call) { return Full(ctx, call); }
 
+// empty_strided / new_empty_strided: as empty. torchir tensors are dense and row-major, so only
+// the contiguous strides of `size` can be honoured (a dim of size 1 may have any stride, as in
+// PyTorch's own contiguity test); any other layout would show through an as_strided view of it.
+Results EmptyStrided(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> size, call.IntList("size"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> stride, call.IntList("stride"));
+  if (stride.size() != size.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("empty_strided: ", stride.size(), " strides for ", size.size(), " dims"));
+  }
+  bool empty = false;
+  for (int64_t s : size) empty = empty || s == 0;
+  int64_t expected = 1;
+  for (size_t d = size.size(); d-- > 0 && !empty;) {
+    if (size[d] != 1 && stride[d] != expected) {
+      return Unsupported(absl::StrCat(
+          "empty_strided with strides [", absl::StrJoin(stride, ", "), "] for size [",
+          absl::StrJoin(size, ", "),
+          "], which are not contiguous; torchir tensors are dense row-major (make it with "
+          "contiguous strides, or empty + permute)"));
+    }
+    expected *= size[d];
+  }
+  return Zeros(ctx, call);
+}
+
 // fill.Scalar / fill_.Scalar: a constant of self's type; fill.Tensor: the 0-d value broadcast.
 Results FillScalar(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(AttrValue value, call.Scalar("value"));
@@ -1264,6 +1290,272 @@ Results IndexPut(LoweringContext &ctx, const AtenCall &call) {
   return Single(builder.ReshapeTo(written, x->sizes()));
 }
 
+// --- masked_scatter, as_strided, embedding_bag
+// ------------------------------------------------------------------------------
+
+// A constant int64 vector.
+ir::Value *Int64Vector(EdgeBuilder &builder, const std::vector<int64_t> &values) {
+  return builder.Constant(ir::TensorType{ir::DType::kInt64, {static_cast<int64_t>(values.size())}},
+                          ir::TensorData::Copy(reinterpret_cast<const uint8_t *>(values.data()),
+                                               values.size() * sizeof(int64_t)));
+}
+
+// `value` (a number) as a tensor of `dtype` broadcast to `sizes`.
+absl::StatusOr<ir::Value *> Filled(EdgeBuilder &builder, double value, ir::DType dtype,
+                                   const std::vector<int64_t> &sizes) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * scalar, builder.Scalar(value, dtype));
+  TORCHIR_ASSIGN_OR_RETURN(scalar,
+                           builder.ReshapeTo(scalar, std::vector<int64_t>(sizes.size(), 1)));
+  return builder.Emit1("edge.expand", {scalar}, {{"sizes", AttrValue::IntList(sizes)}});
+}
+
+// masked_scatter(self, mask, source) (and in place): the k-th true entry of the mask (row-major,
+// self and mask broadcast together) takes source's k-th element, the others keep self. k is the
+// running count of trues minus one (an edge.cumsum), the element an index_select of the
+// flattened source; the index_select kernel refuses, at run, a mask with more trues than source
+// has elements, where PyTorch raises too.
+Results MaskedScatter(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * mask, ctx.Tensor(call, "mask"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * source, ctx.Tensor(call, "source"));
+  EdgeBuilder &builder = ctx.builder();
+  const std::vector<int64_t> &sizes = ctx.OutputType().sizes;
+  TORCHIR_ASSIGN_OR_RETURN(x, builder.CastTo(x, ctx.OutputType().dtype));
+  TORCHIR_ASSIGN_OR_RETURN(x, ExpandTo(builder, x, sizes));
+  TORCHIR_ASSIGN_OR_RETURN(mask, builder.CastTo(mask, ir::DType::kBool));
+  TORCHIR_ASSIGN_OR_RETURN(mask, ExpandTo(builder, mask, sizes));
+  const int64_t numel = ctx.OutputType().numel();
+  const int64_t available = source->type().numel();
+  if (numel == 0 || available == 0) {
+    // Nothing to read: PyTorch leaves self (or raises when a mask entry is true).
+    if (available == 0 && numel > 0) {
+      return Unsupported(
+          "masked_scatter from an empty source (an error unless the mask is all "
+          "false)");
+    }
+    return Single(x);
+  }
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * flat_mask, builder.ReshapeTo(mask, {numel}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * counts, builder.CastTo(flat_mask, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(counts,
+                           builder.Emit1("edge.cumsum", {counts}, {{"dim", AttrValue::Int(0)}}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * one, builder.Scalar(1.0, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * picks, builder.Emit1("edge.sub", {counts, one}));
+  // Before the first true the count is 0: those positions read element 0 and are not kept.
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * zero, builder.Scalar(0.0, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(picks, builder.Emit1("edge.maximum", {picks, zero}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * flat_source, builder.ReshapeTo(source, {available}));
+  TORCHIR_ASSIGN_OR_RETURN(flat_source, builder.CastTo(flat_source, x->dtype()));
+  TORCHIR_ASSIGN_OR_RETURN(
+      ir::Value * picked,
+      builder.Emit1("edge.index_select", {flat_source, picks}, {{"dim", AttrValue::Int(0)}}));
+  TORCHIR_ASSIGN_OR_RETURN(picked, builder.ReshapeTo(picked, sizes));
+  return Single(builder.Emit1("edge.where", {mask, picked, x}));
+}
+
+// ATen view ops whose result is not the contiguous, offset-0 layout of their input's storage.
+bool IsStridedView(const std::string &op) {
+  static const char *const kViews[] = {
+      "aten.permute.",      "aten.transpose.", "aten.t.",        "aten.expand.",
+      "aten.slice.",        "aten.select.",    "aten.diagonal.", "aten.as_strided.",
+      "aten.unfold.",       "aten.narrow.",    "aten.split.",    "aten.split_with_sizes.",
+      "aten.chunk.",        "aten.unbind.",    "aten.movedim.",  "aten.swapaxes.",
+      "aten.swapdims.",     "aten.numpy_T.",   "aten.mT.",       "aten.expand_as.",
+      "aten.tensor_split.", "aten.alias."};
+  for (const char *view : kViews) {
+    if (op.rfind(view, 0) == 0) return true;
+  }
+  return false;
+}
+
+// as_strided(self, size, stride, storage_offset) and as_strided_copy: out[i...] =
+// storage[offset + sum(i_d * stride_d)], read from self's storage, which torchir knows as self's
+// elements in row-major order: so self must be dense there, i.e. not made by a strided view op
+// (a permute, slice, expand...; reshapes of a dense tensor stay dense). The positions are
+// computed at compile time and checked against the storage's size; an index_select of the
+// flattened input reads them (overlapping windows included).
+Results AsStrided(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * aten_self, call.Tensor("self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> size, call.IntList("size"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> stride, call.IntList("stride"));
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> storage_offset,
+                           call.OptionalInt("storage_offset"));
+  for (const ir::Value *v = aten_self; v->producer() != nullptr;) {
+    const std::string &op = v->producer()->op();
+    if (IsStridedView(op)) {
+      return Unsupported(absl::StrCat(
+          "as_strided of the result of ", op,
+          ", a strided view: its storage is not its elements in row-major order, and torchir "
+          "tensors carry no strides (apply as_strided to a contiguous tensor)"));
+    }
+    if (op.rfind("aten.view.", 0) != 0 && op.rfind("aten.reshape.", 0) != 0 &&
+        op.rfind("aten._unsafe_view.", 0) != 0 && op.rfind("aten.view_copy.", 0) != 0 &&
+        op.rfind("aten.squeeze", 0) != 0 && op.rfind("aten.unsqueeze", 0) != 0 &&
+        op.rfind("aten.flatten.", 0) != 0 && op != "getitem") {
+      break;
+    }
+    if (v->producer()->num_inputs() == 0) break;
+    v = v->producer()->input(0);
+  }
+  if (stride.size() != size.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("as_strided: ", stride.size(), " strides for ", size.size(), " dims"));
+  }
+  const int64_t offset = storage_offset.value_or(0);
+  const int64_t storage = x->type().numel();
+  int64_t numel = 1;
+  int64_t last = offset;
+  for (size_t d = 0; d < size.size(); ++d) {
+    if (size[d] < 0 || stride[d] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("as_strided: negative size or stride in size [", absl::StrJoin(size, ", "),
+                       "], stride [", absl::StrJoin(stride, ", "), "]"));
+    }
+    numel *= size[d];
+    if (size[d] > 0) last += (size[d] - 1) * stride[d];
+  }
+  if (offset < 0 || (numel > 0 && last >= storage)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("as_strided: size [", absl::StrJoin(size, ", "), "], stride [",
+                     absl::StrJoin(stride, ", "), "] and storage offset ", offset,
+                     " reach element ", last, " of a storage of ", storage, " elements"));
+  }
+  EdgeBuilder &builder = ctx.builder();
+  TORCHIR_RETURN_IF_ERROR(CheckMaterializable(ir::TensorType{ir::DType::kInt64, {numel}}));
+  std::vector<int64_t> positions;
+  positions.reserve(static_cast<size_t>(numel));
+  std::vector<int64_t> coordinate(size.size(), 0);
+  for (int64_t i = 0; i < numel; ++i) {
+    int64_t position = offset;
+    for (size_t d = 0; d < size.size(); ++d) position += coordinate[d] * stride[d];
+    positions.push_back(position);
+    for (size_t d = size.size(); d-- > 0;) {
+      if (++coordinate[d] < size[d]) break;
+      coordinate[d] = 0;
+    }
+  }
+  if (numel == 0) return FillWith(ctx, ir::Number{true, 0, 0.0});
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * flat, builder.ReshapeTo(x, {storage}));
+  TORCHIR_ASSIGN_OR_RETURN(
+      ir::Value * picked,
+      builder.Emit1("edge.index_select", {flat, Int64Vector(builder, positions)},
+                    {{"dim", AttrValue::Int(0)}}));
+  return Single(builder.ReshapeTo(picked, size));
+}
+
+// _embedding_bag / _embedding_bag_forward_only / embedding_bag(.padding_idx)(weight [V, D],
+// indices [n], offsets, ..., mode, ..., per_sample_weights, include_last_offset, padding_idx):
+// output 0, [B, D], a sum (mode 0), mean (1) or max (2) of the weight rows of each bag; the
+// other outputs (offset2bag, bag sizes, max indices) only serve the backward pass. The offsets
+// are run-time values, so each index position's bag is computed in the graph: bag[j] = (number
+// of bag starts <= j) - 1 over a [B, n] comparison. Rows are gathered, weighted, and combined
+// into [B + 1, D] by an edge.scatter; positions that must not count (padding_idx entries, and
+// for sums those past the last offset with include_last_offset) go to the spare row B, cut off
+// at the end. Mean divides by the count of non-padding entries (at least 1); max starts every
+// bag it reaches from the identity and leaves empty bags 0. As ATen's CPU kernels: with
+// include_last_offset the last bag's max and mean count run to the end of the indices while
+// its sum stops at the last offset.
+Results EmbeddingBag(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * weight, ctx.Tensor(call, "weight"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * ids, ctx.Tensor(call, "indices"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * offsets, ctx.Tensor(call, "offsets"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t mode, call.Int("mode"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * sample_weights,
+                           ctx.OptionalTensor(call, "per_sample_weights"));
+  TORCHIR_ASSIGN_OR_RETURN(bool include_last_offset, call.Bool("include_last_offset"));
+  int64_t padding_idx = -1;
+  if (call.Find("padding_idx").ok() && !call.IsNone("padding_idx")) {
+    TORCHIR_ASSIGN_OR_RETURN(padding_idx, call.Int("padding_idx"));
+  }
+  if (weight->type().rank() != 2 || ids->type().rank() != 1 || offsets->type().rank() != 1) {
+    return Unsupported(absl::StrCat(
+        "embedding_bag of weight ", weight->type().ToString(), ", indices ", ids->type().ToString(),
+        ", offsets ", offsets->type().ToString(), " (2-d weight, 1-d indices and offsets)"));
+  }
+  if (mode < 0 || mode > 2) return Unsupported(absl::StrCat("embedding_bag mode ", mode));
+  if (sample_weights != nullptr && mode != 0) {
+    return absl::InvalidArgumentError("embedding_bag: per_sample_weights need mode 'sum'");
+  }
+  EdgeBuilder &builder = ctx.builder();
+  const int64_t n = ids->sizes()[0];
+  const int64_t dim = weight->sizes()[1];
+  const int64_t bags = offsets->sizes()[0] - (include_last_offset ? 1 : 0);
+  if (bags <= 0 || n == 0) return Unsupported("embedding_bag with no bags or no indices");
+  TORCHIR_RETURN_IF_ERROR(CheckMaterializable(ir::TensorType{ir::DType::kBool, {bags, n}}));
+  std::vector<int64_t> positions(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) positions[static_cast<size_t>(j)] = j;
+  ir::Value *position = Int64Vector(builder, positions);
+  TORCHIR_ASSIGN_OR_RETURN(offsets, builder.CastTo(offsets, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * starts, SliceDim(builder, offsets, 0, 0, bags));
+  TORCHIR_ASSIGN_OR_RETURN(starts, builder.ReshapeTo(starts, {bags, 1}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * row, builder.ReshapeTo(position, {1, n}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * started, builder.Emit1("edge.le", {starts, row}));
+  TORCHIR_ASSIGN_OR_RETURN(started, builder.CastTo(started, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * bag, builder.Emit1("edge.sum", {started},
+                                                          {{"dims", AttrValue::IntList({0})},
+                                                           {"keepdim", AttrValue::Bool(false)}}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * one, builder.Scalar(1.0, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(bag, builder.Emit1("edge.sub", {bag, one}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * spare,
+                           builder.Scalar(static_cast<double>(bags), ir::DType::kInt64));
+  // Bag of each position with the excluded ones sent to the spare row.
+  auto redirect = [&](ir::Value *excluded, ir::Value *to) -> absl::StatusOr<ir::Value *> {
+    if (excluded == nullptr) return to;
+    return builder.Emit1("edge.where", {excluded, spare, to});
+  };
+  ir::Value *padding = nullptr;
+  if (padding_idx >= 0) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * pad_id,
+                             builder.Scalar(static_cast<double>(padding_idx), ids->dtype()));
+    TORCHIR_ASSIGN_OR_RETURN(padding, builder.Emit1("edge.eq", {ids, pad_id}));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * kept_bag, redirect(padding, bag));
+  ir::Value *summed_bag = kept_bag;
+  if (include_last_offset && mode != 2) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * end, SliceDim(builder, offsets, 0, bags, bags + 1));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * past, builder.Emit1("edge.ge", {position, end}));
+    TORCHIR_ASSIGN_OR_RETURN(summed_bag, redirect(past, kept_bag));
+  }
+  const ir::DType dtype = ctx.OutputType().dtype;
+  TORCHIR_ASSIGN_OR_RETURN(weight, builder.CastTo(weight, dtype));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * rows, builder.Emit1("edge.index_select", {weight, ids},
+                                                           {{"dim", AttrValue::Int(0)}}));
+  if (sample_weights != nullptr) {
+    TORCHIR_ASSIGN_OR_RETURN(sample_weights, builder.CastTo(sample_weights, dtype));
+    TORCHIR_ASSIGN_OR_RETURN(sample_weights, builder.ReshapeTo(sample_weights, {n, 1}));
+    TORCHIR_ASSIGN_OR_RETURN(rows, builder.Emit1("edge.mul", {rows, sample_weights}));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * zeros, Filled(builder, 0.0, dtype, {bags + 1, dim}));
+  auto into_bags = [&](ir::Value *targets, const char *reduce,
+                       bool include_self) -> absl::StatusOr<ir::Value *> {
+    TORCHIR_ASSIGN_OR_RETURN(targets, builder.ReshapeTo(targets, {n, 1}));
+    TORCHIR_ASSIGN_OR_RETURN(targets, ExpandTo(builder, targets, {n, dim}));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * combined,
+                             builder.Emit1("edge.scatter", {zeros, targets, rows},
+                                           ScatterAttrs(0, reduce, include_self)));
+    return SliceDim(builder, combined, 0, 0, bags);
+  };
+  // Only output 0 has a value; the driver refuses a graph that reads the others.
+  auto first_of_four = [](absl::StatusOr<ir::Value *> out) -> Results {
+    if (!out.ok()) return out.status();
+    return std::vector<ir::Value *>{*out, nullptr, nullptr, nullptr};
+  };
+  if (mode == 2) return first_of_four(into_bags(kept_bag, "amax", false));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * sums, into_bags(summed_bag, "sum", true));
+  if (mode == 0) return first_of_four(sums);
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * no_counts, Filled(builder, 0.0, dtype, {bags + 1}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * ones, Filled(builder, 1.0, dtype, {n}));
+  TORCHIR_ASSIGN_OR_RETURN(
+      ir::Value * counts,
+      builder.Emit1("edge.scatter", {no_counts, kept_bag, ones}, ScatterAttrs(0, "sum")));
+  TORCHIR_ASSIGN_OR_RETURN(counts, SliceDim(builder, counts, 0, 0, bags));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * at_least, builder.Scalar(1.0, dtype));
+  TORCHIR_ASSIGN_OR_RETURN(counts, builder.Emit1("edge.maximum", {counts, at_least}));
+  TORCHIR_ASSIGN_OR_RETURN(counts, builder.ReshapeTo(counts, {bags, 1}));
+  return first_of_four(builder.Emit1("edge.div", {sums, counts}));
+}
+
 // --- Upsampling
 // ------------------------------------------------------------------------------
 
@@ -1462,6 +1754,14 @@ void AddDataMovementRules(RuleTable &table) {
   table.Add("aten.index.Tensor", Index);
   table.Add("aten.index_select.default", IndexSelect);
   table.Add("aten.embedding.default", Embedding);
+  for (const char *op : {"aten._embedding_bag.default", "aten._embedding_bag_forward_only.default",
+                         "aten.embedding_bag.default", "aten.embedding_bag.padding_idx"}) {
+    table.Add(op, EmbeddingBag);
+  }
+  table.Add("aten.masked_scatter.default", MaskedScatter);
+  table.Add("aten.masked_scatter_.default", MaskedScatter);
+  table.Add("aten.as_strided.default", AsStrided);
+  table.Add("aten.as_strided_copy.default", AsStrided);
   table.Add("aten.constant_pad_nd.default", ConstantPadNd);
   table.Add("aten.pad.default", Pad);
   table.Add("aten.arange.default", ArangeEnd);
@@ -1495,6 +1795,8 @@ void AddDataMovementRules(RuleTable &table) {
   table.Add("aten.new_empty.default", Empty);
   table.Add("aten.empty.memory_format", Empty);
   table.Add("aten.empty_like.default", Empty);
+  table.Add("aten.empty_strided.default", EmptyStrided);
+  table.Add("aten.new_empty_strided.default", EmptyStrided);
   table.Add("aten.fill.Scalar", FillScalar);
   table.Add("aten.fill_.Scalar", FillScalar);
   table.Add("aten.fill.Tensor", FillTensor);
