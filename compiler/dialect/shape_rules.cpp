@@ -337,6 +337,11 @@ absl::StatusOr<Types> Scatter(const Inputs& inputs, const ir::Node& node) {
       reduce != "amin") {
     return Invalid(absl::StrCat("reduce '", reduce, "' is not none, sum, prod, amax or amin"));
   }
+  if (reduce != "none" && input.dtype != DType::kFloat32 && input.dtype != DType::kInt32 &&
+      input.dtype != DType::kInt64) {
+    return Invalid(absl::StrCat("reduce '", reduce, "' takes float32, int32 or int64, not ",
+                                std::string(ir::DTypeName(input.dtype))));
+  }
   const ir::AttrValue* include_self = node.FindAttr("include_self");
   if (reduce == "none" && include_self != nullptr &&
       include_self->kind() == ir::AttrValue::Kind::kBool && !include_self->as_bool()) {

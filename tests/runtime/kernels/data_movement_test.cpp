@@ -464,7 +464,7 @@ TEST(ScatterKernel, ReducesRepeatedTargetsWithAndWithoutSelf) {
 }
 
 TEST(ScatterKernelCheck, ReductionsRefuseBool) {
-  ExpectKernelRefuses(
+  ExpectRefused(
       *ScatterGraph(ir::DType::kBool, {4, 5}, {1, 5}, {1, 5}, 0, ir::DType::kInt64, "sum"),
       runtime::Error::kInvalidType);
 }
