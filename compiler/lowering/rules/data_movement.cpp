@@ -1453,9 +1453,10 @@ Results AsStrided(LoweringContext &ctx, const AtenCall &call) {
 // into [B + 1, D] by an edge.scatter; positions that must not count (padding_idx entries, and
 // for sums those past the last offset with include_last_offset) go to the spare row B, cut off
 // at the end. Mean divides by the count of non-padding entries (at least 1); max starts every
-// bag it reaches from the identity and leaves empty bags 0. As ATen's CPU kernels: with
-// include_last_offset the last bag's max and mean count run to the end of the indices while
-// its sum stops at the last offset.
+// bag it reaches from the identity and leaves empty bags 0. As ATen's CPU kernels (checked in
+// aten_edge_agreement_test): with include_last_offset and a last offset short of the end, the
+// last bag's max and mean count run to the end of the indices, and so do its sum and mean
+// numerator except on ATen's fast path, which stops them at the last offset.
 Results EmbeddingBag(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * weight, ctx.Tensor(call, "weight"));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * ids, ctx.Tensor(call, "indices"));
@@ -1512,12 +1513,17 @@ Results EmbeddingBag(LoweringContext &ctx, const AtenCall &call) {
   }
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * kept_bag, redirect(padding, bag));
   ir::Value *summed_bag = kept_bag;
-  if (include_last_offset && mode != 2) {
+  const ir::DType dtype = ctx.OutputType().dtype;
+  // Only ATen's fast path (float32/float16/bfloat16 sums and means without a padding_idx)
+  // stops the last bag at the last offset; its other paths run on to the end of the indices.
+  const bool fast_path =
+      padding_idx < 0 && (dtype == ir::DType::kFloat32 || dtype == ir::DType::kFloat16 ||
+                          dtype == ir::DType::kBFloat16);
+  if (include_last_offset && mode != 2 && fast_path) {
     TORCHIR_ASSIGN_OR_RETURN(ir::Value * end, SliceDim(builder, offsets, 0, bags, bags + 1));
     TORCHIR_ASSIGN_OR_RETURN(ir::Value * past, builder.Emit1("edge.ge", {position, end}));
     TORCHIR_ASSIGN_OR_RETURN(summed_bag, redirect(past, kept_bag));
   }
-  const ir::DType dtype = ctx.OutputType().dtype;
   TORCHIR_ASSIGN_OR_RETURN(weight, builder.CastTo(weight, dtype));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * rows, builder.Emit1("edge.index_select", {weight, ids},
                                                            {{"dim", AttrValue::Int(0)}}));
