@@ -108,5 +108,26 @@ TEST(AtenEdgeAgreement, EmbeddingBagWithPerSampleWeights) {
   }
 }
 
+// _cdist_forward with the default compute_mode: p = 2 takes _euclidean_dist's matrix product
+// once a side has more than 25 rows (its rounding differs from the direct form); batch dims
+// broadcast.
+TEST(AtenEdgeAgreement, CdistSwitchesToTheMatrixProductPastTwentyFiveRows) {
+  for (double p : {2.0, 1.0}) {
+    for (int64_t rows : {25, 30}) {
+      GraphBuilder b;
+      ir::Value* x1 = b.Input("x1", F32({1, rows, 3}));
+      ir::Value* x2 = b.Input("x2", F32({2, 4, 3}));
+      b.Output(b.Op("aten._cdist_forward.default", {x1, x2})
+                   .Attr("p", p)
+                   .Attr("compute_mode", ir::AttrValue::None())
+                   .Out(F32({2, rows, 4})));
+      std::vector<float> a(static_cast<size_t>(rows * 3)), c(24);
+      for (size_t i = 0; i < a.size(); ++i) a[i] = 0.37f * static_cast<float>(i % 11) - 1.5f;
+      for (size_t i = 0; i < c.size(); ++i) c[i] = 0.29f * static_cast<float>(i % 7) - 0.8f;
+      ExpectLoweringMatchesLibTorch(b, {Host(F32({1, rows, 3}), a), Host(F32({2, 4, 3}), c)});
+    }
+  }
+}
+
 }  // namespace
 }  // namespace torchir::reference
