@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <set>
 
 #include "absl/strings/str_join.h"
 #include "compiler/dialect/aten_call.h"
@@ -1368,10 +1369,39 @@ bool IsStridedView(const std::string &op) {
   return false;
 }
 
+// Fails unless the ATen value `x` is surely dense and row-major in eager PyTorch, the layout
+// as_strided reads: no strided view may be upstream of it, since eager elementwise ops and
+// clones keep their input's strides. The search stops at ops whose result is always a fresh
+// contiguous tensor; a reshape that copied is refused too (conservatively: whether it copied
+// depends on the strides).
+absl::Status CheckDenseStorage(const ir::Value *x) {
+  static const char *const kFresh[] = {"aten.contiguous.", "aten.mm.",           "aten.bmm.",
+                                       "aten.addmm.",      "aten.matmul.",       "aten.linear.",
+                                       "aten.cat.",        "aten.index_select.", "aten.embedding."};
+  std::vector<const ir::Value *> pending = {x};
+  std::set<const ir::Node *> seen;
+  while (!pending.empty()) {
+    const ir::Node *producer = pending.back()->producer();
+    pending.pop_back();
+    if (producer == nullptr || !seen.insert(producer).second) continue;
+    const std::string &op = producer->op();
+    if (IsStridedView(op)) {
+      return Unsupported(absl::StrCat(
+          "as_strided of a tensor computed from ", op, " ('", producer->name(),
+          "'), a strided view: eager PyTorch may lay it out other than row-major, and torchir "
+          "tensors carry no strides (make it .contiguous() first)"));
+    }
+    bool fresh = false;
+    for (const char *prefix : kFresh) fresh = fresh || op.rfind(prefix, 0) == 0;
+    if (fresh) continue;
+    for (size_t i = 0; i < producer->num_inputs(); ++i) pending.push_back(producer->input(i));
+  }
+  return absl::OkStatus();
+}
+
 // as_strided(self, size, stride, storage_offset) and as_strided_copy: out[i...] =
 // storage[offset + sum(i_d * stride_d)], read from self's storage, which torchir knows as self's
-// elements in row-major order: so self must be dense there, i.e. not made by a strided view op
-// (a permute, slice, expand...; reshapes of a dense tensor stay dense). The positions are
+// elements in row-major order: so self must be dense there (CheckDenseStorage). The positions are
 // computed at compile time and checked against the storage's size; an index_select of the
 // flattened input reads them (overlapping windows included).
 Results AsStrided(LoweringContext &ctx, const AtenCall &call) {
@@ -1381,23 +1411,7 @@ Results AsStrided(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> stride, call.IntList("stride"));
   TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> storage_offset,
                            call.OptionalInt("storage_offset"));
-  for (const ir::Value *v = aten_self; v->producer() != nullptr;) {
-    const std::string &op = v->producer()->op();
-    if (IsStridedView(op)) {
-      return Unsupported(absl::StrCat(
-          "as_strided of the result of ", op,
-          ", a strided view: its storage is not its elements in row-major order, and torchir "
-          "tensors carry no strides (apply as_strided to a contiguous tensor)"));
-    }
-    if (op.rfind("aten.view.", 0) != 0 && op.rfind("aten.reshape.", 0) != 0 &&
-        op.rfind("aten._unsafe_view.", 0) != 0 && op.rfind("aten.view_copy.", 0) != 0 &&
-        op.rfind("aten.squeeze", 0) != 0 && op.rfind("aten.unsqueeze", 0) != 0 &&
-        op.rfind("aten.flatten.", 0) != 0 && op != "getitem") {
-      break;
-    }
-    if (v->producer()->num_inputs() == 0) break;
-    v = v->producer()->input(0);
-  }
+  TORCHIR_RETURN_IF_ERROR(CheckDenseStorage(aten_self));
   if (stride.size() != size.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("as_strided: ", stride.size(), " strides for ", size.size(), " dims"));

@@ -569,13 +569,26 @@ TEST(AsStrided, RefusesReadsPastTheStorageAndStridedViews) {
                   .Out(F32({3, 5})));
   EXPECT_THAT(LoweringError(past), HasSubstr("reach element 24 of a storage of 24 elements"));
 
-  GraphBuilder view;
-  ir::Value *y = view.Input("y", F32({4, 6}));
-  ir::Value *t =
-      view.Op("aten.transpose.int", {y}).Attr("dim0", 0).Attr("dim1", 1).Out(F32({6, 4}));
-  view.Output(
-      view.Op("aten.as_strided.default", {t}).Attr("size", {2}).Attr("stride", {1}).Out(F32({2})));
-  EXPECT_THAT(LoweringError(view), HasSubstr("as_strided of the result of aten.transpose.int"));
+  // Eager elementwise ops keep a transposed input's strides: refused through them too, and
+  // accepted after .contiguous().
+  for (bool contiguous : {false, true}) {
+    GraphBuilder view;
+    ir::Value *y = view.Input("y", F32({4, 6}));
+    ir::Value *t =
+        view.Op("aten.transpose.int", {y}).Attr("dim0", 0).Attr("dim1", 1).Out(F32({6, 4}));
+    if (contiguous) t = view.Op("aten.contiguous.default", {t}).Out(F32({6, 4}));
+    t = view.Op("aten.mul.Tensor", {t}).Attr("other", 2.0).Out(F32({6, 4}));
+    view.Output(view.Op("aten.as_strided.default", {t})
+                    .Attr("size", {2})
+                    .Attr("stride", {1})
+                    .Out(F32({2})));
+    if (contiguous) {
+      EXPECT_NE(Lower(view), nullptr);
+    } else {
+      EXPECT_THAT(LoweringError(view),
+                  HasSubstr("as_strided of a tensor computed from aten.transpose.int"));
+    }
+  }
 }
 
 }  // namespace
