@@ -146,7 +146,8 @@ std::vector<EdgeOpDef> BuildTable() {
          "batched matrix product of two rank >= 2 tensors, batch dims broadcast")
           .Macs(macs::MatrixProduct),
       Op("edge.batch_norm",
-         {In("input"), In("running_mean"), In("running_var"), Optional("weight"), Optional("bias")},
+         {In("input"), In("running_mean"), In("running_var"), Optional("weight"),
+          Optional("bias")},
          {Real("eps")}, {In("out")}, T(kFloat), rules::Normalization,
          "inference batch norm over dim 1 with running statistics"),
       Op("edge.layer_norm", {In("input"), Optional("weight"), Optional("bias")},
@@ -154,14 +155,12 @@ std::vector<EdgeOpDef> BuildTable() {
          "layer norm over the trailing normalized_shape dims"),
       Op("edge.softmax", {In("input")}, {Int("dim")}, {In("out")}, T(kFloat), rules::Softmax,
          "softmax along dim"),
-      Op("edge.log_softmax", {In("input")}, {Int("dim")}, {In("out")}, T(kFloat), rules::Softmax,
-         "log of softmax along dim"),
+      Op("edge.log_softmax", {In("input")}, {Int("dim")}, {In("out")}, T(kFloat),
+         rules::Softmax, "log of softmax along dim"),
 
       // Elementwise unary.
-      Unary("edge.clamp", kArithmetic,
-            "clamp to [min, max] (+-inf for an open side); relu, "
-            "relu6 and hardtanh lower to it",
-            {Real("min"), Real("max")}),
+      Unary("edge.clamp", kArithmetic, "clamp to [min, max] (+-inf for an open side); relu, "
+            "relu6 and hardtanh lower to it", {Real("min"), Real("max")}),
       Unary("edge.hardswish", kFloat, "x * relu6(x + 3) / 6"),
       Unary("edge.hardsigmoid", kFloat, "relu6(x + 3) / 6"),
       Unary("edge.sigmoid", kFloat, "1 / (1 + exp(-x))"),
@@ -265,8 +264,8 @@ std::vector<EdgeOpDef> BuildTable() {
       Op("edge.min_dim", {In("input")}, {Int("dim"), Flag("keepdim")},
          {In("values"), Fixed("indices", kInt64)}, T(kArithmetic), rules::MaxDim,
          "min along dim with the index of the first minimum"),
-      Op("edge.cumsum", {In("input")}, {Int("dim")}, {In("out")}, T(kArithmetic), rules::AlongDim,
-         "running sums along dim"),
+      Op("edge.cumsum", {In("input")}, {Int("dim")}, {In("out")}, T(kArithmetic),
+         rules::AlongDim, "running sums along dim"),
       Op("edge.topk", {In("input")}, {Int("k"), Int("dim"), Flag("largest")},
          {In("values"), Fixed("indices", kInt64)}, T(kArithmetic), rules::TopK,
          "the k largest (or smallest) along dim, in order, ties in index order (sort, argsort)"),
@@ -280,8 +279,8 @@ std::vector<EdgeOpDef> BuildTable() {
          {Ints("kernel_size"), Ints("stride"), Ints("padding"), Flag("ceil_mode"),
           Flag("count_include_pad")},
          {In("out")}, T(kFloat), rules::Pool2d, "2-d average pooling"),
-      Op("edge.adaptive_avg_pool2d", {In("input")}, {Ints("output_size")}, {In("out")}, T(kFloat),
-         rules::AdaptiveAvgPool2d,
+      Op("edge.adaptive_avg_pool2d", {In("input")}, {Ints("output_size")}, {In("out")},
+         T(kFloat), rules::AdaptiveAvgPool2d,
          "average pooling to output_size (a 1x1 output lowers to edge.mean instead)"),
 
       // Data movement.
@@ -301,8 +300,8 @@ std::vector<EdgeOpDef> BuildTable() {
          "elements start, start+step, ... < end along dim (all normalised)")
           .Noop(noop::WholeSlice)
           .Folds(fold::Slice),
-      Op("edge.concatenate", {Variadic("tensors")}, {Int("dim")}, {In("out")}, T(DTypeSet::All()),
-         rules::Concatenate, "join tensors along a normalised dim")
+      Op("edge.concatenate", {Variadic("tensors")}, {Int("dim")}, {In("out")},
+         T(DTypeSet::All()), rules::Concatenate, "join tensors along a normalised dim")
           .Noop(noop::SingleInput)
           .Folds(fold::Concatenate),
       Op("edge.expand", {In("input")}, {Ints("sizes")}, {In("out")}, T(DTypeSet::All()),
@@ -322,8 +321,8 @@ std::vector<EdgeOpDef> BuildTable() {
       Op("edge.constant_pad", {In("input")}, {Ints("pad"), Real("value")}, {In("out")},
          T(kArithmetic), rules::ConstantPad,
          "pad with a constant; pad pairs innermost dim first (negative crops)"),
-      Op("edge.pad", {In("input")}, {Ints("pad"), Text("mode")}, {In("out")}, T(DTypeSet::All()),
-         rules::ModePad,
+      Op("edge.pad", {In("input")}, {Ints("pad"), Text("mode")}, {In("out")},
+         T(DTypeSet::All()), rules::ModePad,
          "pad with the input's own values: mode reflect, replicate or circular; pad pairs "
          "innermost dim first, each >= 0"),
   };
