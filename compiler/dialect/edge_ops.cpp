@@ -317,10 +317,12 @@ std::vector<EdgeOpDef> BuildTable() {
          {{"T", DTypeSet::All()}, {"I", kIndex}}, rules::IndexSelect,
          "gather entries of a 1-d index along dim (embedding, index.Tensor)"),
       Op("edge.scatter", {In("input"), In("index", "I"), In("src")},
-         {Int("dim"), Flag("accumulate")}, {In("out")}, {{"T", DTypeSet::All()}, {"I", kIndex}},
-         rules::Scatter,
-         "input with src written (or, accumulate, added) where the index points along dim "
-         "(scatter, scatter_add, index_put)"),
+         {Int("dim"), Text("reduce"), Flag("include_self")}, {In("out")},
+         {{"T", DTypeSet::All()}, {"I", kIndex}}, rules::Scatter,
+         "input with src written (reduce none) or combined (sum, prod, amax, amin: float32, "
+         "int32, int64) where the index points along dim; without include_self a target "
+         "starts from the reduction's identity (scatter, scatter_add, scatter_reduce, "
+         "index_put)"),
       Op("edge.constant_pad", {In("input")}, {Ints("pad"), Real("value")}, {In("out")},
          T(kArithmetic), rules::ConstantPad,
          "pad with a constant; pad pairs innermost dim first (negative crops)"),

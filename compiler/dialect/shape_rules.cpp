@@ -328,6 +328,25 @@ absl::StatusOr<Types> Scatter(const Inputs& inputs, const ir::Node& node) {
   if (index.rank() != input.rank() || src.rank() != input.rank()) {
     return Invalid("index and src must have the input's rank");
   }
+  const ir::AttrValue* reduce_attr = node.FindAttr("reduce");
+  const std::string reduce =
+      reduce_attr != nullptr && reduce_attr->kind() == ir::AttrValue::Kind::kString
+          ? reduce_attr->as_string()
+          : "";
+  if (reduce != "none" && reduce != "sum" && reduce != "prod" && reduce != "amax" &&
+      reduce != "amin") {
+    return Invalid(absl::StrCat("reduce '", reduce, "' is not none, sum, prod, amax or amin"));
+  }
+  if (reduce != "none" && input.dtype != DType::kFloat32 && input.dtype != DType::kInt32 &&
+      input.dtype != DType::kInt64) {
+    return Invalid(absl::StrCat("reduce '", reduce, "' takes float32, int32 or int64, not ",
+                                std::string(ir::DTypeName(input.dtype))));
+  }
+  const ir::AttrValue* include_self = node.FindAttr("include_self");
+  if (reduce == "none" && include_self != nullptr &&
+      include_self->kind() == ir::AttrValue::Kind::kBool && !include_self->as_bool()) {
+    return Invalid("a plain write (reduce 'none') must include self");
+  }
   for (int64_t d = 0; d < input.rank(); ++d) {
     if (index.sizes[d] > src.sizes[d] || (d != dim && index.sizes[d] > input.sizes[d])) {
       return Invalid(absl::StrCat("index ", Shape(index.sizes), " is larger than src ",

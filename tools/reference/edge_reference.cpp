@@ -252,8 +252,10 @@ const std::map<std::string, EdgeImplementation, std::less<>>& Implementations() 
       {"edge.scatter",
        [](const EdgeCall& c) {
          const at::Tensor index = c.input(1).to(at::kLong);
-         if (c.Flag("accumulate")) {
-           return One(at::scatter_add(c.input(0), c.Int("dim"), index, c.input(2)));
+         const std::string reduce = c.Str("reduce");
+         if (reduce != "none") {
+           return One(at::scatter_reduce(c.input(0), c.Int("dim"), index, c.input(2), reduce,
+                                         c.Flag("include_self")));
          }
          return One(at::scatter(c.input(0), c.Int("dim"), index, c.input(2)));
        }},

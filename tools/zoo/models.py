@@ -607,6 +607,26 @@ _OPS = [
         "and slice_scatter with step 2. Not export: its torch 1.13 tracer records "
         "x[...] = v on a strided view wrongly (its own check catches it)",
         only=("core", "pytorch_ir")),
+    # ---- torchir issue 11: a batch of Core ATen ops (pow.Scalar ... as_strided) ----
+    _op("misc_core_ops", lambda m, x, w, idx, s: _misc_core_ops(m, x, w, idx, s),
+        [VEC, ("w", (3,), "positive"), ("idx", (2, 2, 4), "index:3"), ("s", (2, 3, 4))],
+        "pow with a scalar base (float and int, an int exponent), native_dropout in eval form "
+        "(train=False, p=0) with its mask, empty_strided, batch norm with batch statistics "
+        "(affine or not, native_batch_norm's save_mean/save_invstd, _native_batch_norm_legit "
+        "with and without stats in pytorch_ir), scatter_reduce (sum/prod/mean/amax/amin, include_self both ways, int64 mean), "
+        "scatter.reduce (add, multiply), masked_scatter (broadcast mask too), as_strided "
+        "(overlapping windows, offset)"),
+    _op("distance_bag_ops", lambda m, a, b, emb, ids, off, psw: _distance_bag_ops(
+            m, a, b, emb, ids, off, psw),
+        [("a", (2, 5, 3)), ("b", (2, 4, 3)), ("emb", (10, 4)), ("ids", (9,), "index:10"),
+         ("off", (3,), "index:1"), ("psw", (9,), "positive")],
+        "cdist (p = 2, 1, inf, 1.5, 0, compute_mode default, donot_use_mm and use_mm, i.e. "
+        "_euclidean_dist), pdist (p = 2, 1, inf, 3), embedding_bag (max with an empty bag and "
+        "padding_idx, and sum/mean, include_last_offset, "
+        "per_sample_weights, padding_idx and a direct _embedding_bag call in the core flavour "
+        "only), not in the export "
+        "flavour (its tracer cannot record torch.cdist)",
+        only=("core", "pytorch_ir")),
     _op("move_hstack_rot90_kth", lambda m, x, v: (
             torch.hstack([x, x]), torch.hstack((v, v)), torch.vstack([v, v]),
             torch.vstack((x[0], x[1])), torch.dstack([x[0], x[1]]), torch.column_stack((v, v)),
@@ -953,6 +973,62 @@ def _factories_fill_copy(x, y):
     scalar.fill_(x[0, 0, 0])
     return (window * 2.0, filled, scalar, x.new_ones(4), x.new_full((2, 2), 3.5),
             x.new_zeros((3,), dtype=torch.int64))
+
+
+_TORCH_2 = int(torch.__version__.split(".")[0]) >= 2
+
+
+def _misc_core_ops(m, x, w, idx, s):
+    pows = (torch.pow(2.0, x), torch.pow(0.5, s), torch.pow(3, w), torch.pow(1.5, idx))
+    drop, keep = torch.native_dropout(x, 0.3, False)
+    drop0, keep0 = torch.native_dropout(x, 0.0, True)
+    empty = torch.empty_strided((2, 3, 4), (12, 4, 1), device=x.device).fill_(0.5) + x
+    norms = (F.batch_norm(x, None, None, w, w - 1.0, training=True),
+             F.batch_norm(x, None, None, training=True, eps=1e-3),
+             torch.native_batch_norm(x, w + 0.5, w, None, None, True, 0.1, 1e-5))
+    if _TORCH_2:
+        # The ATen forms torch.export records for batch norm in training (1.13 has neither).
+        norms += torch.ops.aten._native_batch_norm_legit.no_stats(x, w, w * 0.5, True, 0.1, 1e-4)
+        norms += (torch.ops.aten._native_batch_norm_legit.default(
+            x, w, w - 1.0, w * 0.1, w + 0.5, True, 0.1, 1e-5)[0],)
+    scatters = tuple(
+        torch.scatter_reduce(x, 1, idx, s[:, :2], reduce, include_self=include_self)
+        for reduce in ("sum", "prod", "mean", "amax", "amin") for include_self in (True, False))
+    # Integer means round down (negative sums too).
+    scatters += tuple(torch.scatter_reduce(idx * 3 - 4, 2, idx, idx * 5 - 7, "mean",
+                                           include_self=include_self)
+                      for include_self in (True, False))
+    scatter_forms = (x.scatter(1, idx, s, reduce="add"), x.scatter(1, idx, s, reduce="multiply"))
+    masked = (x.masked_scatter(s > 0.3, s * 2.0), x.masked_scatter(s[0] < 0.0, s))
+    strided = (torch.as_strided(x, (3, 5), (4, 1), 2), torch.as_strided(x, (2, 2, 3), (1, 6, 5)))
+    return pows + (drop, keep, drop0, keep0, empty) + norms + scatters + scatter_forms + (
+        masked + strided)
+
+
+def _distance_bag_ops(m, a, b, emb, ids, off, psw):
+    # Offsets [0, 2, 2]: the middle bag is empty. Made with ops (no tensor constant, which the
+    # pytorch_ir flavour cannot lift) from the zero input.
+    off = torch.arange(3, device=ids.device).clamp(max=1) * 2 + off
+    dists = (torch.cdist(a, b), torch.cdist(a, b, 1.0), torch.cdist(a, b, float("inf")),
+             torch.cdist(a, b, 1.5), torch.cdist(a, b, 0.0),
+             torch.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist"),
+             torch.cdist(a, b, compute_mode="use_mm_for_euclid_dist"))
+    p = a[0]
+    pd = (F.pdist(p), F.pdist(p, 1.0), F.pdist(p, float("inf")), F.pdist(p, 3.0))
+    bags = (F.embedding_bag(ids, emb, off, mode="max"),
+            F.embedding_bag(ids.view(3, 3), emb, mode="max", padding_idx=0))
+    if not _TORCH_2:
+        # torch 2's meta kernel declares sum/mean bags' auxiliary outputs with shapes its CPU
+        # kernel does not produce, so the pytorch_ir flavour (traced on meta) keeps max bags.
+        bags += (F.embedding_bag(ids, emb, off, mode="sum"),
+                 F.embedding_bag(ids, emb, off, mode="mean"),
+                 F.embedding_bag(ids, emb, off, mode="sum", per_sample_weights=psw),
+                 F.embedding_bag(ids, emb, torch.cat([off, off.new_full((1,), 9)]), mode="mean",
+                                 include_last_offset=True),
+                 F.embedding_bag(ids, emb, off, mode="sum", padding_idx=3),
+                 F.embedding_bag(ids, emb, off, mode="mean", padding_idx=3),
+                 torch._embedding_bag(emb, ids, off, False, 1, False, None, False, 3)[0])
+    return dists + pd + bags
 
 
 def _scatter_index_put(x, idx, v):

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <set>
 
 #include "absl/strings/str_join.h"
 #include "compiler/dialect/aten_call.h"
@@ -848,6 +849,32 @@ Results Tile(LoweringContext &ctx, const AtenCall &call) {
 Results Empty(LoweringContext &ctx, const AtenCall &call) { return Zeros(ctx, call); }
 Results NewFull(LoweringContext &ctx, const AtenCall &call) { return Full(ctx, call); }
 
+// empty_strided / new_empty_strided: as empty. torchir tensors are dense and row-major, so only
+// the contiguous strides of `size` can be honoured (a dim of size 1 may have any stride, as in
+// PyTorch's own contiguity test); any other layout would show through an as_strided view of it.
+Results EmptyStrided(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> size, call.IntList("size"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> stride, call.IntList("stride"));
+  if (stride.size() != size.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("empty_strided: ", stride.size(), " strides for ", size.size(), " dims"));
+  }
+  bool empty = false;
+  for (int64_t s : size) empty = empty || s == 0;
+  int64_t expected = 1;
+  for (size_t d = size.size(); d-- > 0 && !empty;) {
+    if (size[d] != 1 && stride[d] != expected) {
+      return Unsupported(absl::StrCat(
+          "empty_strided with strides [", absl::StrJoin(stride, ", "), "] for size [",
+          absl::StrJoin(size, ", "),
+          "], which are not contiguous; torchir tensors are dense row-major (make it with "
+          "contiguous strides, or empty + permute)"));
+    }
+    expected *= size[d];
+  }
+  return Zeros(ctx, call);
+}
+
 // fill.Scalar / fill_.Scalar: a constant of self's type; fill.Tensor: the 0-d value broadcast.
 Results FillScalar(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(AttrValue value, call.Scalar("value"));
@@ -960,6 +987,14 @@ Results PixelUnshuffleRule(LoweringContext &ctx, const AtenCall &call) {
   return PixelShuffle(ctx, call, false);
 }
 
+// The attributes of an edge.scatter along `dim` that writes (reduce "none") or combines
+// (reduce "sum", "prod", "amax", "amin") src into self's entries.
+Attrs ScatterAttrs(int64_t dim, const char *reduce, bool include_self = true) {
+  return {{"dim", AttrValue::Int(dim)},
+          {"reduce", AttrValue::String(reduce)},
+          {"include_self", AttrValue::Bool(include_self)}};
+}
+
 // slice_scatter(self, src, dim, start, end) with step 1: the untouched head and tail of self
 // around src, concatenated; select_scatter is the one-entry case.
 absl::StatusOr<ir::Value *> ScatterSlice(EdgeBuilder &builder, ir::Value *x, ir::Value *src,
@@ -1009,8 +1044,7 @@ absl::StatusOr<ir::Value *> ScatterSliceStepped(EdgeBuilder &builder, ir::Value 
   index_sizes[dim] = count;
   ir::Value *index = Int64Constant(builder, index_sizes, positions);
   TORCHIR_ASSIGN_OR_RETURN(index, ExpandTo(builder, index, src_sizes));
-  return builder.Emit1("edge.scatter", {x, index, src},
-                       {{"dim", AttrValue::Int(dim)}, {"accumulate", AttrValue::Bool(false)}});
+  return builder.Emit1("edge.scatter", {x, index, src}, ScatterAttrs(dim, "none"));
 }
 
 Results SliceScatter(LoweringContext &ctx, const AtenCall &call) {
@@ -1118,16 +1152,57 @@ Results GatherRule(LoweringContext &ctx, const AtenCall &call) {
 // --- Scatter and index_put
 // ------------------------------------------------------------------------------
 
+// x with src combined in by scatter_reduce's `reduce` ("sum", "prod", "amax", "amin" map to
+// edge.scatter; "mean" is the sum divided by each target's count, itself a scatter of ones into
+// ones (include_self) or zeros, at least 1 as ATen makes it; integers divide rounding down).
+absl::StatusOr<ir::Value *> ScatterReduceValue(EdgeBuilder &builder, ir::Value *x, ir::Value *index,
+                                               ir::Value *src, int64_t dim,
+                                               const std::string &reduce, bool include_self) {
+  if (reduce == "sum" || reduce == "prod" || reduce == "amax" || reduce == "amin") {
+    return builder.Emit1("edge.scatter", {x, index, src},
+                         ScatterAttrs(dim, reduce.c_str(), include_self));
+  }
+  if (reduce != "mean")
+    return Unsupported(absl::StrCat("scatter_reduce with reduce='", reduce, "'"));
+  const ir::DType dtype = x->dtype();
+  if (!ir::IsFloatingPoint(dtype) && dtype != ir::DType::kInt32 && dtype != ir::DType::kInt64) {
+    return Unsupported(
+        absl::StrCat("scatter_reduce mean of ", std::string(ir::DTypeName(dtype)), " values"));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * sum, builder.Emit1("edge.scatter", {x, index, src},
+                                                          ScatterAttrs(dim, "sum", include_self)));
+  const size_t rank = x->sizes().size();
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * one, builder.Scalar(1.0, dtype));
+  TORCHIR_ASSIGN_OR_RETURN(one, builder.ReshapeTo(one, std::vector<int64_t>(rank, 1)));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * start, builder.Scalar(include_self ? 1.0 : 0.0, dtype));
+  TORCHIR_ASSIGN_OR_RETURN(start, builder.ReshapeTo(start, std::vector<int64_t>(rank, 1)));
+  TORCHIR_ASSIGN_OR_RETURN(start, ExpandTo(builder, start, x->sizes()));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * ones, ExpandTo(builder, one, index->sizes()));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * count, builder.Emit1("edge.scatter", {start, index, ones},
+                                                            ScatterAttrs(dim, "sum")));
+  TORCHIR_ASSIGN_OR_RETURN(count, builder.Emit1("edge.maximum", {count, one}));
+  return builder.Emit1(ir::IsFloatingPoint(dtype) ? "edge.div" : "edge.floor_divide", {sum, count});
+}
+
 // scatter.src / scatter.value (and their in-place forms): edge.scatter with src cast to self's
-// dtype, or the value broadcast to the index's shape.
+// dtype, or the value broadcast to the index's shape; with reduce ('add', 'multiply': the
+// scatter.reduce forms), combined into self as scatter_reduce's sum and prod.
 Results ScatterRule(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * index, ctx.Tensor(call, "index"));
   TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
   if (x->type().rank() == 0) return Unsupported("scatter into a 0-d tensor");
   TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, x->type().rank()));
+  std::string reduce = "none";
   if (call.Find("reduce").ok() && !call.IsNone("reduce")) {
-    return Unsupported("scatter with a reduce argument");
+    TORCHIR_ASSIGN_OR_RETURN(AttrValue mode, call.Value("reduce"));
+    if (mode.kind() == AttrValue::Kind::kString && mode.as_string() == "add") {
+      reduce = "sum";
+    } else if (mode.kind() == AttrValue::Kind::kString && mode.as_string() == "multiply") {
+      reduce = "prod";
+    } else {
+      return Unsupported(absl::StrCat("scatter with reduce=", mode.ToString()));
+    }
   }
   EdgeBuilder &builder = ctx.builder();
   ir::Value *src = nullptr;
@@ -1141,11 +1216,31 @@ Results ScatterRule(LoweringContext &ctx, const AtenCall &call) {
                                                              index->sizes().size(), 1)));
     TORCHIR_ASSIGN_OR_RETURN(src, ExpandTo(builder, src, index->sizes()));
   }
-  return Single(builder.Emit1("edge.scatter", {x, index, src},
-                              {{"dim", AttrValue::Int(dim)}, {"accumulate", AttrValue::Bool(false)}}));
+  if (reduce != "none") {
+    return Single(ScatterReduceValue(builder, x, index, src, dim, reduce, true));
+  }
+  return Single(builder.Emit1("edge.scatter", {x, index, src}, ScatterAttrs(dim, "none")));
 }
 
-// scatter_add(self, dim, index, src) (and in place): edge.scatter with accumulate.
+// scatter_reduce.two(self, dim, index, src, reduce, include_self) (and in place).
+Results ScatterReduce(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * index, ctx.Tensor(call, "index"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * src, ctx.Tensor(call, "src"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(AttrValue reduce, call.Value("reduce"));
+  TORCHIR_ASSIGN_OR_RETURN(bool include_self, call.Bool("include_self"));
+  if (x->type().rank() == 0) return Unsupported("scatter_reduce into a 0-d tensor");
+  if (reduce.kind() != AttrValue::Kind::kString) {
+    return Unsupported(absl::StrCat("scatter_reduce with reduce=", reduce.ToString()));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, x->type().rank()));
+  TORCHIR_ASSIGN_OR_RETURN(src, ctx.builder().CastTo(src, x->dtype()));
+  return Single(
+      ScatterReduceValue(ctx.builder(), x, index, src, dim, reduce.as_string(), include_self));
+}
+
+// scatter_add(self, dim, index, src) (and in place): edge.scatter summing.
 Results ScatterAdd(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * index, ctx.Tensor(call, "index"));
@@ -1154,9 +1249,7 @@ Results ScatterAdd(LoweringContext &ctx, const AtenCall &call) {
   if (x->type().rank() == 0) return Unsupported("scatter_add into a 0-d tensor");
   TORCHIR_ASSIGN_OR_RETURN(dim, Dim(dim, x->type().rank()));
   TORCHIR_ASSIGN_OR_RETURN(src, ctx.builder().CastTo(src, x->dtype()));
-  return Single(ctx.builder().Emit1(
-      "edge.scatter", {x, index, src},
-      {{"dim", AttrValue::Int(dim)}, {"accumulate", AttrValue::Bool(true)}}));
+  return Single(ctx.builder().Emit1("edge.scatter", {x, index, src}, ScatterAttrs(dim, "sum")));
 }
 
 // index_put with integer index tensors for self's leading `picks.size()` dims: the entries they
@@ -1219,8 +1312,7 @@ absl::StatusOr<ir::Value *> IndexPutLeading(EdgeBuilder &builder, ir::Value *x,
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * view, builder.ReshapeTo(x, view_sizes));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * written,
                            builder.Emit1("edge.scatter", {view, flat, values},
-                                         {{"dim", AttrValue::Int(0)},
-                                          {"accumulate", AttrValue::Bool(accumulate)}}));
+                                         ScatterAttrs(0, accumulate ? "sum" : "none")));
   return builder.ReshapeTo(written, x->sizes());
 }
 
@@ -1310,6 +1402,291 @@ Results IndexPut(LoweringContext &ctx, const AtenCall &call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * written,
                            IndexPutLeading(builder, front, picks, shape, values, accumulate));
   return Single(PermuteBy(builder, written, back));
+}
+
+// --- masked_scatter, as_strided, embedding_bag
+// ------------------------------------------------------------------------------
+
+// A constant int64 vector.
+ir::Value *Int64Vector(EdgeBuilder &builder, const std::vector<int64_t> &values) {
+  return builder.Constant(ir::TensorType{ir::DType::kInt64, {static_cast<int64_t>(values.size())}},
+                          ir::TensorData::Copy(reinterpret_cast<const uint8_t *>(values.data()),
+                                               values.size() * sizeof(int64_t)));
+}
+
+// `value` (a number) as a tensor of `dtype` broadcast to `sizes`.
+absl::StatusOr<ir::Value *> Filled(EdgeBuilder &builder, double value, ir::DType dtype,
+                                   const std::vector<int64_t> &sizes) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * scalar, builder.Scalar(value, dtype));
+  TORCHIR_ASSIGN_OR_RETURN(scalar,
+                           builder.ReshapeTo(scalar, std::vector<int64_t>(sizes.size(), 1)));
+  return builder.Emit1("edge.expand", {scalar}, {{"sizes", AttrValue::IntList(sizes)}});
+}
+
+// masked_scatter(self, mask, source) (and in place): the k-th true entry of the mask (row-major,
+// self and mask broadcast together) takes source's k-th element, the others keep self. k is the
+// running count of trues minus one (an edge.cumsum), the element an index_select of the
+// flattened source; the index_select kernel refuses, at run, a mask with more trues than source
+// has elements, where PyTorch raises too.
+Results MaskedScatter(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * mask, ctx.Tensor(call, "mask"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * source, ctx.Tensor(call, "source"));
+  EdgeBuilder &builder = ctx.builder();
+  const std::vector<int64_t> &sizes = ctx.OutputType().sizes;
+  TORCHIR_ASSIGN_OR_RETURN(x, builder.CastTo(x, ctx.OutputType().dtype));
+  TORCHIR_ASSIGN_OR_RETURN(x, ExpandTo(builder, x, sizes));
+  TORCHIR_ASSIGN_OR_RETURN(mask, builder.CastTo(mask, ir::DType::kBool));
+  TORCHIR_ASSIGN_OR_RETURN(mask, ExpandTo(builder, mask, sizes));
+  const int64_t numel = ctx.OutputType().numel();
+  const int64_t available = source->type().numel();
+  if (numel == 0 || available == 0) {
+    // Nothing to read: PyTorch leaves self (or raises when a mask entry is true).
+    if (available == 0 && numel > 0) {
+      return Unsupported(
+          "masked_scatter from an empty source (an error unless the mask is all "
+          "false)");
+    }
+    return Single(x);
+  }
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * flat_mask, builder.ReshapeTo(mask, {numel}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * counts, builder.CastTo(flat_mask, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(counts,
+                           builder.Emit1("edge.cumsum", {counts}, {{"dim", AttrValue::Int(0)}}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * one, builder.Scalar(1.0, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * picks, builder.Emit1("edge.sub", {counts, one}));
+  // Before the first true the count is 0: those positions read element 0 and are not kept.
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * zero, builder.Scalar(0.0, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(picks, builder.Emit1("edge.maximum", {picks, zero}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * flat_source, builder.ReshapeTo(source, {available}));
+  TORCHIR_ASSIGN_OR_RETURN(flat_source, builder.CastTo(flat_source, x->dtype()));
+  TORCHIR_ASSIGN_OR_RETURN(
+      ir::Value * picked,
+      builder.Emit1("edge.index_select", {flat_source, picks}, {{"dim", AttrValue::Int(0)}}));
+  TORCHIR_ASSIGN_OR_RETURN(picked, builder.ReshapeTo(picked, sizes));
+  return Single(builder.Emit1("edge.where", {mask, picked, x}));
+}
+
+// ATen view ops whose result is not the contiguous, offset-0 layout of their input's storage.
+bool IsStridedView(const std::string &op) {
+  static const char *const kViews[] = {
+      "aten.permute.",      "aten.transpose.", "aten.t.",        "aten.expand.",
+      "aten.slice.",        "aten.select.",    "aten.diagonal.", "aten.as_strided.",
+      "aten.unfold.",       "aten.narrow.",    "aten.split.",    "aten.split_with_sizes.",
+      "aten.chunk.",        "aten.unbind.",    "aten.movedim.",  "aten.swapaxes.",
+      "aten.swapdims.",     "aten.numpy_T.",   "aten.mT.",       "aten.expand_as.",
+      "aten.tensor_split.", "aten.alias."};
+  for (const char *view : kViews) {
+    if (op.rfind(view, 0) == 0) return true;
+  }
+  return false;
+}
+
+// Fails unless the ATen value `x` is surely dense and row-major in eager PyTorch, the layout
+// as_strided reads: no strided view may be upstream of it, since eager elementwise ops and
+// clones keep their input's strides. The search stops at ops whose result is always a fresh
+// contiguous tensor; a reshape that copied is refused too (conservatively: whether it copied
+// depends on the strides).
+absl::Status CheckDenseStorage(const ir::Value *x) {
+  static const char *const kFresh[] = {"aten.contiguous.", "aten.mm.",           "aten.bmm.",
+                                       "aten.addmm.",      "aten.matmul.",       "aten.linear.",
+                                       "aten.cat.",        "aten.index_select.", "aten.embedding."};
+  std::vector<const ir::Value *> pending = {x};
+  std::set<const ir::Node *> seen;
+  while (!pending.empty()) {
+    const ir::Node *producer = pending.back()->producer();
+    pending.pop_back();
+    if (producer == nullptr || !seen.insert(producer).second) continue;
+    const std::string &op = producer->op();
+    if (IsStridedView(op)) {
+      return Unsupported(absl::StrCat(
+          "as_strided of a tensor computed from ", op, " ('", producer->name(),
+          "'), a strided view: eager PyTorch may lay it out other than row-major, and torchir "
+          "tensors carry no strides (make it .contiguous() first)"));
+    }
+    bool fresh = false;
+    for (const char *prefix : kFresh) fresh = fresh || op.rfind(prefix, 0) == 0;
+    if (fresh) continue;
+    for (size_t i = 0; i < producer->num_inputs(); ++i) pending.push_back(producer->input(i));
+  }
+  return absl::OkStatus();
+}
+
+// as_strided(self, size, stride, storage_offset) and as_strided_copy: out[i...] =
+// storage[offset + sum(i_d * stride_d)], read from self's storage, which torchir knows as self's
+// elements in row-major order: so self must be dense there (CheckDenseStorage). The positions are
+// computed at compile time and checked against the storage's size; an index_select of the
+// flattened input reads them (overlapping windows included).
+Results AsStrided(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * aten_self, call.Tensor("self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> size, call.IntList("size"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> stride, call.IntList("stride"));
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> storage_offset,
+                           call.OptionalInt("storage_offset"));
+  TORCHIR_RETURN_IF_ERROR(CheckDenseStorage(aten_self));
+  if (stride.size() != size.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("as_strided: ", stride.size(), " strides for ", size.size(), " dims"));
+  }
+  const int64_t offset = storage_offset.value_or(0);
+  const int64_t storage = x->type().numel();
+  int64_t numel = 1;
+  int64_t last = offset;
+  for (size_t d = 0; d < size.size(); ++d) {
+    if (size[d] < 0 || stride[d] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("as_strided: negative size or stride in size [", absl::StrJoin(size, ", "),
+                       "], stride [", absl::StrJoin(stride, ", "), "]"));
+    }
+    numel *= size[d];
+    if (size[d] > 0) last += (size[d] - 1) * stride[d];
+  }
+  if (offset < 0 || (numel > 0 && last >= storage)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("as_strided: size [", absl::StrJoin(size, ", "), "], stride [",
+                     absl::StrJoin(stride, ", "), "] and storage offset ", offset,
+                     " reach element ", last, " of a storage of ", storage, " elements"));
+  }
+  EdgeBuilder &builder = ctx.builder();
+  TORCHIR_RETURN_IF_ERROR(CheckMaterializable(ir::TensorType{ir::DType::kInt64, {numel}}));
+  std::vector<int64_t> positions;
+  positions.reserve(static_cast<size_t>(numel));
+  std::vector<int64_t> coordinate(size.size(), 0);
+  for (int64_t i = 0; i < numel; ++i) {
+    int64_t position = offset;
+    for (size_t d = 0; d < size.size(); ++d) position += coordinate[d] * stride[d];
+    positions.push_back(position);
+    for (size_t d = size.size(); d-- > 0;) {
+      if (++coordinate[d] < size[d]) break;
+      coordinate[d] = 0;
+    }
+  }
+  if (numel == 0) return FillWith(ctx, ir::Number{true, 0, 0.0});
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * flat, builder.ReshapeTo(x, {storage}));
+  TORCHIR_ASSIGN_OR_RETURN(
+      ir::Value * picked,
+      builder.Emit1("edge.index_select", {flat, Int64Vector(builder, positions)},
+                    {{"dim", AttrValue::Int(0)}}));
+  return Single(builder.ReshapeTo(picked, size));
+}
+
+// _embedding_bag / _embedding_bag_forward_only / embedding_bag(.padding_idx)(weight [V, D],
+// indices [n], offsets, ..., mode, ..., per_sample_weights, include_last_offset, padding_idx):
+// output 0, [B, D], a sum (mode 0), mean (1) or max (2) of the weight rows of each bag; the
+// other outputs (offset2bag, bag sizes, max indices) only serve the backward pass. The offsets
+// are run-time values, so each index position's bag is computed in the graph: bag[j] = (number
+// of bag starts <= j) - 1 over a [B, n] comparison. Rows are gathered, weighted, and combined
+// into [B + 1, D] by an edge.scatter; positions that must not count (padding_idx entries, and
+// for sums those past the last offset with include_last_offset) go to the spare row B, cut off
+// at the end. Mean divides by the count of non-padding entries (at least 1); max starts every
+// bag it reaches from the identity and leaves empty bags 0. As ATen's CPU kernels (checked in
+// aten_edge_agreement_test): with include_last_offset and a last offset short of the end, the
+// last bag's max and mean count run to the end of the indices, and so do its sum and mean
+// numerator except on ATen's fast path, which stops them at the last offset.
+Results EmbeddingBag(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * weight, ctx.Tensor(call, "weight"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * ids, ctx.Tensor(call, "indices"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * offsets, ctx.Tensor(call, "offsets"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t mode, call.Int("mode"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * sample_weights,
+                           ctx.OptionalTensor(call, "per_sample_weights"));
+  TORCHIR_ASSIGN_OR_RETURN(bool include_last_offset, call.Bool("include_last_offset"));
+  int64_t padding_idx = -1;
+  if (call.Find("padding_idx").ok() && !call.IsNone("padding_idx")) {
+    TORCHIR_ASSIGN_OR_RETURN(padding_idx, call.Int("padding_idx"));
+  }
+  if (weight->type().rank() != 2 || ids->type().rank() != 1 || offsets->type().rank() != 1) {
+    return Unsupported(absl::StrCat(
+        "embedding_bag of weight ", weight->type().ToString(), ", indices ", ids->type().ToString(),
+        ", offsets ", offsets->type().ToString(), " (2-d weight, 1-d indices and offsets)"));
+  }
+  if (mode < 0 || mode > 2) return Unsupported(absl::StrCat("embedding_bag mode ", mode));
+  if (sample_weights != nullptr && mode != 0) {
+    return absl::InvalidArgumentError("embedding_bag: per_sample_weights need mode 'sum'");
+  }
+  EdgeBuilder &builder = ctx.builder();
+  const int64_t n = ids->sizes()[0];
+  const int64_t dim = weight->sizes()[1];
+  const int64_t bags = offsets->sizes()[0] - (include_last_offset ? 1 : 0);
+  if (bags <= 0 || n == 0) return Unsupported("embedding_bag with no bags or no indices");
+  TORCHIR_RETURN_IF_ERROR(CheckMaterializable(ir::TensorType{ir::DType::kBool, {bags, n}}));
+  std::vector<int64_t> positions(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) positions[static_cast<size_t>(j)] = j;
+  ir::Value *position = Int64Vector(builder, positions);
+  TORCHIR_ASSIGN_OR_RETURN(offsets, builder.CastTo(offsets, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * starts, SliceDim(builder, offsets, 0, 0, bags));
+  TORCHIR_ASSIGN_OR_RETURN(starts, builder.ReshapeTo(starts, {bags, 1}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * row, builder.ReshapeTo(position, {1, n}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * started, builder.Emit1("edge.le", {starts, row}));
+  TORCHIR_ASSIGN_OR_RETURN(started, builder.CastTo(started, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * bag, builder.Emit1("edge.sum", {started},
+                                                          {{"dims", AttrValue::IntList({0})},
+                                                           {"keepdim", AttrValue::Bool(false)}}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * one, builder.Scalar(1.0, ir::DType::kInt64));
+  TORCHIR_ASSIGN_OR_RETURN(bag, builder.Emit1("edge.sub", {bag, one}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * spare,
+                           builder.Scalar(static_cast<double>(bags), ir::DType::kInt64));
+  // Bag of each position with the excluded ones sent to the spare row.
+  auto redirect = [&](ir::Value *excluded, ir::Value *to) -> absl::StatusOr<ir::Value *> {
+    if (excluded == nullptr) return to;
+    return builder.Emit1("edge.where", {excluded, spare, to});
+  };
+  ir::Value *padding = nullptr;
+  if (padding_idx >= 0) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * pad_id,
+                             builder.Scalar(static_cast<double>(padding_idx), ids->dtype()));
+    TORCHIR_ASSIGN_OR_RETURN(padding, builder.Emit1("edge.eq", {ids, pad_id}));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * kept_bag, redirect(padding, bag));
+  ir::Value *summed_bag = kept_bag;
+  const ir::DType dtype = ctx.OutputType().dtype;
+  // Only ATen's fast path (float32/float16/bfloat16 sums and means without a padding_idx)
+  // stops the last bag at the last offset; its other paths run on to the end of the indices.
+  const bool fast_path =
+      padding_idx < 0 && (dtype == ir::DType::kFloat32 || dtype == ir::DType::kFloat16 ||
+                          dtype == ir::DType::kBFloat16);
+  if (include_last_offset && mode != 2 && fast_path) {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * end, SliceDim(builder, offsets, 0, bags, bags + 1));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * past, builder.Emit1("edge.ge", {position, end}));
+    TORCHIR_ASSIGN_OR_RETURN(summed_bag, redirect(past, kept_bag));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(weight, builder.CastTo(weight, dtype));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * rows, builder.Emit1("edge.index_select", {weight, ids},
+                                                           {{"dim", AttrValue::Int(0)}}));
+  if (sample_weights != nullptr) {
+    TORCHIR_ASSIGN_OR_RETURN(sample_weights, builder.CastTo(sample_weights, dtype));
+    TORCHIR_ASSIGN_OR_RETURN(sample_weights, builder.ReshapeTo(sample_weights, {n, 1}));
+    TORCHIR_ASSIGN_OR_RETURN(rows, builder.Emit1("edge.mul", {rows, sample_weights}));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * zeros, Filled(builder, 0.0, dtype, {bags + 1, dim}));
+  auto into_bags = [&](ir::Value *targets, const char *reduce,
+                       bool include_self) -> absl::StatusOr<ir::Value *> {
+    TORCHIR_ASSIGN_OR_RETURN(targets, builder.ReshapeTo(targets, {n, 1}));
+    TORCHIR_ASSIGN_OR_RETURN(targets, ExpandTo(builder, targets, {n, dim}));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * combined,
+                             builder.Emit1("edge.scatter", {zeros, targets, rows},
+                                           ScatterAttrs(0, reduce, include_self)));
+    return SliceDim(builder, combined, 0, 0, bags);
+  };
+  // Only output 0 has a value; the driver refuses a graph that reads the others.
+  auto first_of_four = [](absl::StatusOr<ir::Value *> out) -> Results {
+    if (!out.ok()) return out.status();
+    return std::vector<ir::Value *>{*out, nullptr, nullptr, nullptr};
+  };
+  if (mode == 2) return first_of_four(into_bags(kept_bag, "amax", false));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * sums, into_bags(summed_bag, "sum", true));
+  if (mode == 0) return first_of_four(sums);
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * no_counts, Filled(builder, 0.0, dtype, {bags + 1}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * ones, Filled(builder, 1.0, dtype, {n}));
+  TORCHIR_ASSIGN_OR_RETURN(
+      ir::Value * counts,
+      builder.Emit1("edge.scatter", {no_counts, kept_bag, ones}, ScatterAttrs(0, "sum")));
+  TORCHIR_ASSIGN_OR_RETURN(counts, SliceDim(builder, counts, 0, 0, bags));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * at_least, builder.Scalar(1.0, dtype));
+  TORCHIR_ASSIGN_OR_RETURN(counts, builder.Emit1("edge.maximum", {counts, at_least}));
+  TORCHIR_ASSIGN_OR_RETURN(counts, builder.ReshapeTo(counts, {bags, 1}));
+  return first_of_four(builder.Emit1("edge.div", {sums, counts}));
 }
 
 // --- Upsampling
@@ -1465,6 +1842,14 @@ void AddDataMovementRules(RuleTable &table) {
   table.Add("aten.index.Tensor", Index);
   table.Add("aten.index_select.default", IndexSelect);
   table.Add("aten.embedding.default", Embedding);
+  for (const char *op : {"aten._embedding_bag.default", "aten._embedding_bag_forward_only.default",
+                         "aten.embedding_bag.default", "aten.embedding_bag.padding_idx"}) {
+    table.Add(op, EmbeddingBag);
+  }
+  table.Add("aten.masked_scatter.default", MaskedScatter);
+  table.Add("aten.masked_scatter_.default", MaskedScatter);
+  table.Add("aten.as_strided.default", AsStrided);
+  table.Add("aten.as_strided_copy.default", AsStrided);
   table.Add("aten.constant_pad_nd.default", ConstantPadNd);
   table.Add("aten.pad.default", Pad);
   table.Add("aten.arange.default", ArangeEnd);
@@ -1498,6 +1883,8 @@ void AddDataMovementRules(RuleTable &table) {
   table.Add("aten.new_empty.default", Empty);
   table.Add("aten.empty.memory_format", Empty);
   table.Add("aten.empty_like.default", Empty);
+  table.Add("aten.empty_strided.default", EmptyStrided);
+  table.Add("aten.new_empty_strided.default", EmptyStrided);
   table.Add("aten.fill.Scalar", FillScalar);
   table.Add("aten.fill_.Scalar", FillScalar);
   table.Add("aten.fill.Tensor", FillTensor);
@@ -1516,6 +1903,12 @@ void AddDataMovementRules(RuleTable &table) {
                          "aten.scatter_.value"}) {
     table.Add(op, ScatterRule);
   }
+  for (const char *op : {"aten.scatter.reduce", "aten.scatter.value_reduce", "aten.scatter_.reduce",
+                         "aten.scatter_.value_reduce"}) {
+    table.Add(op, ScatterRule);
+  }
+  table.Add("aten.scatter_reduce.two", ScatterReduce);
+  table.Add("aten.scatter_reduce_.two", ScatterReduce);
   table.Add("aten.scatter_add.default", ScatterAdd);
   table.Add("aten.scatter_add_.default", ScatterAdd);
   table.Add("aten.index_put.default", IndexPut);

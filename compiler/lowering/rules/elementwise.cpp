@@ -193,6 +193,9 @@ Results DivMode(LoweringContext& ctx, const AtenCall& call) {
                                   std::string(ir::DTypeName(ctx.OutputType().dtype)), " values"));
 }
 
+// pow.Tensor_Tensor, pow.Tensor_Scalar, and pow.Scalar (a number base, `2 ** x`): the number
+// becomes a 0-d constant that edge.pow broadcasts, so every form runs ATen's pow itself (an
+// exp(exponent * log(base)) rewrite would round differently).
 Results Pow(LoweringContext& ctx, const AtenCall& call) {
   return BinaryIn(ctx, call, "edge.pow", "self", "exponent");
 }
@@ -659,6 +662,32 @@ Results Dropout(LoweringContext& ctx, const AtenCall& call) {
   return Identity(ctx, call, IsTensorArgument(call, "input") ? "input" : "self");
 }
 
+// native_dropout(input, p, train) -> (output, mask). In its eval form (train=False, or p=0,
+// where the Bernoulli draw keeps everything) output is the input and mask all true (of the
+// input's dtype when it is empty, as ATen makes it); sampling a mask is refused.
+Results NativeDropout(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "input"));
+  TORCHIR_ASSIGN_OR_RETURN(double p, call.Double("p"));
+  bool train = true;  // ATen treats train=None as training
+  if (!call.IsNone("train")) {
+    TORCHIR_ASSIGN_OR_RETURN(train, call.Bool("train"));
+  }
+  if (train && p != 0.0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "native_dropout with train=True and p=", p,
+        " samples a random mask, so there is nothing deterministic to compile; export the model "
+        "in eval() mode"));
+  }
+  const ir::TensorType& mask_type = ctx.OutputType(1);
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * one, ctx.builder().Scalar(1.0, mask_type.dtype));
+  TORCHIR_ASSIGN_OR_RETURN(
+      one, ctx.builder().ReshapeTo(one, std::vector<int64_t>(mask_type.sizes.size(), 1)));
+  TORCHIR_ASSIGN_OR_RETURN(
+      ir::Value * mask,
+      ctx.builder().Emit1("edge.expand", {one}, {{"sizes", AttrValue::IntList(mask_type.sizes)}}));
+  return std::vector<ir::Value*>{x, mask};
+}
+
 Results CastToOutputDType(LoweringContext& ctx, const AtenCall& call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
   return Single(ctx.builder().CastTo(x, ctx.OutputType().dtype));
@@ -740,6 +769,7 @@ void AddElementwiseRules(RuleTable& table) {
   AddOp(table, "div", "Scalar_mode", DivMode, kInPlace);
   AddOp(table, "pow", "Tensor_Scalar", Pow);
   AddOp(table, "pow", "Tensor_Tensor", Pow);
+  AddOp(table, "pow", "Scalar", Pow);
   AddOp(table, "maximum", "default", Binary<kMaximum>);
   AddOp(table, "minimum", "default", Binary<kMinimum>);
   for (const char* overload : {"Tensor", "Scalar"}) {
@@ -876,6 +906,7 @@ void AddElementwiseRules(RuleTable& table) {
 
   // Identities in eval mode.
   AddOp(table, "dropout", "default", Dropout, kInPlace);
+  AddOp(table, "native_dropout", "default", NativeDropout);
   for (const char* name : {"clone", "contiguous", "alias", "lift_fresh_copy"}) {
     AddOp(table, name, "default", IdentityOfSelf);
   }

@@ -562,6 +562,119 @@ Results LinalgVectorNorm(LoweringContext& ctx, const AtenCall& call) {
 }
 Results NormP(LoweringContext& ctx, const AtenCall& call) { return Norm(ctx, call, "p"); }
 
+// ---- Pairwise distances (cdist, pdist) ----
+
+// ATen's _euclidean_dist(x1 [.., P, M], x2 [.., R, M]): the distances through one matrix product,
+// sqrt(clamp_min([-2 x1, |x1|^2, 1] @ [x2, 1, |x2|^2]^T, 0)), written as ATen writes it so the
+// cancellation it suffers rounds the same way.
+absl::StatusOr<ir::Value*> EuclideanDistance(EdgeBuilder& builder, ir::Value* x1, ir::Value* x2) {
+  const int64_t last = x1->type().rank() - 1;
+  auto padded = [&](ir::Value* x, bool first) -> absl::StatusOr<ir::Value*> {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * squares, builder.Emit1("edge.mul", {x, x}));
+    TORCHIR_ASSIGN_OR_RETURN(
+        ir::Value * norm, EmitReduce(builder, "edge.sum", squares, {x->type().rank() - 1}, true));
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * one, builder.Scalar(1.0, x->dtype()));
+    TORCHIR_ASSIGN_OR_RETURN(one,
+                             builder.ReshapeTo(one, std::vector<int64_t>(norm->sizes().size(), 1)));
+    TORCHIR_ASSIGN_OR_RETURN(
+        ir::Value * ones,
+        builder.Emit1("edge.expand", {one}, {{"sizes", AttrValue::IntList(norm->sizes())}}));
+    const Attrs along_last = {{"dim", AttrValue::Int(x->type().rank() - 1)}};
+    if (first) {
+      TORCHIR_ASSIGN_OR_RETURN(ir::Value * minus_two, builder.Scalar(-2.0, x->dtype()));
+      TORCHIR_ASSIGN_OR_RETURN(ir::Value * scaled, builder.Emit1("edge.mul", {x, minus_two}));
+      return builder.Emit1("edge.concatenate", {scaled, norm, ones}, along_last);
+    }
+    return builder.Emit1("edge.concatenate", {x, ones, norm}, along_last);
+  };
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * a, padded(x1, true));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * b, padded(x2, false));
+  std::vector<int64_t> swap(static_cast<size_t>(last + 1));
+  for (int64_t d = 0; d <= last; ++d) swap[d] = d;
+  std::swap(swap[last - 1], swap[last]);
+  TORCHIR_ASSIGN_OR_RETURN(
+      b, builder.Emit1("edge.permute", {b}, {{"dims", AttrValue::IntList(swap)}}));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * product, builder.Emit1("edge.matmul", {a, b}));
+  TORCHIR_ASSIGN_OR_RETURN(product, builder.Emit1("edge.clamp", {product},
+                                                  {{"min", AttrValue::Double(0.0)},
+                                                   {"max", AttrValue::Double(kInfinity)}}));
+  return builder.Emit1("edge.sqrt", {product});
+}
+
+// cdist(x1 [.., P, M], x2 [.., R, M], p, compute_mode) and _cdist_forward: [.., P, R] p-norms of
+// every row difference (batch dims broadcast). As ATen, p = 2 goes through the matrix product of
+// _euclidean_dist with compute_mode 1 ('use_mm_for_euclid_dist'), or with the default (None,
+// 0) when P or R exceeds 25; otherwise the difference tensor [.., P, R, M] is reduced directly.
+Results Cdist(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x1, ctx.Tensor(call, "x1"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x2, ctx.Tensor(call, "x2"));
+  TORCHIR_ASSIGN_OR_RETURN(double p, call.Double("p"));
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> mode, call.OptionalInt("compute_mode"));
+  const int64_t rank1 = x1->type().rank(), rank2 = x2->type().rank();
+  if (rank1 < 2 || rank2 < 2 || x1->sizes()[rank1 - 1] != x2->sizes()[rank2 - 1]) {
+    return Unsupported(absl::StrCat("cdist of ", x1->type().ToString(), " and ",
+                                    x2->type().ToString(), " (rank >= 2, equal last dims)"));
+  }
+  if (p < 0 || std::isnan(p)) return Unsupported(absl::StrCat("cdist with p = ", p));
+  EdgeBuilder& builder = ctx.builder();
+  const int64_t rows1 = x1->sizes()[rank1 - 2], rows2 = x2->sizes()[rank2 - 2];
+  const int64_t compute_mode = mode.value_or(0);
+  if (p == 2.0 && (compute_mode == 1 || (compute_mode == 0 && (rows1 > 25 || rows2 > 25)))) {
+    return Single(EuclideanDistance(builder, x1, x2));
+  }
+  std::vector<int64_t> a_sizes = x1->sizes();
+  a_sizes.insert(a_sizes.end() - 1, 1);
+  std::vector<int64_t> b_sizes = x2->sizes();
+  b_sizes.insert(b_sizes.end() - 2, 1);
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * a, builder.ReshapeTo(x1, a_sizes));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * b, builder.ReshapeTo(x2, b_sizes));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * diff, builder.Emit1("edge.sub", {a, b}));
+  return Single(VectorNorm(builder, diff, p, {diff->type().rank() - 1}, false));
+}
+
+Results EuclideanDist(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x1, ctx.Tensor(call, "x1"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x2, ctx.Tensor(call, "x2"));
+  if (x1->type().rank() < 2 || x1->type().rank() != x2->type().rank()) {
+    return Unsupported("_euclidean_dist of tensors of other ranks than two equal ones >= 2");
+  }
+  return Single(EuclideanDistance(ctx.builder(), x1, x2));
+}
+
+// pdist(x [N, M], p) and _pdist_forward: the p-norms of row i - row j for every i < j in row-major
+// order, [N (N - 1) / 2]: both rows picked by constant index lists, then reduced like cdist.
+Results Pdist(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(double p, call.Double("p"));
+  if (x->type().rank() != 2) return Unsupported("pdist of a tensor that is not 2-d");
+  if (p < 0 || std::isnan(p)) return Unsupported(absl::StrCat("pdist with p = ", p));
+  const int64_t n = x->sizes()[0];
+  if (n < 2) return Unsupported("pdist of fewer than two rows (an empty result)");
+  const int64_t pairs = n * (n - 1) / 2;
+  TORCHIR_RETURN_IF_ERROR(CheckMaterializable(ir::TensorType{ir::DType::kInt64, {pairs}}));
+  std::vector<int64_t> first, second;
+  first.reserve(static_cast<size_t>(pairs));
+  second.reserve(static_cast<size_t>(pairs));
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = i + 1; j < n; ++j) {
+      first.push_back(i);
+      second.push_back(j);
+    }
+  }
+  EdgeBuilder& builder = ctx.builder();
+  auto rows = [&](const std::vector<int64_t>& picks) -> absl::StatusOr<ir::Value*> {
+    ir::Value* index =
+        builder.Constant(ir::TensorType{ir::DType::kInt64, {pairs}},
+                         ir::TensorData::Copy(reinterpret_cast<const uint8_t*>(picks.data()),
+                                              picks.size() * sizeof(int64_t)));
+    return builder.Emit1("edge.index_select", {x, index}, {{"dim", AttrValue::Int(0)}});
+  };
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * a, rows(first));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * b, rows(second));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * diff, builder.Emit1("edge.sub", {a, b}));
+  return Single(VectorNorm(builder, diff, p, {1}, false));
+}
+
 // --- Pooling -------------------------------------------------------------------------------------
 
 // kernel_size, stride (empty: the kernel) and padding of a 2-d pooling op, each 2 long.
@@ -968,6 +1081,11 @@ void AddReductionRules(RuleTable& table) {
   table.Add("aten.count_nonzero.dim_IntList", CountNonzero);
   table.Add("aten.logsumexp.default", Logsumexp);
   table.Add("aten.linalg_vector_norm.default", LinalgVectorNorm);
+  table.Add("aten.cdist.default", Cdist);
+  table.Add("aten._cdist_forward.default", Cdist);
+  table.Add("aten._euclidean_dist.default", EuclideanDist);
+  table.Add("aten.pdist.default", Pdist);
+  table.Add("aten._pdist_forward.default", Pdist);
   for (const char* op : {"aten.norm.Scalar", "aten.norm.ScalarOpt_dim",
                          "aten.norm.ScalarOpt_dim_dtype", "aten.norm.ScalarOpt_dtype"}) {
     table.Add(op, NormP);

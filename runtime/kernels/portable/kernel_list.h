@@ -96,9 +96,10 @@ TORCHIR_PORTABLE_KERNEL(cumsum, CheckCumsum, RunCumsum, 1)
 // argsort are topk of the whole dim), a NaN counts as the largest value.
 TORCHIR_PORTABLE_KERNEL(topk, CheckTopK, RunTopK, 2)
 // ---- scatter.cpp -------------------------------------------------------------------------
-// scatter(input, index: int32/int64, src, dim, accumulate, out), any dtype: out = input with
-// src's entries written at the index along dim (the last write wins), or added with accumulate
-// (float32/int32/int64); index values are checked at run.
+// scatter(input, index: int32/int64, src, dim, reduce, include_self, out): out = input with
+// src's entries written at the index along dim (reduce "none", any dtype: the last write
+// wins), or combined into it (reduce "sum"/"prod"/"amax"/"amin", float32/int32/int64; without
+// include_self every target starts from the identity); index values are checked at run.
 TORCHIR_PORTABLE_KERNEL(scatter, CheckScatter, RunScatter, 1)
 
 // ---- pooling.cpp: float32, over the last two dims of a 3-d or 4-d input ------------------

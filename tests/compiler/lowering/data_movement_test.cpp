@@ -562,5 +562,75 @@ TEST(Structural, SliceScatterWithAStepScattersAtTheStridedPositions) {
   EXPECT_EQ(g->outputs()[0], scatter->output());
 }
 
+// --- empty_strided, as_strided ------------------------------------------------------------
+
+TEST(EmptyStrided, ContiguousStridesGiveZerosOthersAreRefused) {
+  GraphBuilder ok;
+  ok.Input("x", F32({1}));
+  ok.Output(ok.Op("aten.empty_strided.default", {})
+                .Attr("size", {2, 1, 3})
+                .Attr("stride", {3, 7, 1})  // a dim of size 1 may have any stride
+                .Out(F32({2, 1, 3})));
+  auto g = Lower(ok);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->outputs()[0]->kind(), ir::ValueKind::kConstant);
+  EXPECT_THAT(Values<float>(*g->outputs()[0]), ElementsAre(0, 0, 0, 0, 0, 0));
+
+  GraphBuilder transposed;
+  transposed.Input("x", F32({1}));
+  transposed.Output(transposed.Op("aten.empty_strided.default", {})
+                        .Attr("size", {2, 3})
+                        .Attr("stride", {1, 2})
+                        .Out(F32({2, 3})));
+  EXPECT_THAT(LoweringError(transposed), HasSubstr("which are not contiguous"));
+}
+
+TEST(AsStrided, ReadsPositionsOfTheFlatInput) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({2, 3, 4}));
+  b.Output(b.Op("aten.as_strided.default", {x})
+               .Attr("size", {2, 3})
+               .Attr("stride", {5, 2})
+               .Attr("storage_offset", 1)
+               .Out(F32({2, 3})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  ASSERT_THAT(Ops(*g), ElementsAre("edge.reshape", "edge.index_select", "edge.reshape"));
+  const ir::Node *select = g->first_node()->output()->uses()[0].user;
+  EXPECT_THAT(Values<int64_t>(*select->input(1)), ElementsAre(1, 3, 5, 6, 8, 10));
+}
+
+TEST(AsStrided, RefusesReadsPastTheStorageAndStridedViews) {
+  GraphBuilder past;
+  ir::Value *x = past.Input("x", F32({2, 3, 4}));
+  past.Output(past.Op("aten.as_strided.default", {x})
+                  .Attr("size", {3, 5})
+                  .Attr("stride", {8, 1})
+                  .Attr("storage_offset", 4)
+                  .Out(F32({3, 5})));
+  EXPECT_THAT(LoweringError(past), HasSubstr("reach element 24 of a storage of 24 elements"));
+
+  // Eager elementwise ops keep a transposed input's strides: refused through them too, and
+  // accepted after .contiguous().
+  for (bool contiguous : {false, true}) {
+    GraphBuilder view;
+    ir::Value *y = view.Input("y", F32({4, 6}));
+    ir::Value *t =
+        view.Op("aten.transpose.int", {y}).Attr("dim0", 0).Attr("dim1", 1).Out(F32({6, 4}));
+    if (contiguous) t = view.Op("aten.contiguous.default", {t}).Out(F32({6, 4}));
+    t = view.Op("aten.mul.Tensor", {t}).Attr("other", 2.0).Out(F32({6, 4}));
+    view.Output(view.Op("aten.as_strided.default", {t})
+                    .Attr("size", {2})
+                    .Attr("stride", {1})
+                    .Out(F32({2})));
+    if (contiguous) {
+      EXPECT_NE(Lower(view), nullptr);
+    } else {
+      EXPECT_THAT(LoweringError(view),
+                  HasSubstr("as_strided of a tensor computed from aten.transpose.int"));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace torchir::lowering

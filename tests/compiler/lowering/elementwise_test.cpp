@@ -438,6 +438,34 @@ TEST(ElementwiseLowering, DropoutInTrainingModeIsAnError) {
   EXPECT_THAT(std::string(status.message()), HasSubstr("aten.dropout.default"));
 }
 
+// native_dropout's eval form (train=False, or p=0): the input and an all-true mask; sampling a
+// mask (train=True or None with p > 0) is refused.
+TEST(ElementwiseLowering, NativeDropoutEvalFormIsTheInputAndAnAllTrueMask) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({2, 3}));
+  std::vector<ir::Value*> outs = b.Op("aten.native_dropout.default", {x})
+                                     .Attr("p", 0.0)
+                                     .Attr("train", true)
+                                     .Outs({F32({2, 3}), Bool({2, 3})});
+  b.Output(b.Op("getitem", outs).Attr("index", 0).Out(F32({2, 3})));
+  b.Output(b.Op("getitem", outs).Attr("index", 1).Out(Bool({2, 3})));
+  auto edge = Lower(b);
+  ASSERT_NE(edge, nullptr);
+  EXPECT_EQ(edge->outputs()[0], edge->inputs()[0]);
+  EXPECT_EQ(edge->outputs()[1]->type(), Bool({2, 3}));
+
+  for (bool none : {false, true}) {
+    GraphBuilder train;
+    ir::Value* y = train.Input("y", F32({4}));
+    auto op = train.Op("aten.native_dropout.default", {y}).Attr("p", 0.5);
+    if (!none) op.Attr("train", true);
+    std::vector<ir::Value*> sampled = op.Outs({F32({4}), Bool({4})});
+    train.Output(train.Op("getitem", sampled).Attr("index", 0).Out(F32({4})));
+    absl::Status status = LowerStatus(train);
+    EXPECT_THAT(std::string(status.message()), HasSubstr("samples a random mask")) << none;
+  }
+}
+
 TEST(ElementwiseLowering, IdentityOpsEmitNoNode) {
   GraphBuilder b;
   ir::Value* v = b.Input("x", F32({2, 3}));

@@ -85,7 +85,33 @@ TEST(BatchNorm, WithoutAffineLowersToThreeOperands) {
   EXPECT_DOUBLE_EQ(bn->FindAttr("eps")->as_double(), 1e-3);
 }
 
-TEST(BatchNorm, TrainingIsAnError) {
+// training=true: the batch's own statistics (edge.mean over every dim but the channels), not
+// edge.batch_norm; native_batch_norm's saved mean and invstd are those statistics, [C].
+TEST(BatchNorm, TrainingNormalisesWithTheBatchStatistics) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({2, 3, 4, 4}));
+  std::vector<ir::Value*> inputs = {x};
+  for (const char* name : {"w", "b", "mean", "var"}) inputs.push_back(b.Weight(name, F32({3})));
+  std::vector<ir::Value*> outs = b.Op("aten.native_batch_norm.default", inputs)
+                                     .Attr("training", true)
+                                     .Attr("momentum", 0.1)
+                                     .Attr("eps", 1e-5)
+                                     .Outs({F32({2, 3, 4, 4}), F32({3}), F32({3})});
+  b.Output(Getitem(b, outs, 0));
+  b.Output(Getitem(b, outs, 1));
+  b.Output(Getitem(b, outs, 2));
+  auto edge = Lower(b);
+  ASSERT_TRUE(edge.ok()) << edge.status();
+  EXPECT_EQ(FirstNode(**edge, "edge.batch_norm"), nullptr);
+  const ir::Node* mean = FirstNode(**edge, "edge.mean");
+  ASSERT_NE(mean, nullptr);
+  EXPECT_THAT(Ints(*mean, "dims"), ElementsAre(0, 2, 3));
+  EXPECT_EQ((*edge)->outputs()[1]->type(), F32({3}));
+  EXPECT_EQ((*edge)->outputs()[2]->type(), F32({3}));
+}
+
+// ATen also updates the running statistics in place: refused when the graph reads them after.
+TEST(BatchNorm, TrainingIsRefusedWhenTheRunningStatisticsAreReadAfter) {
   GraphBuilder b;
   ir::Value* x = b.Input("x", F32({2, 3, 4, 4}));
   std::vector<ir::Value*> inputs = {x};
@@ -96,10 +122,26 @@ TEST(BatchNorm, TrainingIsAnError) {
                .Attr("eps", 1e-5)
                .Attr("cudnn_enabled", true)
                .Out(F32({2, 3, 4, 4})));
+  b.Output(b.Op("aten.mul.Tensor", {inputs[3]}).Attr("other", 2.0).Out(F32({3})));
   auto edge = Lower(b);
   ASSERT_FALSE(edge.ok());
   EXPECT_EQ(edge.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(edge.status().message(), HasSubstr("training=true"));
+  EXPECT_THAT(edge.status().message(),
+              HasSubstr("training=true updates running_mean in place and this graph reads it"));
+}
+
+TEST(BatchNorm, NoStatsNeedsTraining) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({2, 3, 4}));
+  std::vector<ir::Value*> outs = b.Op("aten._native_batch_norm_legit.no_stats", {x})
+                                     .Attr("training", false)
+                                     .Attr("momentum", 0.1)
+                                     .Attr("eps", 1e-5)
+                                     .Outs({F32({2, 3, 4}), F32({3}), F32({3})});
+  b.Output(Getitem(b, outs, 0));
+  auto edge = Lower(b);
+  ASSERT_FALSE(edge.ok());
+  EXPECT_THAT(edge.status().message(), HasSubstr("no statistics"));
 }
 
 // BindAtenCall never yields a bias without its weight (its presence rule says a bias needs a
