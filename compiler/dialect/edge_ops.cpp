@@ -283,6 +283,13 @@ std::vector<EdgeOpDef> BuildTable() {
          T(kFloat), rules::AdaptiveAvgPool2d,
          "average pooling to output_size (a 1x1 output lowers to edge.mean instead)"),
 
+      // Sampling an image at grid positions.
+      Op("edge.grid_sampler_2d", {In("input"), In("grid")},
+         {Int("interpolation_mode"), Int("padding_mode"), Flag("align_corners")}, {In("out")},
+         T(kFloat), rules::GridSampler2d,
+         "input [N, C, H, W] sampled at grid [N, Ho, Wo, 2] (x, y in [-1, 1]): "
+         "bilinear/nearest/bicubic (0/1/2), zeros/border/reflection padding (0/1/2)"),
+
       // Data movement.
       Op("edge.reshape", {In("input")}, {Ints("shape")}, {In("out")}, T(DTypeSet::All()),
          rules::Reshape, "same elements in a new shape (fully specified, no -1)")

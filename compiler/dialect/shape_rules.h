@@ -39,6 +39,8 @@ absl::StatusOr<Types> AlongDim(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> TopK(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Pool2d(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> AdaptiveAvgPool2d(const Inputs& inputs, const ir::Node& node);
+// [N, C, Ho, Wo] for input [N, C, H, W] and grid [N, Ho, Wo, 2]; modes 0..2 each.
+absl::StatusOr<Types> GridSampler2d(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Reshape(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Permute(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Slice(const Inputs& inputs, const ir::Node& node);
