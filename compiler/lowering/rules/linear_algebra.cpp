@@ -252,6 +252,14 @@ absl::StatusOr<int64_t> PatchCount(int64_t length, const Patches& p, int i) {
   return (padded - span) / p.stride[i] + 1;
 }
 
+// ATen's im2col / col2im take floating tensors only; the float32 ones lower (the Edge ops used
+// would take integers too, but ATen refuses them).
+absl::Status CheckPatchDType(const ir::Value& x, const char* op) {
+  if (x.dtype() == ir::DType::kFloat32) return absl::OkStatus();
+  return Unsupported(absl::StrCat(op, " of a tensor of dtype ",
+                                  std::string(ir::DTypeName(x.dtype())), " (float32 only)"));
+}
+
 absl::StatusOr<ir::Value*> SliceOf(EdgeBuilder& builder, ir::Value* x, int64_t dim, int64_t start,
                                    int64_t end, int64_t step) {
   return builder.Emit1("edge.slice", {x},
@@ -277,6 +285,7 @@ Results Im2col(LoweringContext& ctx, const AtenCall& call) {
   TORCHIR_ASSIGN_OR_RETURN(Patches p, PatchArguments(call));
   const int64_t rank = x->type().rank();
   if (rank != 3 && rank != 4) return Unsupported(absl::StrCat("im2col of a rank-", rank, " input"));
+  TORCHIR_RETURN_IF_ERROR(CheckPatchDType(*x, "im2col"));
   EdgeBuilder& builder = ctx.builder();
   if (rank == 3) {
     std::vector<int64_t> batched = x->sizes();
@@ -320,6 +329,7 @@ Results Col2im(LoweringContext& ctx, const AtenCall& call) {
   TORCHIR_ASSIGN_OR_RETURN(Patches p, PatchArguments(call));
   const int64_t rank = x->type().rank();
   if (rank != 2 && rank != 3) return Unsupported(absl::StrCat("col2im of a rank-", rank, " input"));
+  TORCHIR_RETURN_IF_ERROR(CheckPatchDType(*x, "col2im"));
   EdgeBuilder& builder = ctx.builder();
   if (rank == 2) {
     TORCHIR_ASSIGN_OR_RETURN(x, builder.ReshapeTo(x, {1, x->sizes()[0], x->sizes()[1]}));

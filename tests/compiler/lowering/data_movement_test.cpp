@@ -574,6 +574,18 @@ TEST(Patches, Im2colSlicesOnePairPerTap) {
   EXPECT_EQ(g->first_node()->op(), "edge.constant_pad");
 }
 
+TEST(Patches, IntegerPatchesAreRefusedAsAtenDoes) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", I64({1, 3, 5, 6}));
+  b.Output(b.Op("aten.im2col.default", {x})
+               .Attr("kernel_size", {2, 2})
+               .Attr("dilation", {1, 1})
+               .Attr("padding", {0, 0})
+               .Attr("stride", {1, 1})
+               .Out(I64({1, 12, 20})));
+  EXPECT_THAT(LoweringError(b), HasSubstr("im2col of a tensor of dtype int64 (float32 only)"));
+}
+
 TEST(Patches, Col2imChecksTheColumnCount) {
   GraphBuilder b;
   ir::Value *x = b.Input("x", F32({1, 12, 19}));  // 4 x 5 = 20 positions for a 5x6 output
