@@ -394,6 +394,10 @@ absl::StatusOr<Types> GridSampler2d(const Inputs& inputs, const ir::Node& node) 
     return Invalid(absl::StrCat("input ", Shape(input.sizes), " and grid ", Shape(grid.sizes),
                                 " must be [N, C, H, W] and [N, Ho, Wo, 2]"));
   }
+  // As ATen: an image without pixels has nothing to sample.
+  if (input.sizes[2] == 0 || input.sizes[3] == 0) {
+    return Invalid(absl::StrCat("input ", Shape(input.sizes), " has empty spatial dims"));
+  }
   const int64_t interpolation = IntAttr(node, "interpolation_mode");
   const int64_t padding = IntAttr(node, "padding_mode");
   if (interpolation < 0 || interpolation > 2 || padding < 0 || padding > 2) {

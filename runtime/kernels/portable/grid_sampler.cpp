@@ -151,6 +151,9 @@ Error CheckGridSampler2d(KernelArgs args) {
   TORCHIR_CHECK_OR_RETURN(
       input.dim() == 4 && grid.dim() == 4 && grid.size(0) == input.size(0) && grid.size(3) == 2,
       Error::kInvalidProgram, "%s: input must be [N, C, H, W] and grid [N, Ho, Wo, 2]", kernel);
+  // As ATen: an image without pixels has nothing to sample.
+  TORCHIR_CHECK_OR_RETURN(input.size(2) > 0 && input.size(3) > 0, Error::kInvalidProgram,
+                          "%s: input has empty spatial dims", kernel);
   ExpectedShape expected;
   expected.Append(input.size(0));
   expected.Append(input.size(1));

@@ -71,6 +71,9 @@ TEST(GridSampler2dKernelCheck, RefusesBadCalls) {
                 Error::kInvalidProgram);
   ExpectRefused(*GridSample({1, 4, 4}, {1, 2, 2, 2}, 0, 0, false, {1, 1, 2, 2}),
                 Error::kInvalidProgram);
+  // An image without pixels (LibTorch refuses it too).
+  ExpectRefused(*GridSample({1, 1, 0, 4}, {1, 2, 2, 2}, 0, 0, false, {1, 1, 2, 2}),
+                Error::kInvalidProgram);
   // A wrong output shape.
   ExpectRefused(*GridSample({1, 1, 4, 4}, {1, 2, 3, 2}, 0, 0, false, {1, 1, 3, 2}),
                 Error::kShapeMismatch);
