@@ -86,12 +86,14 @@ float Bilinear(const Image& image, float ix, float iy) {
   // nw, ne, sw, se.
   const float weights[4] = {(x1 - ix) * (y1 - iy), (ix - x0) * (y1 - iy), (x1 - ix) * (iy - y0),
                             (ix - x0) * (iy - y0)};
+  // A tap outside reads 0 and is still weighted, as ATen's CPU kernel does: a point whose
+  // weights are NaN (a non-finite grid coordinate) gives NaN, not 0.
   float sum = 0.0f;
   for (int tap = 0; tap < 4; ++tap) {
     int64_t x = 0, y = 0;
-    if (Inside(xs[tap % 2], image.width, &x) && Inside(ys[tap / 2], image.height, &y)) {
-      sum += image.data[y * image.width + x] * weights[tap];
-    }
+    const bool inside =
+        Inside(xs[tap % 2], image.width, &x) && Inside(ys[tap / 2], image.height, &y);
+    sum += (inside ? image.data[y * image.width + x] : 0.0f) * weights[tap];
   }
   return sum;
 }

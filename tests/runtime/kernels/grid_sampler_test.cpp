@@ -1,11 +1,14 @@
 // The portable edge.grid_sampler_2d kernel against LibTorch's at::grid_sampler_2d: every
 // interpolation mode with every padding mode, both align_corners, grid points well outside
 // [-1, 1] (the random grid spans [-2, 2)), more output than input points, and refused calls.
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/runtime/kernels/kernel_test_support.h"
 
@@ -57,6 +60,28 @@ INSTANTIATE_TEST_SUITE_P(EveryMode, GridSampler2dKernel,
                          ::testing::Combine(::testing::Values(0, 1, 2), ::testing::Values(0, 1, 2),
                                             ::testing::Bool()),
                          ModesName);
+
+// Grid points at NaN, +-inf and far beyond int64: the kernel compares in float before any
+// integer cast, so these never read out of bounds. With zeros padding the results are
+// LibTorch's (NaN where a weight is NaN, 0 where every tap is outside); border and reflection
+// clamp a NaN coordinate to a different edge pixel than LibTorch's vectorised clamps do, so
+// there only the run itself is checked (any difference is in the values, not an error).
+TEST_P(GridSampler2dKernel, NonFiniteAndHugeGridPointsStayInBounds) {
+  const auto [interpolation, padding, align_corners] = GetParam();
+  auto graph =
+      GridSample({1, 2, 3, 4}, {1, 2, 4, 2}, interpolation, padding, align_corners, {1, 2, 2, 4});
+  std::vector<reference::HostTensor> inputs = RandomInputs(*graph, 7);
+  const float inf = std::numeric_limits<float>::infinity();
+  const float points[16] = {std::nanf(""), 0.5f,   0.5f,  std::nanf(""), inf, 0.0f, -inf,  0.0f,
+                            1e30f,         -1e30f, 0.25f, -inf,          inf, inf,  -0.5f, 1e20f};
+  inputs[1].data = ir::TensorData::Copy(reinterpret_cast<const uint8_t*>(points), sizeof(points));
+  absl::Status compared = CompareKernelWithReference(*graph, inputs);
+  if (padding == 0) {
+    EXPECT_TRUE(compared.ok()) << compared.message();
+  } else if (!compared.ok()) {
+    EXPECT_THAT(std::string(compared.message()), ::testing::HasSubstr("outside tolerance"));
+  }
+}
 
 TEST(GridSampler2dKernelCheck, RefusesBadCalls) {
   // Unknown modes.
