@@ -35,7 +35,7 @@ float Reflect(float x, int64_t twice_low, int64_t twice_high) {
   x = std::fabs(x - low);
   const float extra = std::fmod(x, span);
   // The parity of the flip count, kept in float: casting an infinite count to an int would be
-  // undefined (a non-finite x ends as NaN here and reads only padding).
+  // undefined (a non-finite x ends as NaN here, which the clip then moves to an edge).
   const float flips = std::floor(x / span);
   if (std::fmod(flips, 2.0f) == 0.0f) return extra + low;
   return span - extra + low;
