@@ -288,6 +288,13 @@ std::vector<EdgeOpDef> BuildTable() {
          "bilinear resizing of the last two dims to output_size; scales_h/w <= 0 mean none "
          "given (else the source step is 1 / scale)"),
 
+      // Sampling an image at grid positions.
+      Op("edge.grid_sampler_2d", {In("input"), In("grid")},
+         {Int("interpolation_mode"), Int("padding_mode"), Flag("align_corners")}, {In("out")},
+         T(kFloat), rules::GridSampler2d,
+         "input [N, C, H, W] sampled at grid [N, Ho, Wo, 2] (x, y in [-1, 1]): "
+         "bilinear/nearest/bicubic (0/1/2), zeros/border/reflection padding (0/1/2)"),
+
       // Data movement.
       Op("edge.reshape", {In("input")}, {Ints("shape")}, {In("out")}, T(DTypeSet::All()),
          rules::Reshape, "same elements in a new shape (fully specified, no -1)")

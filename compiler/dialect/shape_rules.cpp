@@ -412,6 +412,28 @@ absl::StatusOr<Types> Upsample2d(const Inputs& inputs, const ir::Node& node) {
   return AdaptiveAvgPool2d(inputs, node);
 }
 
+absl::StatusOr<Types> GridSampler2d(const Inputs& inputs, const ir::Node& node) {
+  const TensorType& input = *inputs[0];
+  const TensorType& grid = *inputs[1];
+  if (input.rank() != 4 || grid.rank() != 4 || grid.sizes[0] != input.sizes[0] ||
+      grid.sizes[3] != 2) {
+    return Invalid(absl::StrCat("input ", Shape(input.sizes), " and grid ", Shape(grid.sizes),
+                                " must be [N, C, H, W] and [N, Ho, Wo, 2]"));
+  }
+  // As ATen: an image without pixels has nothing to sample.
+  if (input.sizes[2] == 0 || input.sizes[3] == 0) {
+    return Invalid(absl::StrCat("input ", Shape(input.sizes), " has empty spatial dims"));
+  }
+  const int64_t interpolation = IntAttr(node, "interpolation_mode");
+  const int64_t padding = IntAttr(node, "padding_mode");
+  if (interpolation < 0 || interpolation > 2 || padding < 0 || padding > 2) {
+    return Invalid(absl::StrCat("interpolation_mode ", interpolation, " and padding_mode ", padding,
+                                " must each be 0, 1 or 2"));
+  }
+  return Types{
+      TensorType{input.dtype, {input.sizes[0], input.sizes[1], grid.sizes[1], grid.sizes[2]}}};
+}
+
 absl::StatusOr<Types> Reshape(const Inputs& inputs, const ir::Node& node) {
   const auto& shape = IntsAttr(node, "shape");
   for (int64_t size : shape) {

@@ -41,6 +41,8 @@ absl::StatusOr<Types> Pool2d(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> AdaptiveAvgPool2d(const Inputs& inputs, const ir::Node& node);
 // [N, C, H, W] -> [N, C, output_size...].
 absl::StatusOr<Types> Upsample2d(const Inputs& inputs, const ir::Node& node);
+// [N, C, Ho, Wo] for input [N, C, H, W] and grid [N, Ho, Wo, 2]; modes 0..2 each.
+absl::StatusOr<Types> GridSampler2d(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Reshape(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Permute(const Inputs& inputs, const ir::Node& node);
 absl::StatusOr<Types> Slice(const Inputs& inputs, const ir::Node& node);

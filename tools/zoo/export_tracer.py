@@ -113,6 +113,7 @@ class Recorder:
 
 # Functions whose own signature is (*args, **kwargs) are bound with an equivalent one.
 _SIGNATURE_SOURCES = {F.max_pool1d: F._max_pool1d, F.max_pool2d: F._max_pool2d,
+                      F.max_pool3d: F._max_pool3d,
                       F.adaptive_max_pool2d: F.adaptive_max_pool2d_with_indices}
 
 
@@ -190,6 +191,42 @@ def _adaptive_avg_pool2d(rec, p):
     spatial = p["input"].shape[-2:]
     size = [spatial[i] if s is None else s for i, s in enumerate(size)]
     return rec.call("adaptive_avg_pool2d", (p["input"], size))
+
+
+def _adaptive_avg_pool3d(rec, p):
+    size = p["output_size"]
+    size = [size] * 3 if isinstance(size, int) else list(size)
+    spatial = p["input"].shape[-3:]
+    size = [spatial[i] if s is None else s for i, s in enumerate(size)]
+    return rec.call("adaptive_avg_pool3d", (p["input"], size))
+
+
+_GRID_SAMPLE_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_GRID_SAMPLE_PADDING = {"zeros": 0, "border": 1, "reflection": 2}
+
+
+def _grid_sample(rec, p):
+    """F.grid_sample of a 4-d input as torch.export records it: grid_sampler_2d with ATen's
+    mode integers (align_corners None means False)."""
+    if p["input"].dim() != 4:
+        raise UnsupportedCall(f"F.grid_sample of a {p['input'].dim()}-d input")
+    return rec.call("grid_sampler_2d", (p["input"], p["grid"], _GRID_SAMPLE_MODES[p["mode"]],
+                                        _GRID_SAMPLE_PADDING[p["padding_mode"]],
+                                        bool(p["align_corners"])))
+
+
+def _pair(value):
+    return list(value) if isinstance(value, (list, tuple)) else [value, value]
+
+
+def _unfold(rec, p):
+    return rec.call("im2col", (p["input"], _pair(p["kernel_size"]), _pair(p["dilation"]),
+                               _pair(p["padding"]), _pair(p["stride"])))
+
+
+def _fold(rec, p):
+    return rec.call("col2im", (p["input"], _pair(p["output_size"]), _pair(p["kernel_size"]),
+                               _pair(p["dilation"]), _pair(p["padding"]), _pair(p["stride"])))
 
 
 _INTERPOLATE_OPS = {"nearest": "upsample_nearest2d", "nearest-exact": "_upsample_nearest_exact2d",
@@ -270,6 +307,13 @@ _FUNCTION_RULES = {
     F.max_pool1d: _max_pool(1),
     F.max_pool2d: _max_pool(2),
     F.adaptive_avg_pool2d: _adaptive_avg_pool2d,
+    F.max_pool3d: _max_pool(3),
+    # F.max_pool3d(..., return_indices=True) reaches the tracer as this function.
+    F.max_pool3d_with_indices: lambda rec, p: _max_pool(3)(rec, {**p, "return_indices": True}),
+    F.adaptive_avg_pool3d: _adaptive_avg_pool3d,
+    F.grid_sample: _grid_sample,
+    F.unfold: _unfold,
+    F.fold: _fold,
     F.embedding: _embedding,
     F.interpolate: _interpolate,
     F.adaptive_max_pool2d: _adaptive_max_pool2d,

@@ -677,6 +677,32 @@ _OPS = [
         "__and__/__or__/__xor__ .Scalar, their in-place forms, bitwise_*.Scalar_Tensor and "
         "bitwise_*_ .Scalar/.Tensor on int64, called as torch.ops.aten (torch 2.x only)",
         only=("pytorch_ir",)),
+    _op("pool3d_forms", lambda m, v, u: (
+            F.max_pool3d(v, 2), F.max_pool3d(v, 3, 2, 1, ceil_mode=True),
+            F.max_pool3d(v, (3, 2, 3), (1, 2, 2), (1, 0, 1), dilation=(2, 1, 1)),
+            F.max_pool3d(v, 3, 2, return_indices=True)[0], F.max_pool3d(u, [3], [2], [1]),
+            F.avg_pool3d(v, 2), F.avg_pool3d(v, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+            F.avg_pool3d(v, (3, 2, 2), (2, 1, 2), (1, 1, 0)),
+            F.avg_pool3d(v, 3, 2, 1, ceil_mode=True, divisor_override=5), F.avg_pool3d(u, [2], [1]),
+            F.adaptive_avg_pool3d(v, 1), F.adaptive_avg_pool3d(v, (3, 4, 5)),
+            F.adaptive_avg_pool3d(u, (2, None, 3))),
+        [("v", (2, 3, 6, 7, 8)), ("u", (3, 5, 6, 7))],
+        "max_pool3d (default stride, ceil_mode, dilation, indices dropped, unbatched with "
+        "one-entry lists), avg_pool3d (count_include_pad both ways, ceil_mode, divisor_override, "
+        "unbatched), adaptive_avg_pool3d (global, uneven windows, None)"),
+    _op("grid_sample_fold", lambda m, x, grid, c, d: (
+            F.grid_sample(x, grid, align_corners=False),
+            F.grid_sample(x, grid, mode="nearest", padding_mode="border", align_corners=True),
+            F.grid_sample(x, grid, padding_mode="reflection", align_corners=True),
+            F.grid_sample(x, grid, mode="bicubic", padding_mode="reflection", align_corners=False),
+            F.grid_sample(x, grid, mode="bicubic", padding_mode="zeros", align_corners=True),
+            F.unfold(x, 2), F.unfold(x, (3, 2), dilation=(1, 2), padding=1, stride=(2, 1)),
+            F.fold(c, (5, 6), 2), F.fold(c[0], (5, 6), 2),
+            F.fold(d, (7, 8), (3, 2), dilation=(1, 2), padding=1, stride=2)),
+        [("x", (1, 3, 5, 6)), ("grid", (1, 4, 7, 2)), ("c", (1, 12, 20)), ("d", (1, 12, 16))],
+        "grid_sample (bilinear zeros, nearest border, bilinear reflection, bicubic reflection "
+        "and zeros; align_corners both), unfold (plain; dilated, padded, strided), fold (plain, "
+        "unbatched; dilated, padded, strided)"),
 ]
 
 

@@ -95,7 +95,20 @@ std::optional<Window> PoolingWindow(const ir::Node& node, std::string* problem) 
 
 Support CheckMaxPool(const ir::Node& node) {
   std::string problem;
-  if (!PoolingWindow(node, &problem)) return Support::No(problem);
+  std::optional<Window> w = PoolingWindow(node, &problem);
+  if (!w) return Support::No(problem);
+  // The delegate's max pooling refuses padding beyond half the dilated window (this XNNPACK
+  // gets windows wholly in the padding wrong), and ceil_mode's extra padding counts: a 3x3/2
+  // pool with padding 1 over 6 rows needs 2 rows at the bottom.
+  const int64_t window_h = (w->kernel_h - 1) * w->dilation_h + 1;
+  const int64_t window_w = (w->kernel_w - 1) * w->dilation_w + 1;
+  if (2 * std::max(w->pad_top, w->pad_bottom) > window_h ||
+      2 * std::max(w->pad_left, w->pad_right) > window_w) {
+    return Support::No(absl::StrCat("padding with ceil_mode's extra (", w->pad_top, ", ",
+                                    w->pad_right, ", ", w->pad_bottom, ", ", w->pad_left,
+                                    ") exceeds half the ", window_h, "x", window_w,
+                                    " window, which XNNPACK max pooling refuses"));
+  }
   return Support::Yes(LayoutNeed::kChannelsLast);
 }
 

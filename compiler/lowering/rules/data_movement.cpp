@@ -1778,6 +1778,33 @@ Results UpsampleBilinear2d(LoweringContext &ctx, const AtenCall &call) {
        {"scales_w", AttrValue::Double(scales[1].value_or(0.0))}}));
 }
 
+// --- Grid sampling --------------------------------------------------------------------------
+
+// grid_sampler_2d (F.grid_sample of a 4-d input) and grid_sampler of a 4-d input, which
+// dispatches to it: edge.grid_sampler_2d, float32 only. The mode integers are ATen's.
+Results GridSampler2d(LoweringContext &ctx, const AtenCall &call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "input"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * grid, ctx.Tensor(call, "grid"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t interpolation, call.Int("interpolation_mode"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t padding, call.Int("padding_mode"));
+  TORCHIR_ASSIGN_OR_RETURN(bool align_corners, call.Bool("align_corners"));
+  if (x->type().rank() != 4) {
+    return Unsupported(absl::StrCat("grid sampling of a rank-", x->type().rank(),
+                                    " input (only 4-d, grid_sampler_2d)"));
+  }
+  if (x->dtype() != ir::DType::kFloat32 || grid->dtype() != ir::DType::kFloat32) {
+    return Unsupported("grid sampling of a non-float32 input or grid");
+  }
+  if (interpolation < 0 || interpolation > 2 || padding < 0 || padding > 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "interpolation_mode ", interpolation, " or padding_mode ", padding, " is not 0, 1 or 2"));
+  }
+  return Single(ctx.builder().Emit1("edge.grid_sampler_2d", {x, grid},
+                                    {{"interpolation_mode", AttrValue::Int(interpolation)},
+                                     {"padding_mode", AttrValue::Int(padding)},
+                                     {"align_corners", AttrValue::Bool(align_corners)}}));
+}
+
 }  // namespace
 
 absl::StatusOr<ir::Value *> WriteThroughView(EdgeBuilder &builder, const ir::Node &view_node,
@@ -1919,6 +1946,8 @@ void AddDataMovementRules(RuleTable &table) {
   table.Add("aten._upsample_nearest_exact2d.vec", UpsampleNearestExact2d);
   table.Add("aten.upsample_bilinear2d.default", UpsampleBilinear2d);
   table.Add("aten.upsample_bilinear2d.vec", UpsampleBilinear2d);
+  table.Add("aten.grid_sampler_2d.default", GridSampler2d);
+  table.Add("aten.grid_sampler.default", GridSampler2d);
   // The *_copy forms functionalisation writes for views (copy_ into a view gives expand_copy).
   table.Add("aten.expand_copy.default", Expand);
   table.Add("aten.permute_copy.default", Permute);

@@ -222,6 +222,175 @@ Results CoreConvolution(LoweringContext& ctx, const AtenCall& call) {
   return Convolution(ctx, call, spatial, padding);
 }
 
+// --- im2col / col2im (F.unfold / F.fold) ---------------------------------------------------------
+//
+// Both are data movement over the kernel taps, so they lower to exact pads, slices, concatenations
+// and additions (no convolution with a one-hot weight, whose 0 * inf would turn an infinity
+// anywhere in a window into NaN).
+
+struct Patches {
+  std::vector<int64_t> kernel, dilation, padding, stride;
+};
+
+absl::StatusOr<Patches> PatchArguments(const AtenCall& call) {
+  Patches p;
+  TORCHIR_ASSIGN_OR_RETURN(p.kernel, call.IntList("kernel_size", 2));
+  TORCHIR_ASSIGN_OR_RETURN(p.dilation, call.IntList("dilation", 2));
+  TORCHIR_ASSIGN_OR_RETURN(p.padding, call.IntList("padding", 2));
+  TORCHIR_ASSIGN_OR_RETURN(p.stride, call.IntList("stride", 2));
+  for (int i = 0; i < 2; ++i) {
+    if (p.kernel[i] < 1 || p.dilation[i] < 1 || p.padding[i] < 0 || p.stride[i] < 1) {
+      return absl::InvalidArgumentError(
+          "kernel_size, dilation and stride must be positive and padding non-negative");
+    }
+  }
+  return p;
+}
+
+// The number of patch positions along a dim of `length` (PyTorch's formula); an error when the
+// padded length is shorter than one dilated kernel.
+absl::StatusOr<int64_t> PatchCount(int64_t length, const Patches& p, int i) {
+  const int64_t span = p.dilation[i] * (p.kernel[i] - 1) + 1;
+  const int64_t padded = length + 2 * p.padding[i];
+  if (padded < span) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a padded length of ", padded, " is shorter than the dilated kernel ", span));
+  }
+  return (padded - span) / p.stride[i] + 1;
+}
+
+// ATen's im2col / col2im take floating tensors only; the float32 ones lower (the Edge ops used
+// would take integers too, but ATen refuses them).
+absl::Status CheckPatchDType(const ir::Value& x, const char* op) {
+  if (x.dtype() == ir::DType::kFloat32) return absl::OkStatus();
+  return Unsupported(absl::StrCat(op, " of a tensor of dtype ",
+                                  std::string(ir::DTypeName(x.dtype())), " (float32 only)"));
+}
+
+absl::StatusOr<ir::Value*> SliceOf(EdgeBuilder& builder, ir::Value* x, int64_t dim, int64_t start,
+                                   int64_t end, int64_t step) {
+  return builder.Emit1("edge.slice", {x},
+                       {{"dim", AttrValue::Int(dim)},
+                        {"start", AttrValue::Int(start)},
+                        {"end", AttrValue::Int(end)},
+                        {"step", AttrValue::Int(step)}});
+}
+
+absl::StatusOr<ir::Value*> PadLastTwo(EdgeBuilder& builder, ir::Value* x, int64_t top,
+                                      int64_t bottom, int64_t left, int64_t right) {
+  if (top == 0 && bottom == 0 && left == 0 && right == 0) return x;
+  return builder.Emit1(
+      "edge.constant_pad", {x},
+      {{"pad", AttrValue::IntList({left, right, top, bottom})}, {"value", AttrValue::Double(0.0)}});
+}
+
+// im2col(self [N, C, H, W] or [C, H, W]) -> [N, C * kh * kw, L]: the zero-padded input sliced
+// once per tap (a strided [OH, OW] grid), the taps concatenated in row-major tap order behind
+// each channel.
+Results Im2col(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(Patches p, PatchArguments(call));
+  const int64_t rank = x->type().rank();
+  if (rank != 3 && rank != 4) return Unsupported(absl::StrCat("im2col of a rank-", rank, " input"));
+  TORCHIR_RETURN_IF_ERROR(CheckPatchDType(*x, "im2col"));
+  EdgeBuilder& builder = ctx.builder();
+  if (rank == 3) {
+    std::vector<int64_t> batched = x->sizes();
+    batched.insert(batched.begin(), 1);
+    TORCHIR_ASSIGN_OR_RETURN(x, builder.ReshapeTo(x, batched));
+  }
+  const int64_t batch = x->sizes()[0];
+  const int64_t channels = x->sizes()[1];
+  TORCHIR_ASSIGN_OR_RETURN(int64_t rows, PatchCount(x->sizes()[2], p, 0));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t cols, PatchCount(x->sizes()[3], p, 1));
+  TORCHIR_ASSIGN_OR_RETURN(
+      x, PadLastTwo(builder, x, p.padding[0], p.padding[0], p.padding[1], p.padding[1]));
+  std::vector<ir::Value*> taps;
+  for (int64_t a = 0; a < p.kernel[0]; ++a) {
+    for (int64_t b = 0; b < p.kernel[1]; ++b) {
+      const int64_t top = a * p.dilation[0];
+      const int64_t left = b * p.dilation[1];
+      TORCHIR_ASSIGN_OR_RETURN(
+          ir::Value * tap,
+          SliceOf(builder, x, 2, top, top + (rows - 1) * p.stride[0] + 1, p.stride[0]));
+      TORCHIR_ASSIGN_OR_RETURN(
+          tap, SliceOf(builder, tap, 3, left, left + (cols - 1) * p.stride[1] + 1, p.stride[1]));
+      TORCHIR_ASSIGN_OR_RETURN(tap, builder.ReshapeTo(tap, {batch, channels, 1, rows * cols}));
+      taps.push_back(tap);
+    }
+  }
+  ir::Value* out = taps.front();
+  if (taps.size() > 1) {
+    TORCHIR_ASSIGN_OR_RETURN(out,
+                             builder.Emit1("edge.concatenate", taps, {{"dim", AttrValue::Int(2)}}));
+  }
+  return Single(builder.ReshapeTo(out, ctx.OutputType().sizes));
+}
+
+// col2im(self [N, C * kh * kw, L] or [C * kh * kw, L], output_size) -> [N, C, H, W]: every tap's
+// [OH, OW] grid spread out by the stride (Dilate), shifted to its offset in the zero-padded
+// output and summed in tap order (ATen's order, so the sums round alike), the padding then cut.
+Results Col2im(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> output_size, call.IntList("output_size", 2));
+  TORCHIR_ASSIGN_OR_RETURN(Patches p, PatchArguments(call));
+  const int64_t rank = x->type().rank();
+  if (rank != 2 && rank != 3) return Unsupported(absl::StrCat("col2im of a rank-", rank, " input"));
+  TORCHIR_RETURN_IF_ERROR(CheckPatchDType(*x, "col2im"));
+  EdgeBuilder& builder = ctx.builder();
+  if (rank == 2) {
+    TORCHIR_ASSIGN_OR_RETURN(x, builder.ReshapeTo(x, {1, x->sizes()[0], x->sizes()[1]}));
+  }
+  const int64_t taps = p.kernel[0] * p.kernel[1];
+  const int64_t batch = x->sizes()[0];
+  TORCHIR_ASSIGN_OR_RETURN(int64_t rows, PatchCount(output_size[0], p, 0));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t cols, PatchCount(output_size[1], p, 1));
+  if (x->sizes()[1] % taps != 0 || x->sizes()[2] != rows * cols) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("col2im input ", x->type().ToString(), " does not hold ", taps,
+                     " taps per channel over ", rows, "x", cols, " positions"));
+  }
+  const int64_t channels = x->sizes()[1] / taps;
+  if (batch == 0 || channels == 0 || rows * cols == 0) {
+    return Unsupported("col2im of an empty input");
+  }
+  TORCHIR_ASSIGN_OR_RETURN(x, builder.ReshapeTo(x, {batch, channels, taps, rows, cols}));
+  TORCHIR_ASSIGN_OR_RETURN(x, Dilate(builder, x, 3, p.stride[0]));
+  TORCHIR_ASSIGN_OR_RETURN(x, Dilate(builder, x, 4, p.stride[1]));
+  const int64_t spread_rows = (rows - 1) * p.stride[0] + 1;
+  const int64_t spread_cols = (cols - 1) * p.stride[1] + 1;
+  const int64_t padded_rows = output_size[0] + 2 * p.padding[0];
+  const int64_t padded_cols = output_size[1] + 2 * p.padding[1];
+  ir::Value* sum = nullptr;
+  for (int64_t a = 0; a < p.kernel[0]; ++a) {
+    for (int64_t b = 0; b < p.kernel[1]; ++b) {
+      const int64_t tap_index = a * p.kernel[1] + b;
+      TORCHIR_ASSIGN_OR_RETURN(ir::Value * tap,
+                               SliceOf(builder, x, 2, tap_index, tap_index + 1, 1));
+      TORCHIR_ASSIGN_OR_RETURN(tap,
+                               builder.ReshapeTo(tap, {batch, channels, spread_rows, spread_cols}));
+      const int64_t top = a * p.dilation[0];
+      const int64_t left = b * p.dilation[1];
+      TORCHIR_ASSIGN_OR_RETURN(tap, PadLastTwo(builder, tap, top, padded_rows - top - spread_rows,
+                                               left, padded_cols - left - spread_cols));
+      if (sum == nullptr) {
+        sum = tap;
+      } else {
+        TORCHIR_ASSIGN_OR_RETURN(sum, builder.Emit1("edge.add", {sum, tap}));
+      }
+    }
+  }
+  if (p.padding[0] > 0) {
+    TORCHIR_ASSIGN_OR_RETURN(
+        sum, SliceOf(builder, sum, 2, p.padding[0], p.padding[0] + output_size[0], 1));
+  }
+  if (p.padding[1] > 0) {
+    TORCHIR_ASSIGN_OR_RETURN(
+        sum, SliceOf(builder, sum, 3, p.padding[1], p.padding[1] + output_size[1], 1));
+  }
+  return Single(builder.ReshapeTo(sum, ctx.OutputType().sizes));
+}
+
 Results Linear(LoweringContext& ctx, const AtenCall& call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * input, ctx.Tensor(call, "input"));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * weight, ctx.Tensor(call, "weight"));
@@ -324,6 +493,8 @@ void AddLinearAlgebraRules(RuleTable& table) {
   table.Add("aten.conv_transpose1d.default", ConvTransposeNd<1>);
   table.Add("aten.conv_transpose2d.input", ConvTransposeNd<2>);
   table.Add("aten.conv_transpose3d.input", ConvTransposeNd<3>);
+  table.Add("aten.im2col.default", Im2col);
+  table.Add("aten.col2im.default", Col2im);
   table.Add("aten.linear.default", Linear);
   table.Add("aten.addmm.default", Addmm);
   table.Add("aten.mm.default", Mm);

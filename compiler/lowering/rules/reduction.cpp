@@ -958,6 +958,216 @@ Results AdaptiveAvgPool1d(LoweringContext& ctx, const AtenCall& call) {
   return Single(builder.ReshapeTo(out, ctx.OutputType().sizes));
 }
 
+// --- 3-d pooling ---------------------------------------------------------------------------------
+//
+// Max and average pooling over a box are separable: a window is the product of one tap set per
+// dim, and every divisor ATen uses (with or without the padding, with ceil_mode) is the product
+// of one count per dim. So a 3-d pool of [N, C, D, H, W] is the 2-d pool over (H, W) of
+// [N, C*D, H, W] followed by the 2-d pool with window [kd, 1] over (D, Ho*Wo) of
+// [N, C, D, Ho*Wo]: only reshapes between them, no transposes and no 3-d Edge op.
+
+struct Window3d {
+  std::vector<int64_t> kernel, stride, padding, dilation;
+  bool ceil_mode = false;
+};
+
+// kernel_size, stride (empty: the kernel), padding, dilation (1 without one) and ceil_mode of a
+// 3-d pooling op, each list 3 long (a single entry broadcasts).
+absl::StatusOr<Window3d> Pool3dWindow(const AtenCall& call, bool has_dilation) {
+  Window3d window;
+  TORCHIR_ASSIGN_OR_RETURN(window.kernel, call.IntList("kernel_size", 3));
+  TORCHIR_ASSIGN_OR_RETURN(window.stride, call.IntList("stride"));
+  if (window.stride.empty()) window.stride = window.kernel;
+  if (window.stride.size() != 3) {
+    return absl::InvalidArgumentError("stride must have 3 entries (or none)");
+  }
+  TORCHIR_ASSIGN_OR_RETURN(window.padding, call.IntList("padding", 3));
+  window.dilation = {1, 1, 1};
+  if (has_dilation) {
+    TORCHIR_ASSIGN_OR_RETURN(window.dilation, call.IntList("dilation", 3));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(window.ceil_mode, call.Bool("ceil_mode"));
+  return window;
+}
+
+// One 2-d pool; nothing when the window is a single tap at every position (the output is x).
+absl::StatusOr<ir::Value*> Pool2dPass(EdgeBuilder& builder, ir::Value* x, bool max,
+                                      const std::vector<int64_t>& kernel,
+                                      const std::vector<int64_t>& stride,
+                                      const std::vector<int64_t>& padding,
+                                      const std::vector<int64_t>& dilation, bool ceil_mode,
+                                      bool count_include_pad) {
+  if (kernel == std::vector<int64_t>{1, 1} && stride == std::vector<int64_t>{1, 1} &&
+      padding == std::vector<int64_t>{0, 0}) {
+    return x;
+  }
+  Attrs attrs = {{"kernel_size", AttrValue::IntList(kernel)},
+                 {"stride", AttrValue::IntList(stride)},
+                 {"padding", AttrValue::IntList(padding)}};
+  if (max) {
+    attrs.push_back({"dilation", AttrValue::IntList(dilation)});
+    attrs.push_back({"ceil_mode", AttrValue::Bool(ceil_mode)});
+    return builder.Emit1("edge.max_pool2d", {x}, attrs);
+  }
+  attrs.push_back({"ceil_mode", AttrValue::Bool(ceil_mode)});
+  attrs.push_back({"count_include_pad", AttrValue::Bool(count_include_pad)});
+  return builder.Emit1("edge.avg_pool2d", {x}, attrs);
+}
+
+// The leading dims ([N, C] or [C]) of a 3-d pooling input, which must be 4-d or 5-d.
+absl::StatusOr<std::vector<int64_t>> Pool3dLeadingDims(const ir::Value& x, std::string_view op) {
+  const int64_t rank = x.type().rank();
+  if (rank != 4 && rank != 5) {
+    return Unsupported(absl::StrCat(std::string(op), " of a rank-", rank, " input"));
+  }
+  return std::vector<int64_t>(x.sizes().begin(), x.sizes().end() - 3);
+}
+
+// [lead..., D, H, W] as [lead[:-1]..., lead[-1] * D, H, W]: the (H, W) planes of every depth.
+absl::StatusOr<ir::Value*> AsDepthPlanes(EdgeBuilder& builder, ir::Value* x,
+                                         const std::vector<int64_t>& lead) {
+  const int64_t rank = x->type().rank();
+  std::vector<int64_t> planes = lead;
+  planes.back() *= x->sizes()[rank - 3];
+  planes.push_back(x->sizes()[rank - 2]);
+  planes.push_back(x->sizes()[rank - 1]);
+  return builder.ReshapeTo(x, planes);
+}
+
+// A max pool (max) or an average pool over the last three dims of a 4-d or 5-d x.
+absl::StatusOr<ir::Value*> Pool3dOf(EdgeBuilder& builder, ir::Value* x, const Window3d& w, bool max,
+                                    bool count_include_pad, std::string_view op) {
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> lead, Pool3dLeadingDims(*x, op));
+  const int64_t depth = x->sizes()[x->type().rank() - 3];
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * y, AsDepthPlanes(builder, x, lead));
+  TORCHIR_ASSIGN_OR_RETURN(
+      y, Pool2dPass(builder, y, max, {w.kernel[1], w.kernel[2]}, {w.stride[1], w.stride[2]},
+                    {w.padding[1], w.padding[2]}, {w.dilation[1], w.dilation[2]}, w.ceil_mode,
+                    count_include_pad));
+  const int64_t out_h = y->sizes()[y->type().rank() - 2];
+  const int64_t out_w = y->sizes()[y->type().rank() - 1];
+  std::vector<int64_t> columns = lead;
+  columns.push_back(depth);
+  columns.push_back(out_h * out_w);
+  TORCHIR_ASSIGN_OR_RETURN(y, builder.ReshapeTo(y, columns));
+  TORCHIR_ASSIGN_OR_RETURN(
+      y, Pool2dPass(builder, y, max, {w.kernel[0], 1}, {w.stride[0], 1}, {w.padding[0], 0},
+                    {w.dilation[0], 1}, w.ceil_mode, count_include_pad));
+  std::vector<int64_t> out = lead;
+  out.push_back(y->sizes()[y->type().rank() - 2]);
+  out.push_back(out_h);
+  out.push_back(out_w);
+  return builder.ReshapeTo(y, out);
+}
+
+absl::StatusOr<ir::Value*> MaxPool3dImpl(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(Window3d window, Pool3dWindow(call, /*has_dilation=*/true));
+  return Pool3dOf(ctx.builder(), x, window, /*max=*/true, false, "max_pool3d");
+}
+
+Results MaxPool3d(LoweringContext& ctx, const AtenCall& call) {
+  return Single(MaxPool3dImpl(ctx, call));
+}
+
+// max_pool3d_with_indices: like the 2-d form, only graphs that drop the indices lower.
+Results MaxPool3dWithIndices(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_RETURN_IF_ERROR(CheckIndicesUnread(ctx));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * out, MaxPool3dImpl(ctx, call));
+  return std::vector<ir::Value*>{out, nullptr};
+}
+
+// avg_pool3d; with divisor_override, the average with count_include_pad times the window size it
+// divided by, over the divisor (a constant [Do, Ho, Wo] factor when windows differ).
+Results AvgPool3d(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(Window3d window, Pool3dWindow(call, /*has_dilation=*/false));
+  TORCHIR_ASSIGN_OR_RETURN(bool count_include_pad, call.Bool("count_include_pad"));
+  TORCHIR_ASSIGN_OR_RETURN(std::optional<int64_t> divisor, call.OptionalInt("divisor_override"));
+  EdgeBuilder& builder = ctx.builder();
+  if (!divisor.has_value()) {
+    return Single(Pool3dOf(builder, x, window, /*max=*/false, count_include_pad, "avg_pool3d"));
+  }
+  if (*divisor == 0) return absl::InvalidArgumentError("divisor_override must not be 0");
+  if (x->dtype() != ir::DType::kFloat32) return Unsupported("avg_pool3d of a non-float tensor");
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * average,
+                           Pool3dOf(builder, x, window, /*max=*/false, true, "avg_pool3d"));
+  const int64_t rank = average->type().rank();
+  std::vector<std::vector<int64_t>> counts;
+  for (int i = 0; i < 3; ++i) {
+    counts.push_back(PaddedWindowSizes(x->sizes()[rank - 3 + i], average->sizes()[rank - 3 + i],
+                                       window.kernel[i], window.stride[i], window.padding[i]));
+  }
+  std::vector<float> factor;
+  bool uniform = true;
+  for (int64_t d : counts[0]) {
+    for (int64_t h : counts[1]) {
+      for (int64_t w : counts[2]) {
+        factor.push_back(static_cast<float>(d * h * w) / static_cast<float>(*divisor));
+        uniform = uniform && factor.back() == factor.front();
+      }
+    }
+  }
+  if (factor.empty()) return Single(average);
+  ir::Value* scale = nullptr;
+  if (uniform) {
+    TORCHIR_ASSIGN_OR_RETURN(scale, builder.Scalar(factor.front(), ir::DType::kFloat32));
+  } else {
+    const std::vector<int64_t> sizes(average->sizes().end() - 3, average->sizes().end());
+    scale = builder.Constant(ir::TensorType{ir::DType::kFloat32, sizes},
+                             ir::TensorData::Copy(reinterpret_cast<const uint8_t*>(factor.data()),
+                                                  factor.size() * sizeof(float)));
+  }
+  return Single(builder.Emit1("edge.mul", {average, scale}));
+}
+
+// Adaptive average pooling of the last two dims of a 3-d or 4-d x to `output_size`: a mean for
+// 1x1, a plain average pool when the output divides the input, else edge.adaptive_avg_pool2d.
+absl::StatusOr<ir::Value*> AdaptiveAvgPool2dOf(EdgeBuilder& builder, ir::Value* x,
+                                               const std::vector<int64_t>& output_size) {
+  const int64_t rank = x->type().rank();
+  const int64_t height = x->sizes()[rank - 2];
+  const int64_t width = x->sizes()[rank - 1];
+  if (height == output_size[0] && width == output_size[1]) return x;
+  if (output_size == std::vector<int64_t>{1, 1}) {
+    return builder.Emit1(
+        "edge.mean", {x},
+        {{"dims", AttrValue::IntList({rank - 2, rank - 1})}, {"keepdim", AttrValue::Bool(true)}});
+  }
+  if (output_size[0] > 0 && output_size[1] > 0 && height % output_size[0] == 0 &&
+      width % output_size[1] == 0) {
+    Window window;
+    window.kernel = {height / output_size[0], width / output_size[1]};
+    window.stride = window.kernel;
+    window.padding = {0, 0};
+    return AvgPool2dOf(builder, x, window, false, true);
+  }
+  return builder.Emit1("edge.adaptive_avg_pool2d", {x},
+                       {{"output_size", AttrValue::IntList(output_size)}});
+}
+
+// adaptive_avg_pool3d / _adaptive_avg_pool3d: separable like the fixed windows (PyTorch's
+// adaptive bounds are per dim too), (H, W) first, then D over the Ho*Wo columns.
+Results AdaptiveAvgPool3d(LoweringContext& ctx, const AtenCall& call) {
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> output_size, call.IntList("output_size", 3));
+  for (int64_t size : output_size) {
+    if (size < 0) return absl::InvalidArgumentError("output_size must not be negative");
+  }
+  EdgeBuilder& builder = ctx.builder();
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> lead, Pool3dLeadingDims(*x, "adaptive_avg_pool3d"));
+  const int64_t depth = x->sizes()[x->type().rank() - 3];
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * y, AsDepthPlanes(builder, x, lead));
+  TORCHIR_ASSIGN_OR_RETURN(y, AdaptiveAvgPool2dOf(builder, y, {output_size[1], output_size[2]}));
+  std::vector<int64_t> columns = lead;
+  columns.push_back(depth);
+  columns.push_back(output_size[1] * output_size[2]);
+  TORCHIR_ASSIGN_OR_RETURN(y, builder.ReshapeTo(y, columns));
+  TORCHIR_ASSIGN_OR_RETURN(
+      y, AdaptiveAvgPool2dOf(builder, y, {output_size[0], output_size[1] * output_size[2]}));
+  return Single(builder.ReshapeTo(y, ctx.OutputType().sizes));
+}
+
 // --- Attention -----------------------------------------------------------------------------------
 
 // A bool [rows, cols] constant, true on and below the diagonal (torch.ones(L, S).tril()).
@@ -1101,6 +1311,11 @@ void AddReductionRules(RuleTable& table) {
   table.Add("aten.avg_pool1d.default", AvgPool1d);
   table.Add("aten.adaptive_max_pool2d.default", AdaptiveMaxPool2d);
   table.Add("aten.adaptive_avg_pool1d.default", AdaptiveAvgPool1d);
+  table.Add("aten.max_pool3d.default", MaxPool3d);
+  table.Add("aten.max_pool3d_with_indices.default", MaxPool3dWithIndices);
+  table.Add("aten.avg_pool3d.default", AvgPool3d);
+  table.Add("aten.adaptive_avg_pool3d.default", AdaptiveAvgPool3d);
+  table.Add("aten._adaptive_avg_pool3d.default", AdaptiveAvgPool3d);
 }
 
 }  // namespace torchir::lowering

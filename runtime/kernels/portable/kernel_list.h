@@ -114,6 +114,13 @@ TORCHIR_PORTABLE_KERNEL(adaptive_avg_pool2d, CheckAdaptiveAvgPool2d, RunAdaptive
 // source coordinates and two taps per dim (upsample.cpp); a scale <= 0 means none given.
 TORCHIR_PORTABLE_KERNEL(upsample_bilinear2d, CheckUpsampleBilinear2d, RunUpsampleBilinear2d, 1)
 
+// ---- grid_sampler.cpp --------------------------------------------------------------------
+// grid_sampler_2d(input [N, C, H, W], grid [N, Ho, Wo, 2], interpolation_mode, padding_mode,
+// align_corners, out [N, C, Ho, Wo]), float32: F.grid_sample with bilinear (0), nearest (1) or
+// bicubic (2) interpolation and zeros (0), border (1) or reflection (2) padding, as ATen
+// computes it; a non-finite or huge grid coordinate never reads out of bounds.
+TORCHIR_PORTABLE_KERNEL(grid_sampler_2d, CheckGridSampler2d, RunGridSampler2d, 1)
+
 // ---- data_movement.cpp, index_select.cpp, constant_pad.cpp: the output is contiguous -----
 // Any dtype unless said otherwise.
 // reshape(input, shape, out); out may share the input's storage (the planner's choice, from

@@ -632,5 +632,83 @@ TEST(AsStrided, RefusesReadsPastTheStorageAndStridedViews) {
   }
 }
 
+TEST(GridSampling, GridSamplerKeepsAtenModeIntegers) {
+  for (const char *op : {"aten.grid_sampler_2d.default", "aten.grid_sampler.default"}) {
+    GraphBuilder b;
+    ir::Value *x = b.Input("x", F32({1, 3, 5, 6}));
+    ir::Value *grid = b.Input("grid", F32({1, 4, 7, 2}));
+    b.Output(b.Op(op, {x, grid})
+                 .Attr("interpolation_mode", 2)
+                 .Attr("padding_mode", 1)
+                 .Attr("align_corners", true)
+                 .Out(F32({1, 3, 4, 7})));
+    auto g = Lower(b);
+    ASSERT_NE(g, nullptr);
+    ASSERT_THAT(Ops(*g), ElementsAre("edge.grid_sampler_2d"));
+    EXPECT_EQ(Int(*g->first_node(), "interpolation_mode"), 2);
+    EXPECT_EQ(Int(*g->first_node(), "padding_mode"), 1);
+    EXPECT_TRUE(g->first_node()->FindAttr("align_corners")->as_bool());
+  }
+}
+
+TEST(GridSampling, VolumetricGridSamplerIsRefused) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({1, 3, 2, 5, 6}));
+  ir::Value *grid = b.Input("grid", F32({1, 2, 4, 7, 3}));
+  b.Output(b.Op("aten.grid_sampler.default", {x, grid})
+               .Attr("interpolation_mode", 0)
+               .Attr("padding_mode", 0)
+               .Attr("align_corners", false)
+               .Out(F32({1, 3, 2, 4, 7})));
+  EXPECT_THAT(LoweringError(b), HasSubstr("rank-5"));
+}
+
+// im2col / col2im live in rules/linear_algebra.cpp but lower to this family's ops only.
+TEST(Patches, Im2colSlicesOnePairPerTap) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({1, 3, 5, 6}));
+  b.Output(b.Op("aten.im2col.default", {x})
+               .Attr("kernel_size", {3, 2})
+               .Attr("dilation", {1, 2})
+               .Attr("padding", {1, 1})
+               .Attr("stride", {2, 1})
+               .Out(F32({1, 18, 18})));
+  auto g = Lower(b);
+  ASSERT_NE(g, nullptr);
+  int slices = 0, concatenations = 0;
+  for (const ir::Node *node : g->nodes()) {
+    slices += node->op() == "edge.slice";
+    concatenations += node->op() == "edge.concatenate";
+  }
+  EXPECT_EQ(slices, 12);  // rows and columns for each of the 6 taps
+  EXPECT_EQ(concatenations, 1);
+  EXPECT_EQ(g->first_node()->op(), "edge.constant_pad");
+}
+
+TEST(Patches, IntegerPatchesAreRefusedAsAtenDoes) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", I64({1, 3, 5, 6}));
+  b.Output(b.Op("aten.im2col.default", {x})
+               .Attr("kernel_size", {2, 2})
+               .Attr("dilation", {1, 1})
+               .Attr("padding", {0, 0})
+               .Attr("stride", {1, 1})
+               .Out(I64({1, 12, 20})));
+  EXPECT_THAT(LoweringError(b), HasSubstr("im2col of a tensor of dtype int64 (float32 only)"));
+}
+
+TEST(Patches, Col2imChecksTheColumnCount) {
+  GraphBuilder b;
+  ir::Value *x = b.Input("x", F32({1, 12, 19}));  // 4 x 5 = 20 positions for a 5x6 output
+  b.Output(b.Op("aten.col2im.default", {x})
+               .Attr("output_size", {5, 6})
+               .Attr("kernel_size", {2, 2})
+               .Attr("dilation", {1, 1})
+               .Attr("padding", {0, 0})
+               .Attr("stride", {1, 1})
+               .Out(F32({1, 3, 5, 6})));
+  EXPECT_THAT(LoweringError(b), HasSubstr("does not hold 4 taps per channel over 4x5 positions"));
+}
+
 }  // namespace
 }  // namespace torchir::lowering

@@ -459,6 +459,87 @@ TEST(Pooling, MaxPool1dIsA2dPoolOverOneRow) {
   EXPECT_THAT(Ints(*pool, "dilation"), ElementsAre(1, 2));
 }
 
+TEST(Pooling, MaxPool3dIsAnHwPoolThenADepthPool) {
+  // One-entry lists broadcast to all three dims.
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({2, 3, 6, 7, 8}));
+  b.Output(b.Op("aten.max_pool3d.default", {x})
+               .Attr("kernel_size", std::vector<int64_t>{3})
+               .Attr("stride", std::vector<int64_t>{2})
+               .Attr("padding", std::vector<int64_t>{1})
+               .Attr("ceil_mode", true)
+               .Out(F32({2, 3, 4, 4, 5})));
+  auto edge = Lower(b);
+  ASSERT_TRUE(edge.ok()) << edge.status();
+  EXPECT_THAT(Ops(**edge), ElementsAre("edge.reshape", "edge.max_pool2d", "edge.reshape",
+                                       "edge.max_pool2d", "edge.reshape"));
+  std::vector<const ir::Node*> pools;
+  for (const ir::Node* node : (*edge)->nodes()) {
+    if (node->op() == "edge.max_pool2d") pools.push_back(node);
+  }
+  // (H, W) over [N, C * D, H, W], then D over [N, C, D, Ho * Wo].
+  EXPECT_EQ(pools[0]->input(0)->sizes(), (std::vector<int64_t>{2, 18, 7, 8}));
+  EXPECT_THAT(Ints(*pools[0], "kernel_size"), ElementsAre(3, 3));
+  EXPECT_THAT(Ints(*pools[0], "padding"), ElementsAre(1, 1));
+  EXPECT_EQ(pools[1]->input(0)->sizes(), (std::vector<int64_t>{2, 3, 6, 20}));
+  EXPECT_THAT(Ints(*pools[1], "kernel_size"), ElementsAre(3, 1));
+  EXPECT_THAT(Ints(*pools[1], "stride"), ElementsAre(2, 1));
+  EXPECT_THAT(Ints(*pools[1], "padding"), ElementsAre(1, 0));
+  EXPECT_TRUE(pools[1]->FindAttr("ceil_mode")->as_bool());
+}
+
+TEST(Pooling, MaxPool3dIndicesInUseAreAnError) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({1, 2, 4, 4, 4}));
+  std::vector<ir::Value*> outs = b.Op("aten.max_pool3d_with_indices.default", {x})
+                                     .Attr("kernel_size", {2, 2, 2})
+                                     .Outs({F32({1, 2, 2, 2, 2}), I64({1, 2, 2, 2, 2})});
+  b.Output(PytorchIrGetitem(b, outs, 1));
+  auto edge = Lower(b);
+  ASSERT_FALSE(edge.ok());
+  EXPECT_THAT(edge.status().message(), HasSubstr("indices"));
+}
+
+TEST(Pooling, AvgPool3dDivisorOverrideScalesByTheThreeDimWindow) {
+  // 2x2x2 windows without padding: the average times 8 / 5.
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({3, 4, 4, 4}));
+  b.Output(b.Op("aten.avg_pool3d.default", {x})
+               .Attr("kernel_size", {2, 2, 2})
+               .Attr("divisor_override", 5)
+               .Out(F32({3, 2, 2, 2})));
+  auto edge = Lower(b);
+  ASSERT_TRUE(edge.ok()) << edge.status();
+  const ir::Value* factor = FirstNode(**edge, "edge.mul")->input(1);
+  ASSERT_EQ(factor->type(), F32({}));
+  float value;
+  std::memcpy(&value, factor->data().data(), sizeof(value));
+  EXPECT_FLOAT_EQ(value, 8.0f / 5.0f);
+}
+
+TEST(Pooling, AdaptiveAvgPool3dGlobalIsTwoMeans) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({1, 2, 3, 4, 5}));
+  b.Output(b.Op("aten._adaptive_avg_pool3d.default", {x})
+               .Attr("output_size", {1, 1, 1})
+               .Out(F32({1, 2, 1, 1, 1})));
+  auto edge = Lower(b);
+  ASSERT_TRUE(edge.ok()) << edge.status();
+  EXPECT_THAT(Ops(**edge), ElementsAre("edge.reshape", "edge.mean", "edge.reshape", "edge.mean",
+                                       "edge.reshape"));
+}
+
+TEST(Pooling, Pool3dOfAThreeDimInputIsRefused) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", F32({4, 4, 4}));
+  b.Output(b.Op("aten.avg_pool3d.default", {x})
+               .Attr("kernel_size", {2, 2, 2})
+               .Out(F32({2, 2, 2})));
+  auto edge = Lower(b);
+  ASSERT_FALSE(edge.ok());
+  EXPECT_THAT(edge.status().message(), HasSubstr("rank-3"));
+}
+
 TEST(Reduction, ArgmaxWithoutDimFlattensAndKeepdimGivesOnes) {
   GraphBuilder b;
   ir::Value* x = b.Input("x", F32({2, 3, 4}));

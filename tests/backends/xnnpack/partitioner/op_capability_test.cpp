@@ -191,6 +191,10 @@ TEST(OpCapabilityTest, MaxPooling) {
   ExpectTaken(g.MaxPool(x, {3, 3}, {2, 2}, {1, 1}), LayoutNeed::kChannelsLast);
   // ceil_mode becomes extra bottom/right padding.
   ExpectTaken(g.MaxPool(x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, true), LayoutNeed::kChannelsLast);
+  // 3x3/2, padding 1, ceil_mode over 6 rows: 4 windows need 2 rows of padding at the bottom,
+  // more than half the window, which the delegate's runtime refuses.
+  ExpectRefused(g.MaxPool(g.Input("six", F32({1, 2, 6, 6})), {3, 3}, {2, 2}, {1, 1}, {1, 1}, true),
+                "exceeds half the 3x3 window");
   ExpectRefused(g.MaxPool(g.Input("chw", F32({2, 9, 9})), {2, 2}, {2, 2}, {0, 0}),
                 "is not 4-d: XNNPACK pools [N, H, W, C] tensors only");
   ExpectRefused(g.MaxPool(x, {1, 1}, {2, 2}, {0, 0}), "1x1 pooling window");
