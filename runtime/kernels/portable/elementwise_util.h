@@ -29,15 +29,23 @@ namespace torchir::runtime::portable {
 // the C++ type of a dtype of the class, so that a kernel's formula is compiled only for the
 // types its class holds. bool is stored as one byte, 0 or 1, and runs as uint8_t (no Edge
 // elementwise op takes uint8 itself).
+// float32 and float64; float64 computes in double throughout, as PyTorch's CPU kernels do.
 struct FloatTypes {
-  static constexpr DTypeSet kDTypes = kFloat32Only;
+  static constexpr DTypeSet kDTypes = kFloatTypes;
   template <typename Body>
   static Error Switch(ScalarType type, Body&& body) {
-    return type == ScalarType::kFloat32 ? body(static_cast<float*>(nullptr)) : Error::kInvalidType;
+    switch (type) {
+      case ScalarType::kFloat32:
+        return body(static_cast<float*>(nullptr));
+      case ScalarType::kFloat64:
+        return body(static_cast<double*>(nullptr));
+      default:
+        return Error::kInvalidType;
+    }
   }
 };
 
-// float32, int32, int64.
+// float32, float64, int32, int64.
 struct RealTypes {
   static constexpr DTypeSet kDTypes = kRealTypes;
   template <typename Body>
@@ -45,6 +53,8 @@ struct RealTypes {
     switch (type) {
       case ScalarType::kFloat32:
         return body(static_cast<float*>(nullptr));
+      case ScalarType::kFloat64:
+        return body(static_cast<double*>(nullptr));
       case ScalarType::kInt32:
         return body(static_cast<int32_t*>(nullptr));
       case ScalarType::kInt64:

@@ -38,11 +38,13 @@ Error CheckPerChannel(KernelArgs args, size_t i, int64_t channels, const char* k
   return Error::kOk;
 }
 
-// The optional weight or bias of layer_norm has exactly the sizes normalized_shape.
+// The optional weight or bias of layer_norm has the input's dtype and exactly the sizes
+// normalized_shape.
 Error CheckNormalizedOperand(KernelArgs args, size_t i, Span<const int64_t> shape) {
   const char* kernel = "layer_norm";
   if (args[i]->is_none()) return Error::kOk;
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, i, kFloat32Only, kernel));
+  TORCHIR_RETURN_IF_ERROR(
+      CheckTensorOperand(args, i, DTypeSet(args[kLnInput]->to_tensor().scalar_type()), kernel));
   const Tensor& t = args[i]->to_tensor();
   bool same = t.dim() == shape.size();
   for (size_t d = 0; same && d < shape.size(); ++d) same = t.size(d) == shape[d];
@@ -101,8 +103,10 @@ Error RunBatchNorm(KernelContext& /*context*/, KernelArgs args) {
 Error CheckLayerNorm(KernelArgs args) {
   const char* kernel = "layer_norm";
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, kLnNumArgs, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kLnInput, kFloat32Only, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kLnOut, kFloat32Only, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kLnInput, kFloatTypes, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kLnOut, kFloatTypes, kernel));
+  TORCHIR_RETURN_IF_ERROR(
+      CheckSameDType(args[kLnInput]->to_tensor(), args[kLnOut]->to_tensor(), kernel));
   TORCHIR_RETURN_IF_ERROR(
       CheckAttributeKind(args, kLnNormalizedShape, EValue::Tag::kIntList, kernel));
   TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, kLnEps, EValue::Tag::kDouble, kernel));
@@ -121,20 +125,20 @@ Error CheckLayerNorm(KernelArgs args) {
   return Error::kOk;
 }
 
-Error RunLayerNorm(KernelContext& /*context*/, KernelArgs args) {
-  const Tensor& input = args[kLnInput]->to_tensor();
-  const size_t normalized_rank = args[kLnNormalizedShape]->to_int_list().size();
-  const int64_t inner = SizeProduct(input, input.dim() - normalized_rank, input.dim());
-  if (inner == 0) return Error::kOk;
-  const int64_t rows = input.numel() / inner;
-  const float* in = input.data_ptr<float>();
-  const float* weight = OptionalFloatData(*args[kLnWeight]);
-  const float* bias = OptionalFloatData(*args[kLnBias]);
+namespace {
+
+// layer_norm over rows of `inner` T values (float or double); statistics in double.
+template <typename T>
+void LayerNormRows(KernelArgs args, int64_t rows, int64_t inner) {
+  const T* in = args[kLnInput]->to_tensor().data_ptr<T>();
+  const T* weight =
+      args[kLnWeight]->is_none() ? nullptr : args[kLnWeight]->to_tensor().data_ptr<T>();
+  const T* bias = args[kLnBias]->is_none() ? nullptr : args[kLnBias]->to_tensor().data_ptr<T>();
   const double eps = args[kLnEps]->to_double();
-  float* out = args[kLnOut]->to_tensor().mutable_data_ptr<float>();
+  T* out = args[kLnOut]->to_tensor().mutable_data_ptr<T>();
   for (int64_t r = 0; r < rows; ++r) {
-    const float* x = in + r * inner;
-    float* y = out + r * inner;
+    const T* x = in + r * inner;
+    T* y = out + r * inner;
     // Two passes in double: the mean first, so that the variance does not cancel.
     double sum = 0.0;
     for (int64_t i = 0; i < inner; ++i) sum += x[i];
@@ -149,8 +153,23 @@ Error RunLayerNorm(KernelContext& /*context*/, KernelArgs args) {
       double value = (x[i] - mean) * rstd;
       if (weight != nullptr) value *= weight[i];
       if (bias != nullptr) value += bias[i];
-      y[i] = static_cast<float>(value);
+      y[i] = static_cast<T>(value);
     }
+  }
+}
+
+}  // namespace
+
+Error RunLayerNorm(KernelContext& /*context*/, KernelArgs args) {
+  const Tensor& input = args[kLnInput]->to_tensor();
+  const size_t normalized_rank = args[kLnNormalizedShape]->to_int_list().size();
+  const int64_t inner = SizeProduct(input, input.dim() - normalized_rank, input.dim());
+  if (inner == 0) return Error::kOk;
+  const int64_t rows = input.numel() / inner;
+  if (input.scalar_type() == ScalarType::kFloat64) {
+    LayerNormRows<double>(args, rows, inner);
+  } else {
+    LayerNormRows<float>(args, rows, inner);
   }
   return Error::kOk;
 }

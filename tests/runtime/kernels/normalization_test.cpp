@@ -36,15 +36,16 @@ std::unique_ptr<ir::Graph> BatchNorm(std::vector<int64_t> input, bool affine, do
 
 // edge.layer_norm over `normalized`, with weight and bias as graph inputs when asked.
 std::unique_ptr<ir::Graph> LayerNorm(std::vector<int64_t> input, std::vector<int64_t> normalized,
-                                     bool weight, bool bias, std::vector<int64_t> out) {
+                                     bool weight, bool bias, std::vector<int64_t> out,
+                                     ir::DType dtype = ir::DType::kFloat32) {
   GraphBuilder b;
-  std::vector<ir::Value*> inputs = {b.Input("x", F32(input))};
-  if (weight) inputs.push_back(b.Input("weight", F32(normalized)));
-  if (bias) inputs.push_back(b.Input("bias", F32(normalized)));
+  std::vector<ir::Value*> inputs = {b.Input("x", TypeOf(dtype, input))};
+  if (weight) inputs.push_back(b.Input("weight", TypeOf(dtype, normalized)));
+  if (bias) inputs.push_back(b.Input("bias", TypeOf(dtype, normalized)));
   b.Output(b.Op("edge.layer_norm", inputs)
                .Attr("normalized_shape", normalized)
                .Attr("eps", 1e-5)
-               .Out(F32(out)));
+               .Out(TypeOf(dtype, out)));
   return b.Build();
 }
 
@@ -132,6 +133,30 @@ TEST(LayerNormKernel, InputsFarFromZero) {
                .Attr("eps", 1e-5)
                .Out(F32({3, 64})));
   ExpectMatchesReference(*b.Build(), 17, verify::Tolerance{1e-5, 1e-4}, 10.0, 11.0);
+}
+
+// float64 computes in double (the harness holds float64 outputs to 1e-10, compare.h); inputs
+// far from zero, which a float32 computation would get ~1e-6 wrong, included.
+TEST(LayerNormKernel, Float64) {
+  const ir::DType f64 = ir::DType::kFloat64;
+  ExpectMatchesReference(*LayerNorm({2, 3, 8}, {8}, true, true, {2, 3, 8}, f64), 21);
+  ExpectMatchesReference(*LayerNorm({2, 3, 8}, {3, 8}, true, false, {2, 3, 8}, f64), 22);
+  ExpectMatchesReference(*LayerNorm({5, 16}, {16}, false, false, {5, 16}, f64), 23);
+  ExpectMatchesReference(*LayerNorm({2, 10, 768}, {768}, true, true, {2, 10, 768}, f64), 24);
+  ExpectMatchesReference(*LayerNorm({3, 64}, {64}, true, true, {3, 64}, f64), 25,
+                         verify::Tolerance{1e-5, 1e-4}, 100.0, 101.0);
+}
+
+// No implicit promotion: a float32 weight on a float64 input is refused.
+TEST(LayerNormKernelCheck, RefusesMixedFloat32AndFloat64) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", TypeOf(ir::DType::kFloat64, {2, 8}));
+  ir::Value* w = b.Input("weight", F32({8}));
+  b.Output(b.Op("edge.layer_norm", {x, w})
+               .Attr("normalized_shape", std::vector<int64_t>{8})
+               .Attr("eps", 1e-5)
+               .Out(TypeOf(ir::DType::kFloat64, {2, 8})));
+  ExpectRefused(*b.Build(), Error::kInvalidType);
 }
 
 TEST(LayerNormKernelCheck, RefusesANormalizedShapeThatIsNotASuffix) {
