@@ -38,7 +38,7 @@ AttrSpec Type(const char* name) { return {name, AttrKind::kDType}; }
 AttrSpec Text(const char* name) { return {name, AttrKind::kString}; }
 
 // Floating-point ops take float32 and float64 (computed in double, as PyTorch's CPU kernels
-// do); convolution, batch norm, pooling and prelu have float32 kernels only, and float64
+// do); convolution, pooling and prelu have float32 kernels only, and float64
 // reaching them is refused (docs/decisions.md, "Reduced dtypes compute wide ...").
 const DTypeSet kFloat{DType::kFloat32, DType::kFloat64};
 const DTypeSet kFloat32{DType::kFloat32};
@@ -152,7 +152,7 @@ std::vector<EdgeOpDef> BuildTable() {
       Op("edge.batch_norm",
          {In("input"), In("running_mean"), In("running_var"), Optional("weight"),
           Optional("bias")},
-         {Real("eps")}, {In("out")}, T(kFloat32), rules::Normalization,
+         {Real("eps")}, {In("out")}, T(kFloat), rules::Normalization,
          "inference batch norm over dim 1 with running statistics"),
       Op("edge.layer_norm", {In("input"), Optional("weight"), Optional("bias")},
          {Ints("normalized_shape"), Real("eps")}, {In("out")}, T(kFloat), rules::LayerNorm,

@@ -28,9 +28,10 @@ enum LayerNormArg : size_t {
   kLnNumArgs
 };
 
-// A per-channel operand is a float32 [channels] tensor.
+// A per-channel operand is a [channels] tensor of the input's dtype.
 Error CheckPerChannel(KernelArgs args, size_t i, int64_t channels, const char* kernel) {
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, i, kFloat32Only, kernel));
+  TORCHIR_RETURN_IF_ERROR(
+      CheckTensorOperand(args, i, DTypeSet(args[kBnInput]->to_tensor().scalar_type()), kernel));
   const Tensor& t = args[i]->to_tensor();
   TORCHIR_CHECK_OR_RETURN(t.dim() == 1 && t.size(0) == channels, Error::kInvalidProgram,
                           "%s: argument %zu must be [%lld]", kernel, i,
@@ -58,10 +59,10 @@ Error CheckNormalizedOperand(KernelArgs args, size_t i, Span<const int64_t> shap
 Error CheckBatchNorm(KernelArgs args) {
   const char* kernel = "batch_norm";
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, kBnNumArgs, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kBnInput, kFloat32Only, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kBnOut, kFloat32Only, kernel));
-  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, kBnEps, EValue::Tag::kDouble, kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kBnInput, kFloatTypes, kernel));
   const Tensor& input = args[kBnInput]->to_tensor();
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kBnOut, DTypeSet(input.scalar_type()), kernel));
+  TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, kBnEps, EValue::Tag::kDouble, kernel));
   TORCHIR_CHECK_OR_RETURN(input.dim() >= 2, Error::kInvalidProgram,
                           "%s: input needs a channel dim (rank >= 2)", kernel);
   const int64_t channels = input.size(1);
@@ -75,27 +76,44 @@ Error CheckBatchNorm(KernelArgs args) {
   return Error::kOk;
 }
 
-Error RunBatchNorm(KernelContext& /*context*/, KernelArgs args) {
+namespace {
+
+// batch_norm in T (float or double), every operand of that type.
+template <typename T>
+void BatchNormAs(KernelArgs args) {
   const Tensor& input = args[kBnInput]->to_tensor();
   const int64_t batch = input.size(0);
   const int64_t channels = input.size(1);
   const int64_t inner = SizeProduct(input, 2, input.dim());
-  const float* in = input.data_ptr<float>();
-  const float* mean = args[kBnMean]->to_tensor().data_ptr<float>();
-  const float* var = args[kBnVar]->to_tensor().data_ptr<float>();
-  const float* weight = OptionalFloatData(*args[kBnWeight]);
-  const float* bias = OptionalFloatData(*args[kBnBias]);
-  const float eps = static_cast<float>(args[kBnEps]->to_double());
-  float* out = args[kBnOut]->to_tensor().mutable_data_ptr<float>();
+  auto optional = [&](size_t i) -> const T* {
+    return args[i]->is_none() ? nullptr : args[i]->to_tensor().data_ptr<T>();
+  };
+  const T* in = input.data_ptr<T>();
+  const T* mean = args[kBnMean]->to_tensor().data_ptr<T>();
+  const T* var = args[kBnVar]->to_tensor().data_ptr<T>();
+  const T* weight = optional(kBnWeight);
+  const T* bias = optional(kBnBias);
+  const T eps = static_cast<T>(args[kBnEps]->to_double());
+  T* out = args[kBnOut]->to_tensor().mutable_data_ptr<T>();
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t c = 0; c < channels; ++c) {
       // One multiply-add per element, with the terms folded as ATen folds them.
-      const float invstd = 1.0f / std::sqrt(var[c] + eps);
-      const float scale = invstd * (weight != nullptr ? weight[c] : 1.0f);
-      const float shift = (bias != nullptr ? bias[c] : 0.0f) - mean[c] * scale;
+      const T invstd = T(1) / std::sqrt(var[c] + eps);
+      const T scale = invstd * (weight != nullptr ? weight[c] : T(1));
+      const T shift = (bias != nullptr ? bias[c] : T(0)) - mean[c] * scale;
       const int64_t base = (n * channels + c) * inner;
       for (int64_t i = 0; i < inner; ++i) out[base + i] = in[base + i] * scale + shift;
     }
+  }
+}
+
+}  // namespace
+
+Error RunBatchNorm(KernelContext& /*context*/, KernelArgs args) {
+  if (args[kBnInput]->to_tensor().scalar_type() == ScalarType::kFloat64) {
+    BatchNormAs<double>(args);
+  } else {
+    BatchNormAs<float>(args);
   }
   return Error::kOk;
 }

@@ -68,6 +68,40 @@ TEST(BatchNormKernel, Volumes) {
   ExpectMatchesReference(*BatchNorm({1, 2, 3, 4, 5}, /*affine=*/true, 1e-5, {1, 2, 3, 4, 5}), 5);
 }
 
+// float64 computes in double (the harness holds float64 outputs to 1e-10, compare.h). Every
+// operand is a graph input in [0.1, 2), so the variances are positive.
+TEST(BatchNormKernel, Float64) {
+  const ir::DType f64 = ir::DType::kFloat64;
+  for (const std::vector<int64_t>& sizes :
+       {std::vector<int64_t>{2, 3, 5, 4}, std::vector<int64_t>{4, 6}, std::vector<int64_t>{2, 3, 7}}) {
+    for (bool affine : {true, false}) {
+      GraphBuilder b;
+      const int64_t channels = sizes[1];
+      std::vector<ir::Value*> inputs = {b.Input("x", TypeOf(f64, sizes)),
+                                        b.Input("mean", TypeOf(f64, {channels})),
+                                        b.Input("var", TypeOf(f64, {channels}))};
+      if (affine) {
+        inputs.push_back(b.Input("weight", TypeOf(f64, {channels})));
+        inputs.push_back(b.Input("bias", TypeOf(f64, {channels})));
+      }
+      b.Output(b.Op("edge.batch_norm", inputs).Attr("eps", 1e-5).Out(TypeOf(f64, sizes)));
+      ExpectMatchesReference(*b.Build(), 31, verify::Tolerance{1e-5, 1e-4}, 0.1, 2.0);
+    }
+  }
+}
+
+// No implicit promotion: float32 statistics with a float64 input are refused.
+TEST(BatchNormKernelCheck, RefusesMixedFloat32AndFloat64) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", TypeOf(ir::DType::kFloat64, {2, 3, 4}));
+  ir::Value* mean = b.Input("mean", F32({3}));
+  ir::Value* var = b.Input("var", F32({3}));
+  b.Output(b.Op("edge.batch_norm", {x, mean, var})
+               .Attr("eps", 1e-5)
+               .Out(TypeOf(ir::DType::kFloat64, {2, 3, 4})));
+  ExpectRefused(*b.Build(), Error::kInvalidType);
+}
+
 TEST(BatchNormKernelCheck, RefusesMisSizedStatistics) {
   GraphBuilder b;
   ir::Value* x = b.Input("x", F32({2, 3, 4}));
