@@ -37,8 +37,12 @@ AttrSpec Flag(const char* name) { return {name, AttrKind::kBool}; }
 AttrSpec Type(const char* name) { return {name, AttrKind::kDType}; }
 AttrSpec Text(const char* name) { return {name, AttrKind::kString}; }
 
-const DTypeSet kFloat{DType::kFloat32};
-const DTypeSet kArithmetic{DType::kFloat32, DType::kInt32, DType::kInt64};
+// Floating-point ops take float32 and float64 (computed in double, as PyTorch's CPU kernels
+// do); convolution, pooling and prelu have float32 kernels only, and float64
+// reaching them is refused (docs/decisions.md, "Reduced dtypes compute wide ...").
+const DTypeSet kFloat{DType::kFloat32, DType::kFloat64};
+const DTypeSet kFloat32{DType::kFloat32};
+const DTypeSet kArithmetic{DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64};
 const DTypeSet kIndex{DType::kInt32, DType::kInt64};
 const DTypeSet kBits{DType::kInt32, DType::kInt64, DType::kBool};
 const DTypeSet kBool{DType::kBool};
@@ -135,7 +139,7 @@ std::vector<EdgeOpDef> BuildTable() {
       Op("edge.convolution", {In("input"), In("weight"), Optional("bias")},
          {Ints("stride"), Ints("padding"), Ints("dilation"), Int("groups"), Real("output_min"),
           Real("output_max")},
-         {In("out")}, T(kFloat), rules::Convolution,
+         {In("out")}, T(kFloat32), rules::Convolution,
          "1-d/2-d/3-d convolution, NC* layout, weight [O, C/groups, k...], fused output clamp")
           .Macs(macs::Convolution),
       Op("edge.linear", {In("input"), In("weight"), Optional("bias")},
@@ -170,7 +174,7 @@ std::vector<EdgeOpDef> BuildTable() {
       Unary("edge.silu", kFloat, "x * sigmoid(x)"),
       Unary("edge.leaky_relu", kFloat, "x if x > 0 else negative_slope * x",
             {Real("negative_slope")}),
-      Op("edge.prelu", {In("input"), Fixed("weight", kFloat)}, {}, {In("out")}, T(kFloat),
+      Op("edge.prelu", {In("input"), Fixed("weight", kFloat32)}, {}, {In("out")}, T(kFloat32),
          PreluShape, "x if x > 0 else weight * x, one weight or one per channel (dim 1)"),
       Unary("edge.mish", kFloat, "x * tanh(softplus(x))"),
       Unary("edge.log_sigmoid", kFloat, "log(sigmoid(x))"),
@@ -245,8 +249,8 @@ std::vector<EdgeOpDef> BuildTable() {
       Compare("edge.gt", "self > other"),
       Compare("edge.ge", "self >= other"),
       Op("edge.where", {Fixed("condition", kBool), In("self"), In("other")}, {}, {In("out")},
-         T(DTypeSet{DType::kFloat32, DType::kInt32, DType::kInt64, DType::kBool}), rules::Where,
-         "condition ? self : other, broadcasting"),
+         T(DTypeSet{DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kBool}),
+         rules::Where, "condition ? self : other, broadcasting"),
       Op("edge.cast", {In("input")}, {Type("dtype")}, {In("out", "U")},
          {{"T", DTypeSet::All()}, {"U", DTypeSet::All()}}, rules::Cast,
          "convert to dtype (the only op whose output dtype differs from its input's)")
@@ -274,24 +278,24 @@ std::vector<EdgeOpDef> BuildTable() {
       Op("edge.max_pool2d", {In("input")},
          {Ints("kernel_size"), Ints("stride"), Ints("padding"), Ints("dilation"),
           Flag("ceil_mode")},
-         {In("out")}, T(kFloat), rules::Pool2d, "2-d max pooling"),
+         {In("out")}, T(kFloat32), rules::Pool2d, "2-d max pooling"),
       Op("edge.avg_pool2d", {In("input")},
          {Ints("kernel_size"), Ints("stride"), Ints("padding"), Flag("ceil_mode"),
           Flag("count_include_pad")},
-         {In("out")}, T(kFloat), rules::Pool2d, "2-d average pooling"),
+         {In("out")}, T(kFloat32), rules::Pool2d, "2-d average pooling"),
       Op("edge.adaptive_avg_pool2d", {In("input")}, {Ints("output_size")}, {In("out")},
-         T(kFloat), rules::AdaptiveAvgPool2d,
+         T(kFloat32), rules::AdaptiveAvgPool2d,
          "average pooling to output_size (a 1x1 output lowers to edge.mean instead)"),
       Op("edge.upsample_bilinear2d", {In("input")},
          {Ints("output_size"), Flag("align_corners"), Real("scales_h"), Real("scales_w")},
-         {In("out")}, T(kFloat), rules::Upsample2d,
+         {In("out")}, T(kFloat32), rules::Upsample2d,
          "bilinear resizing of the last two dims to output_size; scales_h/w <= 0 mean none "
          "given (else the source step is 1 / scale)"),
 
       // Sampling an image at grid positions.
       Op("edge.grid_sampler_2d", {In("input"), In("grid")},
          {Int("interpolation_mode"), Int("padding_mode"), Flag("align_corners")}, {In("out")},
-         T(kFloat), rules::GridSampler2d,
+         T(kFloat32), rules::GridSampler2d,
          "input [N, C, H, W] sampled at grid [N, Ho, Wo, 2] (x, y in [-1, 1]): "
          "bilinear/nearest/bicubic (0/1/2), zeros/border/reflection padding (0/1/2)"),
 

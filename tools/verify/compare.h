@@ -11,9 +11,18 @@ namespace torchir::verify {
 
 // An element passes when |actual - expected| <= atol + rtol * |expected|
 // (torch.allclose's rule). The defaults are torch.testing's for float32.
+//
+// Double-precision elements (float64, complex128) use at most float64_atol and float64_rtol:
+// the tolerances callers pass are sized for float32 rounding (~6e-8 per op), which would let a
+// float64 result computed in float32 pass. 1e-10 is ~500,000 float64 units in the last place
+// yet 600 times finer than one float32 rounding, so a step computed in float32 fails while a
+// different summation order over thousands of terms passes. An output that is a float32 value
+// cast to float64 carries float32 error and needs the caps raised.
 struct Tolerance {
   double atol = 1e-5;
   double rtol = 1.3e-6;
+  double float64_atol = 1e-10;
+  double float64_rtol = 1e-10;
 };
 
 // The outcome of one comparison.

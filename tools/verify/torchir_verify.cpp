@@ -139,6 +139,13 @@ int main(int argc, char** argv) {
   torchir::verify::Tolerance defaults;
   cli.AddOption("atol", "A", "absolute tolerance", FormatTolerance(defaults.atol));
   cli.AddOption("rtol", "R", "relative tolerance", FormatTolerance(defaults.rtol));
+  cli.AddOption("atol-float64", "A",
+                "at most this absolute tolerance for float64/complex128 outputs (tighter than "
+                "float32's: a float64 output computed in float32 fails)",
+                FormatTolerance(defaults.float64_atol));
+  cli.AddOption("rtol-float64", "R",
+                "at most this relative tolerance for float64/complex128 outputs",
+                FormatTolerance(defaults.float64_rtol));
   cli.AddOption("stage", "STAGE", "where to compute the outputs; STAGE: " + StageNames(), "aten");
   std::string backends;
   for (const std::string& name : torchir::pipeline::AvailableBackends()) {
@@ -162,9 +169,15 @@ int main(int argc, char** argv) {
   torchir::verify::Tolerance tolerance;
   tolerance.atol = cli.GetDouble("atol");
   tolerance.rtol = cli.GetDouble("rtol");
-  if (!(tolerance.atol >= 0 && std::isfinite(tolerance.atol)) ||
-      !(tolerance.rtol >= 0 && std::isfinite(tolerance.rtol))) {
-    cli.UsageError("--atol and --rtol must be finite and not negative");
+  tolerance.float64_atol = cli.GetDouble("atol-float64");
+  tolerance.float64_rtol = cli.GetDouble("rtol-float64");
+  for (double value :
+       {tolerance.atol, tolerance.rtol, tolerance.float64_atol, tolerance.float64_rtol}) {
+    if (!(value >= 0 && std::isfinite(value))) {
+      cli.UsageError(
+          "--atol, --rtol, --atol-float64 and --rtol-float64 must be finite and not "
+          "negative");
+    }
   }
   const Stage* stage = nullptr;
   for (const Stage& candidate : kStages) {

@@ -460,6 +460,13 @@ _OPS = [
         conv=lambda: nn.Conv2d(8, 8, 3, padding=1).to(torch.float16),
         ln=lambda: nn.LayerNorm(10).to(torch.float16),
         fc=lambda: nn.Linear(10, 6).to(torch.float16)),
+    # float64 computed in float64 end to end, as PyTorch's CPU kernels do, between casts from
+    # and to float32
+    _op("float64_ops", lambda m, x: _float64_ops(m, x), [SEQ],
+        "float64 linear, layer norm, batch norm, matmul, softmax/log_softmax, gelu, sigmoid, exp, "
+        "where, clamp, comparisons, sum/mean/amax/amin/prod, cumsum; casts from and to float32",
+        fc=lambda: nn.Linear(16, 12).double(), ln=lambda: nn.LayerNorm(12).double(),
+        bn=lambda: nn.BatchNorm1d(12).double()),
     _op("int8_arith", lambda m, a, b: _narrow_int_ops(a, b), [("a", (2, 3, 4), "index:100"),
                                                              ("b", (2, 3, 4), "index:100")],
         "int8/uint8/int16 add, mul (wrapping), neg, abs, max, comparisons, sum"),
@@ -848,6 +855,16 @@ def _reduced_ops(m, x, dtype):
     y = F.relu(m.conv(y)) + y
     z = F.gelu(m.ln(y))
     return y, F.softmax(m.fc(z), dim=-1), z.mean((2, 3)), y.float()
+
+
+def _float64_ops(m, x):
+    h = m.ln(m.fc(x.double()))
+    attention = torch.softmax(h @ h.transpose(1, 2) / 4.0, dim=-1)
+    g = F.gelu(h) * torch.sigmoid(h) + torch.exp(-h.abs()) - torch.rsqrt(h * h + 1.0)
+    w = torch.where(h > 0.1, g, torch.clamp(h, -0.5, 0.5))
+    return (attention, torch.log_softmax(h, dim=-1), w.sum(-1), w.mean(1), w.amax(-1),
+            w.amin(1), (torch.tanh(w) + 1.5).prod(-1), torch.cumsum(w, 1),
+            (attention @ w).float(), m.bn(h.transpose(1, 2)))
 
 
 def _narrow_int_ops(a, b):

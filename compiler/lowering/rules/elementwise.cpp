@@ -5,6 +5,7 @@
 // (comparisons, whose output is bool, to PyTorch's result type of the operands), and Python numbers
 // become 0-d constants of that dtype.
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -381,9 +382,9 @@ Results LogSigmoidForward(LoweringContext& ctx, const AtenCall& call) {
 
 Results Threshold(LoweringContext& ctx, const AtenCall& call) {
   const DType dtype = ctx.OutputType().dtype;
-  if (dtype != DType::kFloat32) {
+  if (dtype != DType::kFloat32 && dtype != DType::kFloat64) {
     return Unsupported(absl::StrCat("threshold of ", std::string(ir::DTypeName(dtype)),
-                                    " values: edge.threshold is float32"));
+                                    " values: edge.threshold is float32 or float64"));
   }
   TORCHIR_ASSIGN_OR_RETURN(double threshold, Number(call, "threshold"));
   TORCHIR_ASSIGN_OR_RETURN(double value, Number(call, "value"));
@@ -393,12 +394,13 @@ Results Threshold(LoweringContext& ctx, const AtenCall& call) {
       {{"threshold", AttrValue::Double(threshold)}, {"value", AttrValue::Double(value)}}));
 }
 
-// nan_to_num: None means 0 for NaN and the float32 limits for the infinities; integer
-// tensors have nothing to replace.
+// nan_to_num: None means 0 for NaN and the dtype's limits for the infinities (float32's for
+// the dtypes that compute in float32); integer tensors have nothing to replace.
 Results NanToNum(LoweringContext& ctx, const AtenCall& call) {
   const DType dtype = ctx.OutputType().dtype;
   if (!ir::IsFloatingPoint(dtype)) return IdentityOfSelf(ctx, call);
-  constexpr double kFloatMax = 3.4028234663852886e+38;
+  const double kFloatMax =
+      dtype == DType::kFloat64 ? std::numeric_limits<double>::max() : 3.4028234663852886e+38;
   TORCHIR_ASSIGN_OR_RETURN(std::optional<double> nan, call.OptionalDouble("nan"));
   TORCHIR_ASSIGN_OR_RETURN(std::optional<double> posinf, call.OptionalDouble("posinf"));
   TORCHIR_ASSIGN_OR_RETURN(std::optional<double> neginf, call.OptionalDouble("neginf"));
@@ -429,12 +431,17 @@ Results Logical(LoweringContext& ctx, const AtenCall& call) {
 
 // ---- Predicates: decompositions ----
 
+// The dtype a predicate compares x in: float64 as itself (a float32 cast would turn large
+// values into infinities), other floats in float32, integers in int32 or int64.
+DType PredicateDType(DType dtype) {
+  if (dtype == DType::kFloat64 || dtype == DType::kInt64) return dtype;
+  return ir::IsFloatingPoint(dtype) ? DType::kFloat32 : DType::kInt32;
+}
+
 // isnan(x) = x != x (never true for integers).
 Results IsNan(LoweringContext& ctx, const AtenCall& call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
-  const DType dtype = ir::IsFloatingPoint(x->dtype()) ? DType::kFloat32
-                      : x->dtype() == DType::kInt64   ? DType::kInt64
-                                                      : DType::kInt32;
+  const DType dtype = PredicateDType(x->dtype());
   TORCHIR_ASSIGN_OR_RETURN(x, ctx.builder().CastTo(x, dtype));
   return Single(ctx.builder().Emit1("edge.ne", {x, x}));
 }
@@ -444,9 +451,10 @@ Results IsInf(LoweringContext& ctx, const AtenCall& call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
   if (!ir::IsFloatingPoint(x->dtype())) return IsNan(ctx, call);
   EdgeBuilder& builder = ctx.builder();
-  TORCHIR_ASSIGN_OR_RETURN(x, builder.CastTo(x, DType::kFloat32));
+  const DType dtype = PredicateDType(x->dtype());
+  TORCHIR_ASSIGN_OR_RETURN(x, builder.CastTo(x, dtype));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * magnitude, builder.Emit1(kAbs, {x}));
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * inf, builder.Scalar(kInfinity, DType::kFloat32));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * inf, builder.Scalar(kInfinity, dtype));
   return Single(builder.Emit1(kEq, {magnitude, inf}));
 }
 
@@ -572,10 +580,11 @@ class ResultType {
 };
 
 // The dtype Edge compares `common` values in: the same values, widened exactly into one of the
-// comparison dtypes (float32, int32, int64).
+// comparison dtypes (float32, float64, int32, int64).
 absl::StatusOr<DType> ComparisonDType(DType common) {
   switch (common) {
     case DType::kFloat32:
+    case DType::kFloat64:
     case DType::kInt32:
     case DType::kInt64:
       return common;
@@ -592,7 +601,8 @@ absl::StatusOr<DType> ComparisonDType(DType common) {
       return DType::kInt64;
     default:
       return Unsupported(absl::StrCat("comparison of ", std::string(ir::DTypeName(common)),
-                                      " values: Edge compares float32, int32 and int64 only"));
+                                      " values: Edge compares float32, float64, int32 and "
+                                      "int64 only"));
   }
 }
 

@@ -336,9 +336,9 @@ struct Moments {
 absl::StatusOr<Moments> VarianceOf(EdgeBuilder& builder, ir::Value* x,
                                    const std::vector<int64_t>& dims, double correction,
                                    bool keepdim) {
-  if (x->dtype() != ir::DType::kFloat32) {
+  if (x->dtype() != ir::DType::kFloat32 && x->dtype() != ir::DType::kFloat64) {
     return Unsupported(absl::StrCat("variance of a ", std::string(ir::DTypeName(x->dtype())),
-                                    " tensor (float32 only)"));
+                                    " tensor (float32 and float64 only)"));
   }
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * mean, EmitReduce(builder, "edge.mean", x, dims, true));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * centered, builder.Emit1("edge.sub", {x, mean}));
@@ -500,9 +500,9 @@ Results Logsumexp(LoweringContext& ctx, const AtenCall& call) {
 // 0 the count of non-zeros, otherwise sum(|x|^p)^(1/p).
 absl::StatusOr<ir::Value*> VectorNorm(EdgeBuilder& builder, ir::Value* x, double p,
                                       const std::vector<int64_t>& dims, bool keepdim) {
-  if (x->dtype() != ir::DType::kFloat32) {
+  if (x->dtype() != ir::DType::kFloat32 && x->dtype() != ir::DType::kFloat64) {
     return Unsupported(absl::StrCat("norm of a ", std::string(ir::DTypeName(x->dtype())),
-                                    " tensor (float32 only)"));
+                                    " tensor (float32 and float64 only)"));
   }
   if (std::isinf(p)) {
     for (int64_t d : dims) {

@@ -37,7 +37,10 @@ class DTypeSet {
 
 inline constexpr DTypeSet kFloat32Only{ScalarType::kFloat32};
 inline constexpr DTypeSet kBoolOnly{ScalarType::kBool};
-inline constexpr DTypeSet kRealTypes{ScalarType::kFloat32, ScalarType::kInt32, ScalarType::kInt64};
+// float32 and float64: the dtypes of the portable kernels that compute in floating point.
+inline constexpr DTypeSet kFloatTypes{ScalarType::kFloat32, ScalarType::kFloat64};
+inline constexpr DTypeSet kRealTypes{ScalarType::kFloat32, ScalarType::kFloat64, ScalarType::kInt32,
+                                     ScalarType::kInt64};
 inline constexpr DTypeSet kIndexTypes{ScalarType::kInt32, ScalarType::kInt64};
 inline constexpr DTypeSet kAllTypes = DTypeSet::All();
 

@@ -6,17 +6,17 @@
 //
 //   TORCHIR_BINARY(name, dtypes, formula)
 //       (self, other, out), all of one dtype: out = formula of `a` (self) and `b` (other),
-//       values of the C++ type `T`, converted to T; dtypes is Float (float32), Real (float32,
-//       int32, int64) or Bits (int32, int64, bool as uint8_t 0/1); its check is
-//       Check<dtypes>Binary;
+//       values of the C++ type `T`, converted to T; dtypes is Float (float32, float64), Real
+//       (float32, float64, int32, int64) or Bits (int32, int64, bool as uint8_t 0/1); its
+//       check is Check<dtypes>Binary;
 //   TORCHIR_COMPARISON(name, formula)
-//       (self, other, out): float32/int32/int64 operands of one dtype, bool out; its check is
-//       CheckComparison;
+//       (self, other, out): float32/float64/int32/int64 operands of one dtype, bool out; its
+//       check is CheckComparison;
 //
 // and #undefs them after. Formulas follow PyTorch's CPU kernels (NaN, infinities, integer
-// wrap-around); helpers a formula needs (WrappingAdd, ...) are in binary.cpp. Integer division
-// by zero, which PyTorch refuses with an exception, gives 0 here (fmod, remainder,
-// floor_divide).
+// wrap-around) and write constants as T(...), so float64 computes in double; helpers a formula
+// needs (Wrapping, ...) are in binary.cpp. Integer division by zero, which PyTorch refuses
+// with an exception, gives 0 here (fmod, remainder, floor_divide).
 
 // Arithmetic; integers wrap around (two's complement) like PyTorch's.
 TORCHIR_BINARY(add, Real, Wrapping(a, b, [](auto x, auto y) { return x + y; }))

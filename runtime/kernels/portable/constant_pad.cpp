@@ -21,6 +21,8 @@ bool FitsDType(double value, ScalarType type) {
   switch (type) {
     case ScalarType::kFloat32:
       return !std::isfinite(value) || std::fabs(value) <= std::numeric_limits<float>::max();
+    case ScalarType::kFloat64:
+      return true;
     case ScalarType::kInt32:
       return std::trunc(value) >= -2147483648.0 && std::trunc(value) < 2147483648.0;
     case ScalarType::kInt64:

@@ -93,24 +93,28 @@ inline Error SlidingWindowCount(int64_t length, int64_t kernel_size, int64_t str
   return Error::kOk;
 }
 
-// The fused output clamp as float bounds (+-inf stay infinite).
-struct OutputClamp {
-  float min;
-  float max;
+// The fused output clamp as bounds of the output's type T (+-inf stay infinite).
+template <typename T>
+struct TypedOutputClamp {
+  T min;
+  T max;
 };
+using OutputClamp = TypedOutputClamp<float>;
 
-inline OutputClamp ClampFromArgs(KernelArgs args, size_t min_index, size_t max_index) {
-  return {static_cast<float>(args[min_index]->to_double()),
-          static_cast<float>(args[max_index]->to_double())};
+template <typename T = float>
+inline TypedOutputClamp<T> ClampFromArgs(KernelArgs args, size_t min_index, size_t max_index) {
+  return {static_cast<T>(args[min_index]->to_double()),
+          static_cast<T>(args[max_index]->to_double())};
 }
 
 // Clamps `count` values in place like at::clamp: a NaN stays NaN and min > max
 // gives max.
-inline void ApplyOutputClamp(float* values, int64_t count, OutputClamp clamp) {
+template <typename T>
+inline void ApplyOutputClamp(T* values, int64_t count, TypedOutputClamp<T> clamp) {
   if (clamp.min == -INFINITY && clamp.max == INFINITY) return;
   for (int64_t i = 0; i < count; ++i) {
-    const float v = values[i];
-    const float low = v < clamp.min ? clamp.min : v;
+    const T v = values[i];
+    const T low = v < clamp.min ? clamp.min : v;
     values[i] = low > clamp.max ? clamp.max : low;
   }
 }
@@ -118,7 +122,7 @@ inline void ApplyOutputClamp(float* values, int64_t count, OutputClamp clamp) {
 }  // namespace torchir::runtime::portable
 
 // Calls `body` (a generic lambda taking a typed null pointer `auto* tag`) with
-// the C++ type of `scalar_type` among float32, int32, int64; returns
+// the C++ type of `scalar_type` among float32, float64, int32, int64; returns
 // kInvalidType for others. Usage:
 //   return TORCHIR_SWITCH_REAL_TYPES(t.scalar_type(), "add", [&](auto* tag) {
 //     using T = std::remove_pointer_t<decltype(tag)>; ...; return Error::kOk; });
@@ -126,6 +130,7 @@ inline void ApplyOutputClamp(float* values, int64_t count, OutputClamp clamp) {
   [&]() -> ::torchir::runtime::Error {                                            \
     switch (scalar_type) {                                                        \
       case ::torchir::runtime::ScalarType::kFloat32: return body((float*)nullptr); \
+      case ::torchir::runtime::ScalarType::kFloat64: return body((double*)nullptr); \
       case ::torchir::runtime::ScalarType::kInt32: return body((int32_t*)nullptr); \
       case ::torchir::runtime::ScalarType::kInt64: return body((int64_t*)nullptr); \
       default:                                                                    \

@@ -19,10 +19,10 @@ constexpr int kLanes = 8;
 
 // out[i][j] = clamp(bias[j] + sum_k input[i][k] * weight[j][k]) for i < kRows, j < kCols.
 // Rows of `input`, `weight` and `out` are k_size, k_size and out_stride apart.
-template <int kRows, int kCols>
-void DotTile(const float* input, const float* weight, int64_t k_size, const float* bias, float* out,
-             int64_t out_stride, OutputClamp clamp) {
-  float partial[kRows][kCols][kLanes] = {};
+template <int kRows, int kCols, typename T>
+void DotTile(const T* input, const T* weight, int64_t k_size, const T* bias, T* out,
+             int64_t out_stride, TypedOutputClamp<T> clamp) {
+  T partial[kRows][kCols][kLanes] = {};
   int64_t k = 0;
   for (; k + kLanes <= k_size; k += kLanes) {
     for (int i = 0; i < kRows; ++i) {
@@ -35,7 +35,7 @@ void DotTile(const float* input, const float* weight, int64_t k_size, const floa
   }
   for (int i = 0; i < kRows; ++i) {
     for (int j = 0; j < kCols; ++j) {
-      float sum = 0.0f;
+      T sum = 0;
       for (int l = 0; l < kLanes; ++l) sum += partial[i][j][l];
       for (int64_t r = k; r < k_size; ++r) sum += input[i * k_size + r] * weight[j * k_size + r];
       if (bias != nullptr) sum += bias[j];
@@ -47,10 +47,11 @@ void DotTile(const float* input, const float* weight, int64_t k_size, const floa
 
 // The rows [row, row + rows) against the weight rows [col, col + cols), rows and cols at most
 // one tile; partial tiles at the edges go one row or column at a time.
-void LinearTile(const float* input, const float* weight, const float* bias, float* out,
-                int64_t k_size, int64_t n_size, int64_t row, int64_t rows, int64_t col,
-                int64_t cols, OutputClamp clamp) {
-  const float* tile_bias = bias != nullptr ? bias + col : nullptr;
+template <typename T>
+void LinearTile(const T* input, const T* weight, const T* bias, T* out, int64_t k_size,
+                int64_t n_size, int64_t row, int64_t rows, int64_t col, int64_t cols,
+                TypedOutputClamp<T> clamp) {
+  const T* tile_bias = bias != nullptr ? bias + col : nullptr;
   if (rows == kRowTile && cols == kColTile) {
     DotTile<kRowTile, kColTile>(input + row * k_size, weight + col * k_size, k_size, tile_bias,
                                 out + row * n_size + col, n_size, clamp);
@@ -68,10 +69,12 @@ void LinearTile(const float* input, const float* weight, const float* bias, floa
 
 Error CheckLinear(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, kNumArgs, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kInput, kFloat32Only, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kWeight, kFloat32Only, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckOptionalTensorOperand(args, kBias, kFloat32Only, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kOut, kFloat32Only, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kInput, kFloatTypes, kName));
+  // Every operand in the input's dtype: no implicit promotion.
+  const DTypeSet same(args[kInput]->to_tensor().scalar_type());
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kWeight, same, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckOptionalTensorOperand(args, kBias, same, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kOut, same, kName));
   TORCHIR_RETURN_IF_ERROR(CheckClampBounds(args, kOutputMin, kOutputMax, kName));
   const Tensor& input = args[kInput]->to_tensor();
   const Tensor& weight = args[kWeight]->to_tensor();
@@ -90,18 +93,21 @@ Error CheckLinear(KernelArgs args) {
   return CheckOutputShape(args[kOut]->to_tensor(), expected, kName);
 }
 
-Error RunLinear(KernelContext& /*context*/, KernelArgs args) {
+namespace {
+
+template <typename T>
+void RunLinearAs(KernelArgs args) {
   const Tensor& input = args[kInput]->to_tensor();
   const Tensor& weight = args[kWeight]->to_tensor();
   const Tensor& out = args[kOut]->to_tensor();
   const int64_t m_size = SizeProduct(input, 0, input.dim() - 1);
   const int64_t n_size = weight.size(0);
   const int64_t k_size = weight.size(1);
-  const float* input_data = input.data_ptr<float>();
-  const float* weight_data = weight.data_ptr<float>();
-  const float* bias = OptionalFloatData(*args[kBias]);
-  float* out_data = out.mutable_data_ptr<float>();
-  const OutputClamp clamp = ClampFromArgs(args, kOutputMin, kOutputMax);
+  const T* input_data = input.data_ptr<T>();
+  const T* weight_data = weight.data_ptr<T>();
+  const T* bias = args[kBias]->is_none() ? nullptr : args[kBias]->to_tensor().data_ptr<T>();
+  T* out_data = out.mutable_data_ptr<T>();
+  const TypedOutputClamp<T> clamp = ClampFromArgs<T>(args, kOutputMin, kOutputMax);
   // Weight rows outer: a tile of them stays in cache while every input row passes by.
   for (int64_t col = 0; col < n_size; col += kColTile) {
     const int64_t cols = std::min(kColTile, n_size - col);
@@ -109,6 +115,16 @@ Error RunLinear(KernelContext& /*context*/, KernelArgs args) {
       LinearTile(input_data, weight_data, bias, out_data, k_size, n_size, row,
                  std::min(kRowTile, m_size - row), col, cols, clamp);
     }
+  }
+}
+
+}  // namespace
+
+Error RunLinear(KernelContext& /*context*/, KernelArgs args) {
+  if (args[kInput]->to_tensor().scalar_type() == ScalarType::kFloat64) {
+    RunLinearAs<double>(args);
+  } else {
+    RunLinearAs<float>(args);
   }
   return Error::kOk;
 }

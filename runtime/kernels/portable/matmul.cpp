@@ -19,11 +19,12 @@ constexpr int64_t kNarrowColumns = 8;
 
 // out[i][j] = sum_k a[i][k] * b[k][j] as m * n dot products, each with four independent
 // partial sums; for outputs only a few columns wide.
-void NarrowProduct(const float* a, const float* b, float* out, int64_t m, int64_t k, int64_t n) {
+template <typename T>
+void NarrowProduct(const T* a, const T* b, T* out, int64_t m, int64_t k, int64_t n) {
   for (int64_t i = 0; i < m; ++i) {
-    const float* a_row = a + i * k;
+    const T* a_row = a + i * k;
     for (int64_t j = 0; j < n; ++j) {
-      float partial[4] = {};
+      T partial[4] = {};
       int64_t kk = 0;
       for (; kk + 4 <= k; kk += 4) {
         for (int l = 0; l < 4; ++l) partial[l] += a_row[kk + l] * b[(kk + l) * n + j];
@@ -34,8 +35,9 @@ void NarrowProduct(const float* a, const float* b, float* out, int64_t m, int64_
   }
 }
 
-// One [m, k] @ [k, n] product into a contiguous [m, n] output.
-void MatrixProduct(const float* a, const float* b, float* out, int64_t m, int64_t k, int64_t n) {
+// One [m, k] @ [k, n] product into a contiguous [m, n] output, in T (float or double).
+template <typename T>
+void MatrixProduct(const T* a, const T* b, T* out, int64_t m, int64_t k, int64_t n) {
   if (n < kNarrowColumns) {
     NarrowProduct(a, b, out, m, k, n);
     return;
@@ -44,21 +46,21 @@ void MatrixProduct(const float* a, const float* b, float* out, int64_t m, int64_
     const int64_t cols = std::min(kColumnBlock, n - col);
     int64_t row = 0;
     for (; row + kRowBlock <= m; row += kRowBlock) {
-      float* rows[kRowBlock];
+      T* rows[kRowBlock];
       for (int64_t r = 0; r < kRowBlock; ++r) {
         rows[r] = out + (row + r) * n + col;
-        std::fill(rows[r], rows[r] + cols, 0.0f);
+        std::fill(rows[r], rows[r] + cols, T(0));
       }
       for (int64_t kk = 0; kk < k; ++kk) {
-        const float w[kRowBlock] = {a[row * k + kk], a[(row + 1) * k + kk], a[(row + 2) * k + kk],
-                                    a[(row + 3) * k + kk]};
+        const T w[kRowBlock] = {a[row * k + kk], a[(row + 1) * k + kk], a[(row + 2) * k + kk],
+                                a[(row + 3) * k + kk]};
         AccumulateRowBlock(rows[0], rows[1], rows[2], rows[3], b + kk * n + col, w,
                            /*stride=*/1, cols);
       }
     }
     for (; row < m; ++row) {
-      float* out_row = out + row * n + col;
-      std::fill(out_row, out_row + cols, 0.0f);
+      T* out_row = out + row * n + col;
+      std::fill(out_row, out_row + cols, T(0));
       for (int64_t kk = 0; kk < k; ++kk) {
         AccumulateRow(out_row, b + kk * n + col, a[row * k + kk], /*stride=*/1, cols);
       }
@@ -83,11 +85,13 @@ void BatchStrides(const Tensor& t, size_t out_batch_rank, int64_t* strides) {
 
 Error CheckMatmul(KernelArgs args) {
   TORCHIR_RETURN_IF_ERROR(CheckArgCount(args, kNumArgs, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kSelf, kFloat32Only, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kOther, kFloat32Only, kName));
-  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kOut, kFloat32Only, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kSelf, kFloatTypes, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kOther, kFloatTypes, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckTensorOperand(args, kOut, kFloatTypes, kName));
   const Tensor& a = args[kSelf]->to_tensor();
   const Tensor& b = args[kOther]->to_tensor();
+  TORCHIR_RETURN_IF_ERROR(CheckSameDType(a, b, kName));
+  TORCHIR_RETURN_IF_ERROR(CheckSameDType(a, args[kOut]->to_tensor(), kName));
   TORCHIR_CHECK_OR_RETURN(a.dim() >= 2 && b.dim() >= 2, Error::kInvalidProgram,
                           "%s: operands must have rank >= 2", kName);
   TORCHIR_CHECK_OR_RETURN(a.size(a.dim() - 1) == b.size(b.dim() - 2), Error::kInvalidProgram,
@@ -109,11 +113,13 @@ Error CheckMatmul(KernelArgs args) {
   return CheckOutputShape(args[kOut]->to_tensor(), expected, kName);
 }
 
-Error RunMatmul(KernelContext& /*context*/, KernelArgs args) {
+namespace {
+
+template <typename T>
+void BatchedProduct(KernelArgs args) {
   const Tensor& a = args[kSelf]->to_tensor();
   const Tensor& b = args[kOther]->to_tensor();
   const Tensor& out = args[kOut]->to_tensor();
-  if (out.numel() == 0) return Error::kOk;
   const int64_t m = a.size(a.dim() - 2);
   const int64_t k = a.size(a.dim() - 1);
   const int64_t n = b.size(b.dim() - 1);
@@ -122,9 +128,9 @@ Error RunMatmul(KernelContext& /*context*/, KernelArgs args) {
   int64_t b_strides[kMaxTensorRank];
   BatchStrides(a, batch_rank, a_strides);
   BatchStrides(b, batch_rank, b_strides);
-  const float* a_data = a.data_ptr<float>();
-  const float* b_data = b.data_ptr<float>();
-  float* out_data = out.mutable_data_ptr<float>();
+  const T* a_data = a.data_ptr<T>();
+  const T* b_data = b.data_ptr<T>();
+  T* out_data = out.mutable_data_ptr<T>();
   const int64_t batches = SizeProduct(out, 0, batch_rank);
   // An odometer over out's batch dims, carrying each operand's matrix offset along.
   int64_t index[kMaxTensorRank] = {};
@@ -139,6 +145,18 @@ Error RunMatmul(KernelContext& /*context*/, KernelArgs args) {
       b_offset -= b_strides[d] * index[d];
       index[d] = 0;
     }
+  }
+}
+
+}  // namespace
+
+Error RunMatmul(KernelContext& /*context*/, KernelArgs args) {
+  const Tensor& out = args[kOut]->to_tensor();
+  if (out.numel() == 0) return Error::kOk;
+  if (out.scalar_type() == ScalarType::kFloat64) {
+    BatchedProduct<double>(args);
+  } else {
+    BatchedProduct<float>(args);
   }
   return Error::kOk;
 }

@@ -122,14 +122,16 @@ struct SumOp {
   static T Finish(Acc acc, int64_t /*count*/) { return static_cast<T>(acc); }
 };
 
-// An empty mean is 0 / 0 = NaN, as in PyTorch.
+// Float means (the only dtypes edge.mean takes) accumulate in double. An empty mean is
+// 0 / 0 = NaN, as in PyTorch.
+template <typename T>
 struct MeanOp {
   using Acc = double;
   static Acc Init() { return 0.0; }
-  static Acc Add(Acc acc, float x) { return acc + x; }
+  static Acc Add(Acc acc, T x) { return acc + x; }
   static Acc Merge(Acc a, Acc b) { return a + b; }
-  static float Finish(Acc acc, int64_t count) {
-    return static_cast<float>(acc / static_cast<double>(count));
+  static T Finish(Acc acc, int64_t count) {
+    return static_cast<T>(acc / static_cast<double>(count));
   }
 };
 
@@ -240,9 +242,9 @@ Error RunReduction(KernelArgs args, const char* kernel) {
 
 // ---- Checks -------------------------------------------------------------------------------
 
-// float32, or with `integers` also int32 and int64.
+// float32 and float64, or with `integers` also int32 and int64.
 Error CheckReducibleType(KernelArgs args, size_t i, bool integers, const char* kernel) {
-  return CheckTensorOperand(args, i, integers ? kRealTypes : kFloat32Only, kernel);
+  return CheckTensorOperand(args, i, integers ? kRealTypes : kFloatTypes, kernel);
 }
 
 // mean, sum and amax: the output is the input without the reduced dims (size 1 with keepdim).
@@ -292,8 +294,13 @@ Error RunMean(KernelContext& /*context*/, KernelArgs args) {
   const Tensor& input = args[kInput]->to_tensor();
   bool reduced[kMaxTensorRank];
   MarkReducedDims(args[kDims]->to_int_list(), input.dim(), reduced);
-  Reduce<MeanOp>(input.data_ptr<float>(), args[kOut]->to_tensor().mutable_data_ptr<float>(),
-                 PlanReduction(input, reduced));
+  const ReductionPlan plan = PlanReduction(input, reduced);
+  const Tensor& out = args[kOut]->to_tensor();
+  if (input.scalar_type() == ScalarType::kFloat64) {
+    Reduce<MeanOp<double>>(input.data_ptr<double>(), out.mutable_data_ptr<double>(), plan);
+  } else {
+    Reduce<MeanOp<float>>(input.data_ptr<float>(), out.mutable_data_ptr<float>(), plan);
+  }
   return Error::kOk;
 }
 

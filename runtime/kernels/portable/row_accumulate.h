@@ -12,15 +12,16 @@ namespace torchir::runtime::portable {
 // Output rows updated together by AccumulateRowBlock.
 inline constexpr int64_t kRowBlock = 4;
 
-// rows[b][i] += w[b] * in[i * stride] for i < count, b < kRowBlock. Separate
-// restrict pointers let the compiler vectorize without runtime alias checks.
-inline void AccumulateRowBlock(float* __restrict r0, float* __restrict r1, float* __restrict r2,
-                               float* __restrict r3, const float* __restrict in, const float* w,
-                               int64_t stride, int64_t count) {
-  const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
+// rows[b][i] += w[b] * in[i * stride] for i < count, b < kRowBlock, in T (float or double).
+// Separate restrict pointers let the compiler vectorize without runtime alias checks.
+template <typename T>
+inline void AccumulateRowBlock(T* __restrict r0, T* __restrict r1, T* __restrict r2,
+                               T* __restrict r3, const T* __restrict in, const T* w, int64_t stride,
+                               int64_t count) {
+  const T w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
   if (stride == 1) {
     for (int64_t i = 0; i < count; ++i) {
-      const float x = in[i];
+      const T x = in[i];
       r0[i] += w0 * x;
       r1[i] += w1 * x;
       r2[i] += w2 * x;
@@ -29,7 +30,7 @@ inline void AccumulateRowBlock(float* __restrict r0, float* __restrict r1, float
     return;
   }
   for (int64_t i = 0; i < count; ++i) {
-    const float x = in[i * stride];
+    const T x = in[i * stride];
     r0[i] += w0 * x;
     r1[i] += w1 * x;
     r2[i] += w2 * x;
@@ -38,8 +39,9 @@ inline void AccumulateRowBlock(float* __restrict r0, float* __restrict r1, float
 }
 
 // row[i] += w * in[i * stride] for i < count: one row, for blocks' leftovers.
-inline void AccumulateRow(float* __restrict row, const float* __restrict in, float w,
-                          int64_t stride, int64_t count) {
+template <typename T>
+inline void AccumulateRow(T* __restrict row, const T* __restrict in, T w, int64_t stride,
+                          int64_t count) {
   if (stride == 1) {
     for (int64_t i = 0; i < count; ++i) row[i] += w * in[i];
     return;

@@ -19,7 +19,10 @@ using tensor_ops::MapElements;
 // ---- Helpers of the list's formulas ----
 
 // relu6(x + 3) with std::min/max, which (unlike fmin/fmax) keep a NaN as PyTorch does.
-inline float Relu6OfXPlus3(float x) { return std::min(std::max(x + 3.0f, 0.0f), 6.0f); }
+template <typename T>
+T Relu6OfXPlus3(T x) {
+  return std::min(std::max(x + T(3), T(0)), T(6));
+}
 
 // Integers negate in unsigned arithmetic: -INT_MIN wraps to INT_MIN as in
 // PyTorch, where signed overflow would be undefined.
@@ -70,9 +73,10 @@ Error RunUnary(KernelArgs args, const char* kernel, const Op& op) {
   return error;
 }
 
-// The float attribute at argument `i` of a TORCHIR_UNARY_ATTRS kernel, 0 past the last one.
-float Attribute(KernelArgs args, size_t i) {
-  return i + 1 < args.size() ? static_cast<float>(args[i]->to_double()) : 0.0f;
+// The attribute at argument `i` of a TORCHIR_UNARY_ATTRS kernel, 0 past the last one; the
+// formula converts it to the input's type, as PyTorch converts a Scalar argument.
+double Attribute(KernelArgs args, size_t i) {
+  return i + 1 < args.size() ? args[i]->to_double() : 0.0;
 }
 
 Error CheckUnaryWithAttributes(KernelArgs args, size_t count, const char* kernel) {
@@ -80,20 +84,23 @@ Error CheckUnaryWithAttributes(KernelArgs args, size_t count, const char* kernel
   for (size_t i = 1; i <= count; ++i) {
     TORCHIR_RETURN_IF_ERROR(CheckAttributeKind(args, i, EValue::Tag::kDouble, kernel));
   }
-  return CheckSameShapeUnary(args, kFloat32Only, kernel);
+  return CheckSameShapeUnary(args, FloatTypes::kDTypes, kernel);
 }
 
+// The constants are rounded to T, as in ATen's kernels for each dtype.
 struct GeluErf {
-  float operator()(float x) const {
-    constexpr float kSqrtHalf = 0.70710678118654752f;
-    return 0.5f * x * (1.0f + std::erf(x * kSqrtHalf));
+  template <typename T>
+  T operator()(T x) const {
+    const T kSqrtHalf = static_cast<T>(0.70710678118654752440);
+    return T(0.5) * x * (T(1) + std::erf(x * kSqrtHalf));
   }
 };
 struct GeluTanh {
-  float operator()(float x) const {
-    constexpr float kSqrtTwoOverPi = 0.79788456080286536f;
-    constexpr float kKappa = 0.044715f;
-    return 0.5f * x * (1.0f + std::tanh(kSqrtTwoOverPi * (x + kKappa * x * x * x)));
+  template <typename T>
+  T operator()(T x) const {
+    const T kSqrtTwoOverPi = static_cast<T>(0.79788456080286535588);
+    const T kKappa = static_cast<T>(0.044715);
+    return T(0.5) * x * (T(1) + std::tanh(kSqrtTwoOverPi * (x + kKappa * x * x * x)));
   }
 };
 
@@ -144,14 +151,17 @@ Error CheckFloatUnaryAttrs3(KernelArgs args) {
       return static_cast<T>(__VA_ARGS__);                    \
     });                                                      \
   }
-#define TORCHIR_UNARY_ATTRS(name, count, ...)                     \
-  Error RunUnary_##name(KernelContext&, KernelArgs args) {        \
-    const float a0 = Attribute(args, 1), a1 = Attribute(args, 2); \
-    const float a2 = Attribute(args, 3);                          \
-    return RunUnary<FloatTypes>(args, #name, [=](float x) {       \
-      static_cast<void>(a0 + a1 + a2);                            \
-      return static_cast<float>(__VA_ARGS__);                     \
-    });                                                           \
+#define TORCHIR_UNARY_ATTRS(name, count, ...)                      \
+  Error RunUnary_##name(KernelContext&, KernelArgs args) {         \
+    const double d0 = Attribute(args, 1), d1 = Attribute(args, 2); \
+    const double d2 = Attribute(args, 3);                          \
+    return RunUnary<FloatTypes>(args, #name, [=](auto x) {         \
+      using T = decltype(x);                                       \
+      const T a0 = static_cast<T>(d0), a1 = static_cast<T>(d1);    \
+      const T a2 = static_cast<T>(d2);                             \
+      static_cast<void>(a0 + a1 + a2);                             \
+      return static_cast<T>(__VA_ARGS__);                          \
+    });                                                            \
   }
 #include "runtime/kernels/portable/unary_ops.h"
 #undef TORCHIR_UNARY_ATTRS
@@ -165,7 +175,7 @@ Error CheckGelu(KernelArgs args) {
   Span<const char> mode = args[1]->to_string();
   TORCHIR_CHECK_OR_RETURN(IsGeluMode(mode, "none") || IsGeluMode(mode, "tanh"),
                           Error::kInvalidProgram, "gelu: approximate must be 'none' or 'tanh'");
-  return CheckSameShapeUnary(args, kFloat32Only, "gelu");
+  return CheckSameShapeUnary(args, FloatTypes::kDTypes, "gelu");
 }
 
 Error RunGelu(KernelContext&, KernelArgs args) {

@@ -13,8 +13,8 @@ namespace {
 
 using tensor_ops::BroadcastPlan;
 
-constexpr DTypeSet kWhereTypes{ScalarType::kFloat32, ScalarType::kInt32, ScalarType::kInt64,
-                               ScalarType::kBool};
+constexpr DTypeSet kWhereTypes{ScalarType::kFloat32, ScalarType::kFloat64, ScalarType::kInt32,
+                               ScalarType::kInt64, ScalarType::kBool};
 
 // Any non-zero condition byte counts as true.
 struct Select {

@@ -80,11 +80,33 @@ TEST(EdgeBuilderTest, OpsThatTakeEveryDtypeAreLeftAlone) {
   EXPECT_EQ((*moved)->dtype(), DType::kBFloat16);
 }
 
-TEST(EdgeBuilderTest, ADtypeWithNoWiderFormIsStillAnError) {
+// float64 computes as itself where the op takes it, with no cast around it.
+TEST(EdgeBuilderTest, Float64GoesStraightToAnOpThatTakesIt) {
   ir::Graph graph;
   EdgeBuilder builder(&graph);
   ir::Value* a = graph.AddInput("a", {DType::kFloat64, {2}});
   auto result = builder.Emit1("edge.sigmoid", {a});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(Ops(graph), std::vector<std::string>{"edge.sigmoid"});
+  EXPECT_EQ((*result)->dtype(), DType::kFloat64);
+}
+
+// No implicit promotion: float32 with float64 is an error, not a silent cast either way.
+TEST(EdgeBuilderTest, MixedFloat32AndFloat64IsAnError) {
+  ir::Graph graph;
+  EdgeBuilder builder(&graph);
+  ir::Value* a = graph.AddInput("a", {DType::kFloat32, {2}});
+  ir::Value* b = graph.AddInput("b", {DType::kFloat64, {2}});
+  EXPECT_FALSE(builder.Emit1("edge.add", {a, b}).ok());
+}
+
+// prelu has float32 kernels only, and float64 has no wider form to compute in.
+TEST(EdgeBuilderTest, ADtypeWithNoWiderFormIsStillAnError) {
+  ir::Graph graph;
+  EdgeBuilder builder(&graph);
+  ir::Value* a = graph.AddInput("a", {DType::kFloat64, {2}});
+  ir::Value* weight = graph.AddInput("weight", {DType::kFloat32, {1}});
+  auto result = builder.Emit1("edge.prelu", {a, weight});
   ASSERT_FALSE(result.ok());
   EXPECT_NE(std::string(result.status().message()).find("float64"), std::string::npos)
       << result.status();

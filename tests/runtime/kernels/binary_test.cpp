@@ -37,7 +37,7 @@ const char* const kBinaryOps[] = {
 // Integer division by zero raises in PyTorch; these ops' divisors avoid it.
 bool DividesIntegers(const std::string& op, ir::DType dtype) {
   return (op == "edge.remainder" || op == "edge.fmod" || op == "edge.floor_divide") &&
-         dtype != ir::DType::kFloat32;
+         !ir::IsFloatingPoint(dtype);
 }
 
 // Replaces zeros of an integer tensor by `replacement`.
@@ -176,6 +176,26 @@ TEST(BinaryKernelTest, FloatSpecialValuesMatchReference) {
   }
 }
 
+// The same in float64 (harness tolerance: at most 1e-10, compare.h), with values that are not
+// float32 values, so that an op computed in float32 would fail.
+TEST(BinaryKernelTest, Float64SpecialValuesMatchReference) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> a = {nan, 1.0, nan,  inf, -inf,  0.0,   -2.0,    -2.0,
+                                 0.0, 4.0, -0.0, 0.1, 1e300, -7.25, 1.0 / 3, 709.0};
+  const std::vector<double> b = {1.0,  nan,  nan, inf, inf,   0.0, 3.0,     0.5,
+                                 -1.0, -0.5, 0.0, 0.3, 1e300, 0.7, 2.0 / 3, 2.0};
+  const ir::TensorType type = TypeOf(ir::DType::kFloat64, {static_cast<int64_t>(a.size())});
+  for (const char* op : kBinaryOps) {
+    const std::vector<ir::DType> dtypes = AllowedDTypes(op);
+    if (std::find(dtypes.begin(), dtypes.end(), ir::DType::kFloat64) == dtypes.end()) continue;
+    auto graph = BinaryGraph(op, ir::DType::kFloat64, type.sizes, type.sizes);
+    EXPECT_TRUE(
+        IsOk(CompareKernelWithReference(*graph, {HostTensorOf(type, a), HostTensorOf(type, b)})))
+        << op;
+  }
+}
+
 // Python's // and %, C's fmod, on every sign combination, and the integer edge cases: the
 // quotient that overflows wraps like PyTorch's, exact values as well as agreement.
 TEST(BinaryKernelTest, IntegerDivisionRoundsLikePython) {
@@ -258,7 +278,7 @@ TEST(WhereKernelTest, MatchesReferenceForEveryDTypeAndBroadcast) {
       {{4}, {3, 1}, {2, 1, 1}},
   };
   const std::vector<ir::DType> dtypes = AllowedDTypes("edge.where");
-  ASSERT_EQ(dtypes.size(), 4u);
+  ASSERT_EQ(dtypes.size(), 5u);
   for (ir::DType dtype : dtypes) {
     for (const std::vector<Shape>& s : shapes) {
       auto graph = WhereGraph(dtype, s[0], s[1], s[2]);
@@ -300,7 +320,10 @@ TEST(BinaryKernelTest, RefusesMalformedCalls) {
             runtime::Error::kOk);
   EXPECT_NE(CheckKernel(*BinaryGraph("edge.div", ir::DType::kInt32, s23, s23)),
             runtime::Error::kOk);
-  EXPECT_NE(CheckKernel(*BinaryGraph("edge.add", ir::DType::kFloat64, s23, s23)),
+  EXPECT_NE(CheckKernel(*BinaryGraph("edge.add", ir::DType::kFloat16, s23, s23)),
+            runtime::Error::kOk);
+  EXPECT_NE(CheckKernel(*BinaryGraph("edge.add", ir::DType::kFloat64, s23, s23, nullptr,
+                                     ir::DType::kFloat32, /*same_dtypes=*/false)),
             runtime::Error::kOk);
   // A comparison whose output is not bool.
   {

@@ -191,6 +191,11 @@ std::vector<HostTensor> RandomInputs(const ir::Graph& graph, uint32_t seed, doub
           std::memcpy(&bytes[i * 4], &v, 4);
           break;
         }
+        case ir::DType::kFloat64: {
+          double v = std::uniform_real_distribution<double>(low, high)(rng);
+          std::memcpy(&bytes[i * 8], &v, 8);
+          break;
+        }
         case ir::DType::kInt32: {
           int32_t v = static_cast<int32_t>(std::uniform_int_distribution<int64_t>(int_low, int_high - 1)(rng));
           std::memcpy(&bytes[i * 4], &v, 4);
@@ -206,7 +211,7 @@ std::vector<HostTensor> RandomInputs(const ir::Graph& graph, uint32_t seed, doub
           break;
         default:
           // Other dtypes: small random bytes are valid bit patterns for every
-          // integer type; tests of float64/float16 casts fill their own inputs.
+          // integer type; tests of float16 casts fill their own inputs.
           for (size_t b = 0; b < ir::DTypeSize(type.dtype); ++b) {
             bytes[i * ir::DTypeSize(type.dtype) + b] = static_cast<uint8_t>(rng() & 0x3f);
           }

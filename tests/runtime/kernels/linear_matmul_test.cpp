@@ -14,21 +14,25 @@ using runtime::Error;
 // One edge.linear node over graph inputs x [input], w [weight] and, with `bias`, b [weight[0]].
 std::unique_ptr<ir::Graph> Linear(std::vector<int64_t> input, std::vector<int64_t> weight,
                                   bool bias, std::vector<int64_t> out, double min = -kInf,
-                                  double max = kInf) {
+                                  double max = kInf, ir::DType dtype = ir::DType::kFloat32) {
   GraphBuilder b;
-  std::vector<ir::Value*> inputs = {b.Input("x", F32(input)), b.Input("w", F32(weight))};
-  if (bias) inputs.push_back(b.Input("b", F32({weight[0]})));
-  b.Output(
-      b.Op("edge.linear", inputs).Attr("output_min", min).Attr("output_max", max).Out(F32(out)));
+  std::vector<ir::Value*> inputs = {b.Input("x", TypeOf(dtype, input)),
+                                    b.Input("w", TypeOf(dtype, weight))};
+  if (bias) inputs.push_back(b.Input("b", TypeOf(dtype, {weight[0]})));
+  b.Output(b.Op("edge.linear", inputs)
+               .Attr("output_min", min)
+               .Attr("output_max", max)
+               .Out(TypeOf(dtype, out)));
   return b.Build();
 }
 
 std::unique_ptr<ir::Graph> Matmul(std::vector<int64_t> a, std::vector<int64_t> other,
-                                  std::vector<int64_t> out) {
+                                  std::vector<int64_t> out,
+                                  ir::DType dtype = ir::DType::kFloat32) {
   GraphBuilder b;
-  ir::Value* x = b.Input("a", F32(a));
-  ir::Value* y = b.Input("b", F32(other));
-  b.Output(b.Op("edge.matmul", {x, y}).Out(F32(out)));
+  ir::Value* x = b.Input("a", TypeOf(dtype, a));
+  ir::Value* y = b.Input("b", TypeOf(dtype, other));
+  b.Output(b.Op("edge.matmul", {x, y}).Out(TypeOf(dtype, out)));
   return b.Build();
 }
 
@@ -66,6 +70,29 @@ TEST(LinearKernel, EmptyInnerDimGivesTheBias) {
 
 TEST(LinearKernel, TransformerSizedLayer) {
   ExpectMatchesReference(*Linear({8, 512}, {64, 512}, /*bias=*/true, {8, 64}), 9);
+}
+
+// float64 computes in double (the harness holds float64 outputs to 1e-10, compare.h): tile
+// edges, leading dims, the fused clamp and a long K.
+TEST(LinearKernel, Float64) {
+  const ir::DType f64 = ir::DType::kFloat64;
+  ExpectMatchesReference(*Linear({5, 37}, {13, 37}, true, {5, 13}, -kInf, kInf, f64), 31);
+  ExpectMatchesReference(*Linear({2, 3, 17}, {9, 17}, false, {2, 3, 9}, -kInf, kInf, f64), 32);
+  ExpectMatchesReference(*Linear({6, 10}, {8, 10}, true, {6, 8}, 0.0, 0.25, f64), 33);
+  ExpectMatchesReference(*Linear({4, 0}, {3, 0}, true, {4, 3}, -kInf, kInf, f64), 34);
+  ExpectMatchesReference(*Linear({8, 512}, {64, 512}, true, {8, 64}, -kInf, kInf, f64), 35);
+}
+
+// No implicit promotion: float32 weights on a float64 input are refused.
+TEST(LinearKernelCheck, RefusesMixedFloat32AndFloat64) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", TypeOf(ir::DType::kFloat64, {5, 3}));
+  ir::Value* w = b.Input("w", F32({4, 3}));
+  b.Output(b.Op("edge.linear", {x, w})
+               .Attr("output_min", -kInf)
+               .Attr("output_max", kInf)
+               .Out(TypeOf(ir::DType::kFloat64, {5, 4})));
+  ExpectRefused(*b.Build(), Error::kInvalidType);
 }
 
 TEST(LinearKernelCheck, RefusesMismatchedOperands) {
@@ -149,6 +176,25 @@ TEST(MatmulKernel, LargeSquare) {
   // differ by about sqrt(K) * 2^-24 * 256 ~ 2.4e-4 in the worst elements (ones that nearly
   // cancel; the default atol of 1e-5 only held while the reference happened to sum like us).
   ExpectMatchesReference(*Matmul({64, 256}, {256, 48}, {64, 48}), 26, {2.5e-4, 1e-4});
+}
+
+// float64 computes in double (the harness holds float64 outputs to 1e-10, compare.h): the
+// row-block, narrow and broadcast paths, and a K of 256 (whose float32 result is 2.5e-4 off).
+TEST(MatmulKernel, Float64) {
+  const ir::DType f64 = ir::DType::kFloat64;
+  ExpectMatchesReference(*Matmul({6, 19}, {19, 40}, {6, 40}, f64), 31);
+  ExpectMatchesReference(*Matmul({4, 9}, {9, 1}, {4, 1}, f64), 32);
+  ExpectMatchesReference(*Matmul({2, 1, 3, 4}, {5, 4, 6}, {2, 5, 3, 6}, f64), 33);
+  ExpectMatchesReference(*Matmul({2, 0}, {0, 9}, {2, 9}, f64), 34);
+  ExpectMatchesReference(*Matmul({64, 256}, {256, 48}, {64, 48}, f64), 35);
+}
+
+TEST(MatmulKernelCheck, RefusesMixedFloat32AndFloat64) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("a", TypeOf(ir::DType::kFloat64, {3, 4}));
+  ir::Value* y = b.Input("b", F32({4, 5}));
+  b.Output(b.Op("edge.matmul", {x, y}).Out(TypeOf(ir::DType::kFloat64, {3, 5})));
+  ExpectRefused(*b.Build(), Error::kInvalidType);
 }
 
 TEST(MatmulKernelCheck, RefusesMismatchedOperands) {

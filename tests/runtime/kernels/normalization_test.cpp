@@ -36,15 +36,16 @@ std::unique_ptr<ir::Graph> BatchNorm(std::vector<int64_t> input, bool affine, do
 
 // edge.layer_norm over `normalized`, with weight and bias as graph inputs when asked.
 std::unique_ptr<ir::Graph> LayerNorm(std::vector<int64_t> input, std::vector<int64_t> normalized,
-                                     bool weight, bool bias, std::vector<int64_t> out) {
+                                     bool weight, bool bias, std::vector<int64_t> out,
+                                     ir::DType dtype = ir::DType::kFloat32) {
   GraphBuilder b;
-  std::vector<ir::Value*> inputs = {b.Input("x", F32(input))};
-  if (weight) inputs.push_back(b.Input("weight", F32(normalized)));
-  if (bias) inputs.push_back(b.Input("bias", F32(normalized)));
+  std::vector<ir::Value*> inputs = {b.Input("x", TypeOf(dtype, input))};
+  if (weight) inputs.push_back(b.Input("weight", TypeOf(dtype, normalized)));
+  if (bias) inputs.push_back(b.Input("bias", TypeOf(dtype, normalized)));
   b.Output(b.Op("edge.layer_norm", inputs)
                .Attr("normalized_shape", normalized)
                .Attr("eps", 1e-5)
-               .Out(F32(out)));
+               .Out(TypeOf(dtype, out)));
   return b.Build();
 }
 
@@ -65,6 +66,40 @@ TEST(BatchNormKernel, RankTwoAndRankThreeInputs) {
 
 TEST(BatchNormKernel, Volumes) {
   ExpectMatchesReference(*BatchNorm({1, 2, 3, 4, 5}, /*affine=*/true, 1e-5, {1, 2, 3, 4, 5}), 5);
+}
+
+// float64 computes in double (the harness holds float64 outputs to 1e-10, compare.h). Every
+// operand is a graph input in [0.1, 2), so the variances are positive.
+TEST(BatchNormKernel, Float64) {
+  const ir::DType f64 = ir::DType::kFloat64;
+  for (const std::vector<int64_t>& sizes :
+       {std::vector<int64_t>{2, 3, 5, 4}, std::vector<int64_t>{4, 6}, std::vector<int64_t>{2, 3, 7}}) {
+    for (bool affine : {true, false}) {
+      GraphBuilder b;
+      const int64_t channels = sizes[1];
+      std::vector<ir::Value*> inputs = {b.Input("x", TypeOf(f64, sizes)),
+                                        b.Input("mean", TypeOf(f64, {channels})),
+                                        b.Input("var", TypeOf(f64, {channels}))};
+      if (affine) {
+        inputs.push_back(b.Input("weight", TypeOf(f64, {channels})));
+        inputs.push_back(b.Input("bias", TypeOf(f64, {channels})));
+      }
+      b.Output(b.Op("edge.batch_norm", inputs).Attr("eps", 1e-5).Out(TypeOf(f64, sizes)));
+      ExpectMatchesReference(*b.Build(), 31, verify::Tolerance{1e-5, 1e-4}, 0.1, 2.0);
+    }
+  }
+}
+
+// No implicit promotion: float32 statistics with a float64 input are refused.
+TEST(BatchNormKernelCheck, RefusesMixedFloat32AndFloat64) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", TypeOf(ir::DType::kFloat64, {2, 3, 4}));
+  ir::Value* mean = b.Input("mean", F32({3}));
+  ir::Value* var = b.Input("var", F32({3}));
+  b.Output(b.Op("edge.batch_norm", {x, mean, var})
+               .Attr("eps", 1e-5)
+               .Out(TypeOf(ir::DType::kFloat64, {2, 3, 4})));
+  ExpectRefused(*b.Build(), Error::kInvalidType);
 }
 
 TEST(BatchNormKernelCheck, RefusesMisSizedStatistics) {
@@ -132,6 +167,30 @@ TEST(LayerNormKernel, InputsFarFromZero) {
                .Attr("eps", 1e-5)
                .Out(F32({3, 64})));
   ExpectMatchesReference(*b.Build(), 17, verify::Tolerance{1e-5, 1e-4}, 10.0, 11.0);
+}
+
+// float64 computes in double (the harness holds float64 outputs to 1e-10, compare.h); inputs
+// far from zero, which a float32 computation would get ~1e-6 wrong, included.
+TEST(LayerNormKernel, Float64) {
+  const ir::DType f64 = ir::DType::kFloat64;
+  ExpectMatchesReference(*LayerNorm({2, 3, 8}, {8}, true, true, {2, 3, 8}, f64), 21);
+  ExpectMatchesReference(*LayerNorm({2, 3, 8}, {3, 8}, true, false, {2, 3, 8}, f64), 22);
+  ExpectMatchesReference(*LayerNorm({5, 16}, {16}, false, false, {5, 16}, f64), 23);
+  ExpectMatchesReference(*LayerNorm({2, 10, 768}, {768}, true, true, {2, 10, 768}, f64), 24);
+  ExpectMatchesReference(*LayerNorm({3, 64}, {64}, true, true, {3, 64}, f64), 25,
+                         verify::Tolerance{1e-5, 1e-4}, 100.0, 101.0);
+}
+
+// No implicit promotion: a float32 weight on a float64 input is refused.
+TEST(LayerNormKernelCheck, RefusesMixedFloat32AndFloat64) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", TypeOf(ir::DType::kFloat64, {2, 8}));
+  ir::Value* w = b.Input("weight", F32({8}));
+  b.Output(b.Op("edge.layer_norm", {x, w})
+               .Attr("normalized_shape", std::vector<int64_t>{8})
+               .Attr("eps", 1e-5)
+               .Out(TypeOf(ir::DType::kFloat64, {2, 8})));
+  ExpectRefused(*b.Build(), Error::kInvalidType);
 }
 
 TEST(LayerNormKernelCheck, RefusesANormalizedShapeThatIsNotASuffix) {

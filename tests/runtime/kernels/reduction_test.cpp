@@ -138,7 +138,9 @@ std::vector<ReductionCase> AllowedReductions() {
           {"edge.amax", ir::DType::kInt64},   {"edge.amin", ir::DType::kFloat32},
           {"edge.amin", ir::DType::kInt32},   {"edge.amin", ir::DType::kInt64},
           {"edge.prod", ir::DType::kFloat32}, {"edge.prod", ir::DType::kInt32},
-          {"edge.prod", ir::DType::kInt64}};
+          {"edge.prod", ir::DType::kInt64},   {"edge.mean", ir::DType::kFloat64},
+          {"edge.sum", ir::DType::kFloat64},  {"edge.amax", ir::DType::kFloat64},
+          {"edge.amin", ir::DType::kFloat64}, {"edge.prod", ir::DType::kFloat64}};
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryAllowedDtype, ReductionKernel,
@@ -224,8 +226,8 @@ TEST_P(MaxDimKernel, SizeOneDim) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryAllowedDtype, MaxDimKernel,
-                         ::testing::Values(ir::DType::kFloat32, ir::DType::kInt32,
-                                           ir::DType::kInt64),
+                         ::testing::Values(ir::DType::kFloat32, ir::DType::kFloat64,
+                                           ir::DType::kInt32, ir::DType::kInt64),
                          [](const ::testing::TestParamInfo<ir::DType>& info) {
                            return std::string(ir::DTypeName(info.param));
                          });
@@ -264,8 +266,8 @@ TEST_P(MinDimKernel, ScalarInput) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryAllowedDtype, MinDimKernel,
-                         ::testing::Values(ir::DType::kFloat32, ir::DType::kInt32,
-                                           ir::DType::kInt64),
+                         ::testing::Values(ir::DType::kFloat32, ir::DType::kFloat64,
+                                           ir::DType::kInt32, ir::DType::kInt64),
                          [](const ::testing::TestParamInfo<ir::DType>& info) {
                            return std::string(ir::DTypeName(info.param));
                          });
@@ -304,8 +306,8 @@ TEST_P(CumsumKernel, ScalarAndEmptyInputs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryAllowedDtype, CumsumKernel,
-                         ::testing::Values(ir::DType::kFloat32, ir::DType::kInt32,
-                                           ir::DType::kInt64),
+                         ::testing::Values(ir::DType::kFloat32, ir::DType::kFloat64,
+                                           ir::DType::kInt32, ir::DType::kInt64),
                          [](const ::testing::TestParamInfo<ir::DType>& info) {
                            return std::string(ir::DTypeName(info.param));
                          });
@@ -355,8 +357,8 @@ TEST_P(TopKKernel, ScalarAndEmptyCases) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryAllowedDtype, TopKKernel,
-                         ::testing::Values(ir::DType::kFloat32, ir::DType::kInt32,
-                                           ir::DType::kInt64),
+                         ::testing::Values(ir::DType::kFloat32, ir::DType::kFloat64,
+                                           ir::DType::kInt32, ir::DType::kInt64),
                          [](const ::testing::TestParamInfo<ir::DType>& info) {
                            return std::string(ir::DTypeName(info.param));
                          });

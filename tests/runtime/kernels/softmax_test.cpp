@@ -13,10 +13,11 @@ namespace {
 using runtime::Error;
 
 std::unique_ptr<ir::Graph> Softmax(const std::string& op, std::vector<int64_t> input, int64_t dim,
-                                   std::vector<int64_t> out) {
+                                   std::vector<int64_t> out,
+                                   ir::DType dtype = ir::DType::kFloat32) {
   GraphBuilder b;
-  ir::Value* x = b.Input("x", F32(input));
-  b.Output(b.Op(op, {x}).Attr("dim", dim).Out(F32(out)));
+  ir::Value* x = b.Input("x", TypeOf(dtype, input));
+  b.Output(b.Op(op, {x}).Attr("dim", dim).Out(TypeOf(dtype, out)));
   return b.Build();
 }
 
@@ -59,6 +60,25 @@ TEST_P(SoftmaxKernel, RefusesADimOutOfRange) {
 
 TEST_P(SoftmaxKernel, RefusesAWrongOutputShape) {
   ExpectRefused(*Softmax(GetParam(), {3, 7}, 1, {7, 3}), Error::kShapeMismatch);
+}
+
+// float64 computes in double (the harness holds float64 outputs to 1e-10, compare.h), along
+// every kind of dim, and with values whose exponentials overflow a float.
+TEST_P(SoftmaxKernel, Float64) {
+  const ir::DType f64 = ir::DType::kFloat64;
+  ExpectMatchesReference(*Softmax(GetParam(), {2, 3, 100}, -1, {2, 3, 100}, f64), 31);
+  ExpectMatchesReference(*Softmax(GetParam(), {5, 4, 3}, 0, {5, 4, 3}, f64), 32);
+  ExpectMatchesReference(*Softmax(GetParam(), {2, 9, 70}, 1, {2, 9, 70}, f64), 33);
+  ExpectMatchesReference(*Softmax(GetParam(), {}, 0, {}, f64), 34);
+  ExpectMatchesReference(*Softmax(GetParam(), {4, 33}, 1, {4, 33}, f64), 35,
+                         verify::Tolerance{1e-5, 1e-4}, -200.0, 200.0);
+}
+
+TEST_P(SoftmaxKernel, RefusesAFloat64InputWithAFloat32Output) {
+  GraphBuilder b;
+  ir::Value* x = b.Input("x", TypeOf(ir::DType::kFloat64, {3, 7}));
+  b.Output(b.Op(GetParam(), {x}).Attr("dim", int64_t{1}).Out(F32({3, 7})));
+  ExpectKernelRefuses(*b.Build(), Error::kInvalidType);
 }
 
 INSTANTIATE_TEST_SUITE_P(SoftmaxAndLogSoftmax, SoftmaxKernel,

@@ -106,6 +106,25 @@ TEST(CompareTest, HalfAndBFloat16AreDecoded) {
   EXPECT_DOUBLE_EQ(Compare(bf16, bf16_expected, {}).max_abs_error, 0.5);
 }
 
+// float64 is held to min(tolerance, float64_atol/rtol): a float64 result off by one float32
+// rounding (6e-8 relative) fails the float32-sized tolerance a caller passes, while float32
+// data off by the same amount passes it.
+TEST(CompareTest, Float64IsHeldToItsOwnTighterTolerance) {
+  const double third = 1.0 / 3.0;
+  const double third_in_float = static_cast<float>(third);
+  HostTensor f64 = Tensor(DType::kFloat64, {1}, std::vector<double>{third_in_float});
+  HostTensor f64_expected = Tensor(DType::kFloat64, {1}, std::vector<double>{third});
+  EXPECT_FALSE(Compare(f64, f64_expected, {1e-5, 1e-4}).passed);
+  EXPECT_TRUE(Compare(f64, f64_expected, {1e-5, 1e-4, 1e-7, 1e-7}).passed);
+  HostTensor f64_close = Tensor(DType::kFloat64, {1}, std::vector<double>{third + 1e-14});
+  EXPECT_TRUE(Compare(f64_close, f64_expected, {1e-5, 1e-4}).passed);
+  // A caller's tighter tolerance still applies.
+  EXPECT_FALSE(Compare(f64_close, f64_expected, {0, 0}).passed);
+  EXPECT_TRUE(Compare(Floats({static_cast<float>(third) * (1 + 1e-7f)}),
+                      Floats({static_cast<float>(third)}), {1e-5, 1e-4})
+                  .passed);
+}
+
 TEST(CompareTest, ComplexElementsFailOnceEvenIfBothPartsDiffer) {
   HostTensor a = Tensor(DType::kComplex64, {2}, std::vector<float>{1, 1, 5, 5});
   HostTensor b = Tensor(DType::kComplex64, {2}, std::vector<float>{1, 1, 0, 0});
