@@ -601,7 +601,7 @@ _OPS = [
         "torch 2.x's pre-dispatch forms: torch 1.13's tracers decompose or lack them",
         only=("pytorch_ir",), bilinear=lambda: nn.Bilinear(4, 4, 3)),
     _op("composite_nn", lambda m, x, img, t: _composite_nn(m, x, img, t),
-        [VEC, IMG, ("t", (2, 4), "index:3")],
+        [VEC, ("img", (1, 3, 16, 16)), ("t", (2, 4), "index:3")],
         "cross_entropy (ignore_index), nll_loss (class weights), mse/l1/smooth_l1/huber, "
         "kl_div, binary_cross_entropy (with logits, pos_weight), instance_norm (and "
         "InstanceNorm2d with affine), rms_norm (and RMSNorm), one_hot, channel_shuffle, linear "
@@ -609,6 +609,15 @@ _OPS = [
         "forms)", only=("pytorch_ir",),
         inorm=lambda: nn.InstanceNorm2d(3, affine=True), rms=lambda: nn.RMSNorm(4),
         shuffle=lambda: nn.ChannelShuffle(3), drop=lambda: nn.AlphaDropout(0.2)),
+    _op("composite_overloads", lambda m, x, y, i: _composite_overloads(x, y, i),
+        [VEC, ("y", (2, 3, 4)), ("i", (4,), "index:3")],
+        "the other overloads of the composites and scatter reductions, called as "
+        "torch.ops.aten (torch 2.x only): masked_scatter_, scatter_.reduce/.value_reduce, "
+        "scatter_reduce_, true_divide_, new_empty_strided, embedding_bag, as_strided_copy, "
+        "clip.Tensor, dsplit, vsplit, tensor_split.indices, feature dropouts, ger, meshgrid, "
+        "native_channel_shuffle, nll_loss, upsample_linear1d, xlogy.Scalar_Other, float_power "
+        "(in float64), median, trilinear interpolation, matrix_norm (fro, 1, -inf), renorm",
+        only=("pytorch_ir",)),
     _op("strided_writes", lambda m, x, v: _strided_writes(x, v), [VEC, ("v", (2, 4))],
         "writes through slices with a step (t[:, ::2] = c, t[..., 1::3] += c, u[:, 1:, ::2] = v) "
         "and slice_scatter with step 2. Not export: its torch 1.13 tracer records "
@@ -1149,6 +1158,47 @@ def _composite_nn(m, x, img, t):
             F.interpolate(x, scale_factor=2.5, mode="linear"),
             F.interpolate(x, size=7, mode="linear", align_corners=True),
             F.rrelu(x, training=False), m.drop(x) * 1.0)
+
+
+def _composite_overloads(x, y, i):
+    # x, y: [2, 3, 4]; i: int64 [4] in [0, 3). The remaining overloads, called by name.
+    v = x[0, 0]
+    idx = i.view(1, 1, 4).expand(2, 3, 4) % 3
+    t = x * 1.0
+    _A.masked_scatter_.default(t, x > 0, y * 2.0)
+    u = x * 1.0
+    _A.scatter_.reduce(u, 1, idx, y, reduce="multiply")
+    _A.scatter_.value_reduce(u, 1, idx, 1.5, reduce="add")
+    _A.scatter_reduce_.two(u, 2, idx, y, "amax", include_self=False)
+    w = x * 1.0
+    _A.true_divide_.Tensor(w, y.abs() + 1.0)
+    e = _A.new_empty_strided.default(x, [2, 3], [3, 1])
+    e.fill_(0.5)
+    logp = F.log_softmax(x[:, :, 0], 1)
+    # mode 2 (max): torch 2.x's meta kernel misdeclares the extra outputs of sum and mean
+    bag = _A.embedding_bag.default(x[0], i, torch.arange(2, device=x.device) * 2, False, 2)[0]
+    return (t, u, w, e, bag, _A.as_strided_copy.default(x, [2, 2], [1, 2]),
+            _A.clip.Tensor(x, y - 1.0, y + 1.0), _A.dsplit.int(x, 2)[1] * 1.0,
+            _A.vsplit.int(x, 2)[0] * 1.0, _A.tensor_split.indices(x, [1, 3], 2)[1] * 1.0,
+            _A.feature_alpha_dropout.default(x, 0.2, False) * 1.0,
+            _A.feature_dropout.default(x, 0.2, False) * 1.0, _A.ger.default(v, y[0, 0]),
+            _A.meshgrid.default([v, y[0, 1]])[1] * 1.0,
+            _A.native_channel_shuffle.default(x.view(1, 2, 3, 4), 2),
+            _A.nll_loss.default(logp, i[:2] % 3), _A.scatter.value_reduce(x, 1, idx, 2.0, reduce="add"),
+            _A.true_divide.Scalar(x, 3.0), _A.upsample_linear1d.default(x, [7], False, None),
+            _A.xlogy.Scalar_Other(x.abs(), 2.0), torch.float_power(x.abs(), 1.5),
+            torch.float_power(x, y.round()), torch.float_power(2.0, x),
+            # median.default first: pytorch-ir 0.2.3 names a multi-output node's second output
+            # like the next node, so median.dim goes last of the two
+            torch.median(y), *torch.median(x, 1), F.interpolate(x.view(1, 2, 3, 4, 1), scale_factor=(2, 1.5, 2),
+                                           mode="trilinear"),
+            F.interpolate(x.view(1, 1, 2, 3, 4), size=(3, 5, 7), mode="trilinear",
+                          align_corners=True),
+            torch.linalg.matrix_norm(x), torch.linalg.matrix_norm(x, ord=1),
+            torch.linalg.matrix_norm(x, ord=float("-inf"), keepdim=True),
+            torch.renorm(x, 2, 0, 1.5),
+            _A.upsample_trilinear3d.default(x.view(1, 1, 2, 3, 4), [3, 4, 6], False, None, None,
+                                            None))
 
 
 def _strided_writes(x, v):

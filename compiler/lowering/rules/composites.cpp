@@ -232,6 +232,14 @@ Results Isclose(LoweringContext& ctx, const AtenCall& call) {
   return c.Result(c.Op("edge.bitwise_or", {close, within}));
 }
 
+// float_power: both operands in float64 (the output's dtype), then pow.
+Results FloatPower(LoweringContext& ctx, const AtenCall& call) {
+  const DType dtype = ctx.OutputType().dtype;
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * base, ctx.TensorOrScalar(call, "self", dtype));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * exponent, ctx.TensorOrScalar(call, "exponent", dtype));
+  return Single(ctx.builder().Emit1("edge.pow", {base, exponent}));
+}
+
 // ---- Products -----------------------------------------------------------------------------------
 
 // outer(self, vec2): self[:, None] * vec2[None, :].
@@ -901,16 +909,36 @@ Results Reduced(Chain& c, ir::Value* loss, int64_t reduction) {
   return c.Result(c.Reduce(reduction == 1 ? "edge.mean" : "edge.sum", loss, {}, false));
 }
 
+// A loss's input and target in the float dtype it computes in, and its reduction (0 none,
+// 1 mean, 2 sum).
+struct LossArgs {
+  ir::Value* x;
+  ir::Value* t;
+  int64_t reduction;
+  DType dtype;
+};
+absl::StatusOr<LossArgs> LossInputs(Chain& c, LoweringContext& ctx, const AtenCall& call) {
+  LossArgs args;
+  args.dtype = FloatOf(ctx.OutputType().dtype);
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * t, ctx.Tensor(call, "target"));
+  TORCHIR_ASSIGN_OR_RETURN(args.reduction, call.Int("reduction"));
+  if (args.reduction < 0 || args.reduction > 2) {
+    return absl::InvalidArgumentError("loss: reduction not 0-2");
+  }
+  args.x = c.Cast(x, args.dtype);
+  args.t = c.Cast(t, args.dtype);
+  if (args.x == nullptr || args.t == nullptr) return c.status();
+  return args;
+}
+
 // mse (0), l1 (1), smooth_l1 (2, beta) and huber (3, delta) losses of self - target.
 template <int kKind>
 Results PointwiseLoss(LoweringContext& ctx, const AtenCall& call) {
   Chain c(ctx.builder());
-  const DType dtype = FloatOf(ctx.OutputType().dtype);
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * target, ctx.Tensor(call, "target"));
-  TORCHIR_ASSIGN_OR_RETURN(int64_t reduction, call.Int("reduction"));
-  if (reduction < 0 || reduction > 2) return absl::InvalidArgumentError("loss: reduction not 0-2");
-  ir::Value* d = c.Op("edge.sub", {c.Cast(x, dtype), c.Cast(target, dtype)});
+  TORCHIR_ASSIGN_OR_RETURN(LossArgs args, LossInputs(c, ctx, call));
+  const int64_t reduction = args.reduction;
+  ir::Value* d = c.Op("edge.sub", {args.x, args.t});
   ir::Value* loss = nullptr;
   if (kKind == 0) {
     loss = c.Op("edge.mul", {d, d});
@@ -961,13 +989,11 @@ Results NanReduce(LoweringContext& ctx, const AtenCall& call) {
 // (0 where target is 0, as xlogy), or exp(target) * (target - self) for log targets.
 Results KlDiv(LoweringContext& ctx, const AtenCall& call) {
   Chain c(ctx.builder());
-  const DType dtype = FloatOf(ctx.OutputType().dtype);
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * t, ctx.Tensor(call, "target"));
-  TORCHIR_ASSIGN_OR_RETURN(int64_t reduction, call.Int("reduction"));
+  TORCHIR_ASSIGN_OR_RETURN(LossArgs args, LossInputs(c, ctx, call));
   TORCHIR_ASSIGN_OR_RETURN(bool log_target, call.Bool("log_target"));
-  x = c.Cast(x, dtype);
-  t = c.Cast(t, dtype);
+  ir::Value *x = args.x, *t = args.t;
+  const DType dtype = args.dtype;
+  const int64_t reduction = args.reduction;
   ir::Value* loss = nullptr;
   if (log_target) {
     loss = c.Op("edge.mul", {c.Op("edge.exp", {t}), c.Op("edge.sub", {t, x})});
@@ -983,13 +1009,11 @@ Results KlDiv(LoweringContext& ctx, const AtenCall& call) {
 // -weight (t log x + (1 - t) log(1 - x)), each log clamped at -100 as ATen does.
 Results BinaryCrossEntropy(LoweringContext& ctx, const AtenCall& call) {
   Chain c(ctx.builder());
-  const DType dtype = FloatOf(ctx.OutputType().dtype);
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * t, ctx.Tensor(call, "target"));
+  TORCHIR_ASSIGN_OR_RETURN(LossArgs args, LossInputs(c, ctx, call));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * weight, ctx.OptionalTensor(call, "weight"));
-  TORCHIR_ASSIGN_OR_RETURN(int64_t reduction, call.Int("reduction"));
-  x = c.Cast(x, dtype);
-  t = c.Cast(t, dtype);
+  ir::Value *x = args.x, *t = args.t;
+  const DType dtype = args.dtype;
+  const int64_t reduction = args.reduction;
   const Attrs clamp = {{"min", AttrValue::Double(-100.0)}, {"max", AttrValue::Double(kInfinity)}};
   ir::Value* log_x = c.Op("edge.clamp", {c.Op("edge.log", {x})}, clamp);
   ir::Value* one_minus_x = c.Op("edge.sub", {c.Scalar(1.0, dtype), x});
@@ -1006,14 +1030,12 @@ Results BinaryCrossEntropy(LoweringContext& ctx, const AtenCall& call) {
 // (1 - t) x + lw (log1p(exp(-|x|)) + max(-x, 0)), lw = (pos_weight - 1) t + 1 (1 without).
 Results BinaryCrossEntropyWithLogits(LoweringContext& ctx, const AtenCall& call) {
   Chain c(ctx.builder());
-  const DType dtype = FloatOf(ctx.OutputType().dtype);
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
-  TORCHIR_ASSIGN_OR_RETURN(ir::Value * t, ctx.Tensor(call, "target"));
+  TORCHIR_ASSIGN_OR_RETURN(LossArgs args, LossInputs(c, ctx, call));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * weight, ctx.OptionalTensor(call, "weight"));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * pos_weight, ctx.OptionalTensor(call, "pos_weight"));
-  TORCHIR_ASSIGN_OR_RETURN(int64_t reduction, call.Int("reduction"));
-  x = c.Cast(x, dtype);
-  t = c.Cast(t, dtype);
+  ir::Value *x = args.x, *t = args.t;
+  const DType dtype = args.dtype;
+  const int64_t reduction = args.reduction;
   ir::Value* softplus_neg = c.Op(
       "edge.add",
       {c.Op("edge.log1p", {c.Op("edge.exp", {c.Op("edge.neg", {c.Op("edge.abs", {x})})})}),
@@ -1172,6 +1194,140 @@ Results LinalgCross(LoweringContext& ctx, const AtenCall& call) {
   return c.Result(c.Op("edge.sub", {first, second}));
 }
 
+// median.dim / median: the lower median, the ((n - 1) / 2 + 1)-th smallest along dim, as the
+// last of edge.topk's k smallest (in order, ties in index order). NaNs are not propagated as
+// ATen does (it returns NaN when the slice holds one).
+Results Median(LoweringContext& ctx, const AtenCall& call) {
+  Chain c(ctx.builder());
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  const bool whole = !call.Find("dim").ok();
+  int64_t dim = 0;
+  bool keepdim = false;
+  if (whole) {
+    x = c.Reshape(x, {x->type().numel()});
+    if (x == nullptr) return c.status();
+  } else {
+    TORCHIR_ASSIGN_OR_RETURN(dim, call.Int("dim"));
+    TORCHIR_ASSIGN_OR_RETURN(keepdim, call.Bool("keepdim"));
+    TORCHIR_ASSIGN_OR_RETURN(dim, NormDim(dim, x->type().rank()));
+  }
+  if (x->type().rank() == 0) return std::vector<ir::Value*>{x, nullptr};
+  const int64_t n = x->sizes()[dim];
+  if (n == 0) return Unsupported("median of an empty dim");
+  const int64_t k = (n - 1) / 2 + 1;
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value*> picked,
+                           ctx.builder().Emit("edge.topk", {x},
+                                              {{"k", AttrValue::Int(k)},
+                                               {"dim", AttrValue::Int(dim)},
+                                               {"largest", AttrValue::Bool(false)}}));
+  ir::Value* values = c.Slice(picked[0], dim, k - 1, k);
+  ir::Value* indices = c.Slice(picked[1], dim, k - 1, k);
+  std::vector<int64_t> out = x->sizes();
+  if (keepdim) {
+    out[dim] = 1;
+  } else {
+    out.erase(out.begin() + dim);
+  }
+  if (whole) return c.Result(c.Reshape(values, {}));
+  return c.Results_({c.Reshape(values, out), c.Reshape(indices, out)});
+}
+
+// upsample_trilinear3d: bilinear over (H, W) of [N, C·D, H, W], then over (D, 1) of
+// [N, C, D, OH·OW] (a width that does not change samples every column exactly, weight 1).
+Results UpsampleTrilinear3d(LoweringContext& ctx, const AtenCall& call) {
+  Chain c(ctx.builder());
+  ir::Value* x = nullptr;
+  if (call.Find("self").ok()) {
+    TORCHIR_ASSIGN_OR_RETURN(x, ctx.Tensor(call, "self"));
+  } else {
+    TORCHIR_ASSIGN_OR_RETURN(x, ctx.Tensor(call, "input"));
+  }
+  TORCHIR_ASSIGN_OR_RETURN(bool align_corners, call.Bool("align_corners"));
+  std::vector<double> scales(3, 0.0);
+  if (call.Find("scale_factors").ok()) {
+    TORCHIR_ASSIGN_OR_RETURN(AttrValue factors, call.Value("scale_factors"));
+    if (factors.kind() == AttrValue::Kind::kDoubleList && factors.as_double_list().size() == 3) {
+      scales = factors.as_double_list();
+    }
+  } else {
+    const char* names[] = {"scales_d", "scales_h", "scales_w"};
+    for (int i = 0; i < 3; ++i) {
+      TORCHIR_ASSIGN_OR_RETURN(std::optional<double> given, call.OptionalDouble(names[i]));
+      scales[i] = given.value_or(0.0);
+    }
+  }
+  const std::vector<int64_t>& out = ctx.OutputType().sizes;
+  const std::vector<int64_t>& in = x->sizes();
+  if (in.size() != 5 || out.size() != 5 || in[2] == 0 || in[3] == 0 || in[4] == 0) {
+    return Unsupported("3-d upsampling of an input that is not [N, C, D, H, W]");
+  }
+  auto bilinear = [&](ir::Value* v, int64_t oh, int64_t ow, double sh, double sw) {
+    return c.Op("edge.upsample_bilinear2d", {v},
+                {{"output_size", AttrValue::IntList({oh, ow})},
+                 {"align_corners", AttrValue::Bool(align_corners)},
+                 {"scales_h", AttrValue::Double(sh)},
+                 {"scales_w", AttrValue::Double(sw)}});
+  };
+  ir::Value* planes = bilinear(c.Reshape(x, {in[0], in[1] * in[2], in[3], in[4]}), out[3], out[4],
+                               scales[1], scales[2]);
+  ir::Value* depth = bilinear(c.Reshape(planes, {in[0], in[1], in[2], out[3] * out[4]}), out[2],
+                              out[3] * out[4], scales[0], 0.0);
+  return c.Result(c.Reshape(depth, out));
+}
+
+// linalg_matrix_norm over two dims: 'fro' (the 2-norm of the entries), 1 / -1 (the largest /
+// smallest column sum of |x|), inf / -inf (row sums). 2, -2 and 'nuc' need singular values.
+Results MatrixNorm(LoweringContext& ctx, const AtenCall& call) {
+  Chain c(ctx.builder());
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<int64_t> dims, call.IntList("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(bool keepdim, call.Bool("keepdim"));
+  TORCHIR_ASSIGN_OR_RETURN(AttrValue ord, call.Value("ord"));
+  const int64_t rank = x->type().rank();
+  if (dims.size() != 2) return Unsupported("matrix_norm over other than two dims");
+  for (int64_t& d : dims) {
+    TORCHIR_ASSIGN_OR_RETURN(d, NormDim(d, rank));
+  }
+  x = c.Cast(x, FloatOf(ctx.OutputType().dtype));
+  if (ord.kind() == AttrValue::Kind::kString) {
+    if (ord.as_string() != "fro") return Unsupported("matrix_norm ord='" + ord.as_string() + "'");
+    return c.Result(c.Reshape(PNorm(c, x, 2.0, dims, keepdim), ctx.OutputType().sizes));
+  }
+  const double p = ord.ToDouble().value_or(0.0);
+  if (std::abs(p) != 1.0 && !std::isinf(p)) {
+    return Unsupported(absl::StrCat("matrix_norm ord=", p, " (needs singular values)"));
+  }
+  // 1: sum over rows (dim 0 of the matrix), extremum over columns; inf the other way round.
+  const int64_t summed = std::abs(p) == 1.0 ? dims[0] : dims[1];
+  const int64_t extremum = std::abs(p) == 1.0 ? dims[1] : dims[0];
+  ir::Value* sums = c.Reduce("edge.sum", c.Op("edge.abs", {x}), {summed}, true);
+  ir::Value* norm = c.Reduce(p > 0 ? "edge.amax" : "edge.amin", sums, {extremum}, true);
+  return c.Result(c.Reshape(norm, ctx.OutputType().sizes));
+}
+
+// renorm(self, p, dim, maxnorm): each slice along dim scaled by maxnorm / (norm + 1e-7) where
+// its p-norm exceeds maxnorm, as ATen.
+Results Renorm(LoweringContext& ctx, const AtenCall& call) {
+  Chain c(ctx.builder());
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
+  TORCHIR_ASSIGN_OR_RETURN(AttrValue p, call.Scalar("p"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
+  TORCHIR_ASSIGN_OR_RETURN(AttrValue maxnorm_value, call.Scalar("maxnorm"));
+  const int64_t rank = x->type().rank();
+  TORCHIR_ASSIGN_OR_RETURN(dim, NormDim(dim, rank));
+  std::vector<int64_t> others;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != dim) others.push_back(d);
+  }
+  const double maxnorm = maxnorm_value.ToDouble().value_or(0.0);
+  ir::Value* norm = PNorm(c, x, p.ToDouble().value_or(2.0), others, true);
+  ir::Value* factor = c.Op("edge.div", {c.Scalar(maxnorm, x->dtype()),
+                                        c.WithScalar("edge.add", norm, 1e-7)});
+  ir::Value* scale = c.Op("edge.where", {c.WithScalar("edge.gt", norm, maxnorm), factor,
+                                         c.Scalar(1.0, x->dtype())});
+  return c.Result(c.Op("edge.mul", {x, scale}));
+}
+
 }  // namespace
 
 void AddCompositeRules(RuleTable& table) {
@@ -1238,6 +1394,16 @@ void AddCompositeRules(RuleTable& table) {
   table.Add("aten.broadcast_tensors.default", BroadcastTensors);
   table.Add("aten.bilinear.default", Bilinear);
   table.Add("aten.linalg_cross.default", LinalgCross);
+  table.Add("aten.float_power.Tensor_Scalar", FloatPower);
+  table.Add("aten.float_power.Tensor_Tensor", FloatPower);
+  table.Add("aten.float_power.Scalar", FloatPower);
+  table.Add("aten.median.dim", Median);
+  table.Add("aten.median.default", Median);
+  table.Add("aten.upsample_trilinear3d.default", UpsampleTrilinear3d);
+  table.Add("aten.upsample_trilinear3d.vec", UpsampleTrilinear3d);
+  table.Add("aten.linalg_matrix_norm.default", MatrixNorm);
+  table.Add("aten.linalg_matrix_norm.str_ord", MatrixNorm);
+  table.Add("aten.renorm.default", Renorm);
 }
 
 }  // namespace torchir::lowering
