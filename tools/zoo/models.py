@@ -267,6 +267,7 @@ FEAT = ("x", (1, 8, 10, 10))
 MAT = ("x", (4, 16))
 SEQ = ("x", (2, 5, 16))
 VEC = ("x", (2, 3, 4))
+VEC_SEQ = ("x", (2, 5, 6))
 
 _OPS = [
     # convolutions
@@ -618,6 +619,12 @@ _OPS = [
         "native_channel_shuffle, nll_loss, upsample_linear1d, xlogy.Scalar_Other, float_power "
         "(in float64), median, trilinear interpolation, matrix_norm (fro, 1, -inf), renorm",
         only=("pytorch_ir",)),
+    _op("recurrent_layers", lambda m, x, h: _recurrent(m, x, h), [VEC_SEQ, ("h", (1, 2, 5))],
+        "LSTM (2 layers, bidirectional, batch_first), GRU (sequence first, a given initial "
+        "state), RNN (relu, no bias; tanh), unrolled over 5 steps",
+        lstm=lambda: nn.LSTM(6, 4, num_layers=2, batch_first=True, bidirectional=True),
+        gru=lambda: nn.GRU(6, 5), rnn=lambda: nn.RNN(6, 3, nonlinearity="relu", bias=False),
+        tanh_rnn=lambda: nn.RNN(6, 2, batch_first=True)),
     _op("strided_writes", lambda m, x, v: _strided_writes(x, v), [VEC, ("v", (2, 4))],
         "writes through slices with a step (t[:, ::2] = c, t[..., 1::3] += c, u[:, 1:, ::2] = v) "
         "and slice_scatter with step 2. Not export: its torch 1.13 tracer records "
@@ -1199,6 +1206,15 @@ def _composite_overloads(x, y, i):
             torch.renorm(x, 2, 0, 1.5),
             _A.upsample_trilinear3d.default(x.view(1, 1, 2, 3, 4), [3, 4, 6], False, None, None,
                                             None))
+
+
+def _recurrent(m, x, h):
+    # x: [2, 5, 6] batch first; h: [1, 2, 5] an initial GRU state.
+    out, (hn, cn) = m.lstm(x)
+    seq = x.transpose(0, 1)
+    gru, gru_h = m.gru(seq, h)
+    rnn, rnn_h = m.rnn(seq)
+    return out, hn, cn, gru, gru_h, rnn, rnn_h, m.tanh_rnn(x)[0]
 
 
 def _strided_writes(x, v):

@@ -130,6 +130,9 @@ constexpr char kDivScalar[] = "aten.div.Scalar";
 constexpr char kDivTensorInPlace[] = "aten.div_.Tensor";
 constexpr char kReshapeToOutput[] = "aten.flatten.using_ints";  // reads self, takes the output
 constexpr char kDropout[] = "aten.dropout.default";
+constexpr char kSplit[] = "aten.split.Tensor";
+constexpr char kSplitWithSizes[] = "aten.split_with_sizes.default";
+constexpr char kChunk[] = "aten.chunk.default";
 
 // ---- Elementwise -------------------------------------------------------------------------------
 
@@ -1328,6 +1331,128 @@ Results Renorm(LoweringContext& ctx, const AtenCall& call) {
   return c.Result(c.Op("edge.mul", {x, scale}));
 }
 
+// ---- Recurrent layers ------------------------------------------------------------------------
+
+enum class Cell { kLstm, kGru, kRnnTanh, kRnnRelu };
+
+// lstm / gru / rnn_tanh / rnn_relu (.input overloads), unrolled over time as ATen's CPU path
+// computes them: per layer and direction, the input projection of every step at once
+// (x W_ih^T + b_ih), then per step the hidden projection (h W_hh^T + b_hh) and the gates. The
+// program grows with the sequence length (about ten Edge nodes per step and direction), which
+// the static shapes fix anyway. Dropout between layers is the identity in eval; a projection
+// (proj_size) is refused.
+template <Cell kCell>
+Results Recurrent(LoweringContext& ctx, const AtenCall& call) {
+  Chain c(ctx.builder());
+  TORCHIR_ASSIGN_OR_RETURN(ir::Value * input, ctx.Tensor(call, "input"));
+  TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value*> params_aten, call.TensorList("params"));
+  TORCHIR_ASSIGN_OR_RETURN(bool has_biases, call.Bool("has_biases"));
+  TORCHIR_ASSIGN_OR_RETURN(int64_t layers, call.Int("num_layers"));
+  TORCHIR_ASSIGN_OR_RETURN(double dropout, call.Double("dropout"));
+  TORCHIR_ASSIGN_OR_RETURN(bool train, call.Bool("train"));
+  TORCHIR_ASSIGN_OR_RETURN(bool bidirectional, call.Bool("bidirectional"));
+  TORCHIR_ASSIGN_OR_RETURN(bool batch_first, call.Bool("batch_first"));
+  std::vector<ir::Value*> hx;
+  if (kCell == Cell::kLstm) {
+    TORCHIR_ASSIGN_OR_RETURN(std::vector<ir::Value*> states, call.TensorList("hx"));
+    for (ir::Value* state : states) hx.push_back(state == nullptr ? nullptr : ctx.Map(state));
+  } else {
+    TORCHIR_ASSIGN_OR_RETURN(ir::Value * h0, ctx.Tensor(call, "hx"));
+    hx.push_back(h0);
+  }
+  if (train && dropout > 0.0 && layers > 1) {
+    return Unsupported("a recurrent layer with dropout in training mode samples random masks");
+  }
+  const int64_t directions = bidirectional ? 2 : 1;
+  const size_t per_cell = has_biases ? 4 : 2;
+  if (input->type().rank() != 3 || layers < 1 ||
+      params_aten.size() != per_cell * static_cast<size_t>(layers * directions) ||
+      hx.size() != (kCell == Cell::kLstm ? 2u : 1u) || hx[0] == nullptr ||
+      hx[0]->type().rank() != 3) {
+    return Unsupported("a recurrent layer other than batched, without projections");
+  }
+  std::vector<ir::Value*> params;
+  for (ir::Value* p : params_aten) params.push_back(ctx.Map(p));
+  const int64_t gates = kCell == Cell::kLstm ? 4 : (kCell == Cell::kGru ? 3 : 1);
+  const int64_t hidden = hx[0]->sizes()[2];
+  const Attrs open = {{"output_min", AttrValue::Double(-kInfinity)},
+                      {"output_max", AttrValue::Double(kInfinity)}};
+  ir::Value* x = batch_first ? c.Permute(input, {1, 0, 2}) : input;  // [T, B, I]
+  if (x == nullptr) return c.status();
+  const int64_t steps = x->sizes()[0], batch = x->sizes()[1];
+  auto linear = [&](ir::Value* v, ir::Value* w, ir::Value* b) {
+    std::vector<ir::Value*> operands = {v, w};
+    if (b != nullptr) operands.push_back(b);
+    return c.Op("edge.linear", operands, open);
+  };
+  auto gate = [&](ir::Value* v, int64_t g) { return c.Slice(v, 1, g * hidden, (g + 1) * hidden); };
+  std::vector<ir::Value*> final_h, final_c;
+  for (int64_t layer = 0; layer < layers; ++layer) {
+    std::vector<ir::Value*> direction_outputs;
+    for (int64_t d = 0; d < directions; ++d) {
+      const size_t at = per_cell * static_cast<size_t>(layer * directions + d);
+      ir::Value* w_ih = params[at];
+      ir::Value* w_hh = params[at + 1];
+      ir::Value* b_ih = has_biases ? params[at + 2] : nullptr;
+      ir::Value* b_hh = has_biases ? params[at + 3] : nullptr;
+      if (w_hh->type().rank() != 2 || w_hh->sizes()[0] != gates * hidden ||
+          w_hh->sizes()[1] != hidden) {
+        return Unsupported("a recurrent layer whose weights are not [gates * hidden, hidden]");
+      }
+      const int64_t state = layer * directions + d;
+      ir::Value* h = c.Reshape(c.Slice(hx[0], 0, state, state + 1), {batch, hidden});
+      ir::Value* cell =
+          kCell == Cell::kLstm ? c.Reshape(c.Slice(hx[1], 0, state, state + 1), {batch, hidden})
+                               : nullptr;
+      // The input projection of every step at once: [T, B, gates * hidden].
+      ir::Value* projected = linear(x, w_ih, b_ih);
+      std::vector<ir::Value*> outputs(static_cast<size_t>(steps));
+      for (int64_t s = 0; s < steps; ++s) {
+        const int64_t t = d == 0 ? s : steps - 1 - s;
+        ir::Value* xg = c.Reshape(c.Slice(projected, 0, t, t + 1), {batch, gates * hidden});
+        ir::Value* hg = linear(h, w_hh, b_hh);
+        if (kCell == Cell::kLstm) {
+          ir::Value* g = c.Op("edge.add", {xg, hg});
+          ir::Value* i = c.Op("edge.sigmoid", {gate(g, 0)});
+          ir::Value* f = c.Op("edge.sigmoid", {gate(g, 1)});
+          ir::Value* candidate = c.Op("edge.tanh", {gate(g, 2)});
+          ir::Value* o = c.Op("edge.sigmoid", {gate(g, 3)});
+          cell = c.Op("edge.add", {c.Op("edge.mul", {f, cell}), c.Op("edge.mul", {i, candidate})});
+          h = c.Op("edge.mul", {o, c.Op("edge.tanh", {cell})});
+        } else if (kCell == Cell::kGru) {
+          ir::Value* r = c.Op("edge.sigmoid", {c.Op("edge.add", {gate(xg, 0), gate(hg, 0)})});
+          ir::Value* z = c.Op("edge.sigmoid", {c.Op("edge.add", {gate(xg, 1), gate(hg, 1)})});
+          ir::Value* n = c.Op("edge.tanh", {c.Op("edge.add", {gate(xg, 2),
+                                                              c.Op("edge.mul", {r, gate(hg, 2)})})});
+          // (1 - z) n + z h, as n + z (h - n).
+          h = c.Op("edge.add", {n, c.Op("edge.mul", {z, c.Op("edge.sub", {h, n})})});
+        } else {
+          ir::Value* sum = c.Op("edge.add", {xg, hg});
+          h = kCell == Cell::kRnnTanh
+                  ? c.Op("edge.tanh", {sum})
+                  : c.Op("edge.clamp", {sum}, {{"min", AttrValue::Double(0.0)},
+                                               {"max", AttrValue::Double(kInfinity)}});
+        }
+        outputs[static_cast<size_t>(t)] = c.Reshape(h, {1, batch, hidden});
+      }
+      direction_outputs.push_back(
+          steps == 1 ? outputs[0] : c.Op("edge.concatenate", outputs, {{"dim", AttrValue::Int(0)}}));
+      final_h.push_back(c.Reshape(h, {1, batch, hidden}));
+      if (cell != nullptr) final_c.push_back(c.Reshape(cell, {1, batch, hidden}));
+    }
+    x = directions == 1 ? direction_outputs[0]
+                        : c.Op("edge.concatenate", direction_outputs, {{"dim", AttrValue::Int(2)}});
+    if (x == nullptr) return c.status();
+  }
+  auto joined = [&](std::vector<ir::Value*>& states) {
+    return states.size() == 1 ? states[0]
+                              : c.Op("edge.concatenate", states, {{"dim", AttrValue::Int(0)}});
+  };
+  std::vector<ir::Value*> results = {batch_first ? c.Permute(x, {1, 0, 2}) : x, joined(final_h)};
+  if (kCell == Cell::kLstm) results.push_back(joined(final_c));
+  return c.Results_(results);
+}
+
 }  // namespace
 
 void AddCompositeRules(RuleTable& table) {
@@ -1340,6 +1465,10 @@ void AddCompositeRules(RuleTable& table) {
   table.Add("aten.feature_dropout.default", Alias<kDropout>);
   table.Add("aten.alpha_dropout.default", Alias<kDropout>);
   table.Add("aten.feature_alpha_dropout.default", Alias<kDropout>);
+  // The unsafe_ forms (torch 1.13's RNN decompositions) differ only in autograd aliasing.
+  table.Add("aten.unsafe_split.Tensor", Alias<kSplit>);
+  table.Add("aten.unsafe_split_with_sizes.default", Alias<kSplitWithSizes>);
+  table.Add("aten.unsafe_chunk.default", Alias<kChunk>);
   table.Add("aten.rrelu.default", Rrelu);
   table.Add("aten.deg2rad.default", AngleConversion<1>);
   table.Add("aten.rad2deg.default", AngleConversion<0>);
@@ -1404,6 +1533,10 @@ void AddCompositeRules(RuleTable& table) {
   table.Add("aten.linalg_matrix_norm.default", MatrixNorm);
   table.Add("aten.linalg_matrix_norm.str_ord", MatrixNorm);
   table.Add("aten.renorm.default", Renorm);
+  table.Add("aten.lstm.input", Recurrent<Cell::kLstm>);
+  table.Add("aten.gru.input", Recurrent<Cell::kGru>);
+  table.Add("aten.rnn_tanh.input", Recurrent<Cell::kRnnTanh>);
+  table.Add("aten.rnn_relu.input", Recurrent<Cell::kRnnRelu>);
 }
 
 }  // namespace torchir::lowering
