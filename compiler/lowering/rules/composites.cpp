@@ -110,6 +110,17 @@ std::vector<int64_t> AllDims(int64_t rank) {
   return dims;
 }
 
+// A Scalar argument as a number; an error (not a silent default) when it holds none.
+absl::StatusOr<double> ScalarArg(const AtenCall& call, std::string_view name) {
+  TORCHIR_ASSIGN_OR_RETURN(AttrValue value, call.Scalar(name));
+  std::optional<double> number = value.ToDouble();
+  if (!number.has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat(std::string(name), " = ", value.ToString(),
+                                                   " is not a number"));
+  }
+  return *number;
+}
+
 // The float dtype a float-only decomposition computes in: the output's when it is floating,
 // else float32.
 DType FloatOf(DType dtype) { return ir::IsFloatingPoint(dtype) ? dtype : DType::kFloat32; }
@@ -140,10 +151,10 @@ constexpr char kChunk[] = "aten.chunk.default";
 Results Rrelu(LoweringContext& ctx, const AtenCall& call) {
   TORCHIR_ASSIGN_OR_RETURN(bool training, call.Bool("training"));
   if (training) return Unsupported("rrelu with training=True samples random slopes");
-  TORCHIR_ASSIGN_OR_RETURN(AttrValue lower, call.Scalar("lower"));
-  TORCHIR_ASSIGN_OR_RETURN(AttrValue upper, call.Scalar("upper"));
+  TORCHIR_ASSIGN_OR_RETURN(double lower, ScalarArg(call, "lower"));
+  TORCHIR_ASSIGN_OR_RETURN(double upper, ScalarArg(call, "upper"));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
-  const double slope = (lower.ToDouble().value_or(0.0) + upper.ToDouble().value_or(0.0)) / 2.0;
+  const double slope = (lower + upper) / 2.0;
   return Single(ctx.builder().Emit1("edge.leaky_relu", {x},
                                     {{"negative_slope", AttrValue::Double(slope)}}));
 }
@@ -286,10 +297,8 @@ Results Baddbmm(LoweringContext& ctx, const AtenCall& call) {
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * self, ctx.Tensor(call, "self"));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * b1, ctx.Tensor(call, "batch1"));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * b2, ctx.Tensor(call, "batch2"));
-  TORCHIR_ASSIGN_OR_RETURN(AttrValue beta_value, call.Scalar("beta"));
-  TORCHIR_ASSIGN_OR_RETURN(AttrValue alpha_value, call.Scalar("alpha"));
-  const double beta = beta_value.ToDouble().value_or(1.0);
-  const double alpha = alpha_value.ToDouble().value_or(1.0);
+  TORCHIR_ASSIGN_OR_RETURN(double beta, ScalarArg(call, "beta"));
+  TORCHIR_ASSIGN_OR_RETURN(double alpha, ScalarArg(call, "alpha"));
   ir::Value* product = c.Op("edge.matmul", {b1, b2});
   if (alpha != 1.0) product = c.WithScalar("edge.mul", product, alpha);
   if (beta == 0.0) return c.Result(c.Expand(product, ctx.OutputType().sizes));
@@ -595,9 +604,9 @@ Results Dist(LoweringContext& ctx, const AtenCall& call) {
   const DType dtype = FloatOf(ctx.OutputType().dtype);
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * a, ctx.Tensor(call, "self"));
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * b, ctx.Tensor(call, "other"));
-  TORCHIR_ASSIGN_OR_RETURN(AttrValue p, call.Scalar("p"));
+  TORCHIR_ASSIGN_OR_RETURN(double p, ScalarArg(call, "p"));
   ir::Value* difference = c.Op("edge.sub", {c.Cast(a, dtype), c.Cast(b, dtype)});
-  return c.Result(PNorm(c, difference, p.ToDouble().value_or(2.0), {}, false));
+  return c.Result(PNorm(c, difference, p, {}, false));
 }
 
 // instance_norm: each (sample, channel) normalised over its spatial dims with its own mean and
@@ -1296,7 +1305,7 @@ Results MatrixNorm(LoweringContext& ctx, const AtenCall& call) {
     if (ord.as_string() != "fro") return Unsupported("matrix_norm ord='" + ord.as_string() + "'");
     return c.Result(c.Reshape(PNorm(c, x, 2.0, dims, keepdim), ctx.OutputType().sizes));
   }
-  const double p = ord.ToDouble().value_or(0.0);
+  TORCHIR_ASSIGN_OR_RETURN(double p, ScalarArg(call, "ord"));
   if (std::abs(p) != 1.0 && !std::isinf(p)) {
     return Unsupported(absl::StrCat("matrix_norm ord=", p, " (needs singular values)"));
   }
@@ -1313,17 +1322,16 @@ Results MatrixNorm(LoweringContext& ctx, const AtenCall& call) {
 Results Renorm(LoweringContext& ctx, const AtenCall& call) {
   Chain c(ctx.builder());
   TORCHIR_ASSIGN_OR_RETURN(ir::Value * x, ctx.Tensor(call, "self"));
-  TORCHIR_ASSIGN_OR_RETURN(AttrValue p, call.Scalar("p"));
+  TORCHIR_ASSIGN_OR_RETURN(double p, ScalarArg(call, "p"));
   TORCHIR_ASSIGN_OR_RETURN(int64_t dim, call.Int("dim"));
-  TORCHIR_ASSIGN_OR_RETURN(AttrValue maxnorm_value, call.Scalar("maxnorm"));
+  TORCHIR_ASSIGN_OR_RETURN(double maxnorm, ScalarArg(call, "maxnorm"));
   const int64_t rank = x->type().rank();
   TORCHIR_ASSIGN_OR_RETURN(dim, NormDim(dim, rank));
   std::vector<int64_t> others;
   for (int64_t d = 0; d < rank; ++d) {
     if (d != dim) others.push_back(d);
   }
-  const double maxnorm = maxnorm_value.ToDouble().value_or(0.0);
-  ir::Value* norm = PNorm(c, x, p.ToDouble().value_or(2.0), others, true);
+  ir::Value* norm = PNorm(c, x, p, others, true);
   ir::Value* factor = c.Op("edge.div", {c.Scalar(maxnorm, x->dtype()),
                                         c.WithScalar("edge.add", norm, 1e-7)});
   ir::Value* scale = c.Op("edge.where", {c.WithScalar("edge.gt", norm, maxnorm), factor,
