@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 
 #include "backends/native/gemm.h"
 
@@ -13,6 +14,18 @@ namespace torchir::native {
 // clamp (epilogue.min, epilogue.max for kClamp), the others as activation-inl.h computes them.
 // The epilogue's residual is ignored.
 void ApplyActivation(const Epilogue& epilogue, float* data, size_t count);
+
+// The clamp a kernel applies while its results are in registers: [0, +inf) for relu,
+// [min, max] for kClamp, no bound for the others (they run on the stored results instead).
+inline float ClampLow(const Epilogue& epilogue) {
+  return epilogue.activation == Activation::kRelu    ? 0.0f
+         : epilogue.activation == Activation::kClamp ? epilogue.min
+                                                     : -std::numeric_limits<float>::infinity();
+}
+inline float ClampHigh(const Epilogue& epilogue) {
+  return epilogue.activation == Activation::kClamp ? epilogue.max
+                                                   : std::numeric_limits<float>::infinity();
+}
 
 // y[i] = e^x[i] for i < count, vectorised: relative error <= 1.5e-7 where the result is a normal
 // float; 0 below about -103.97, +inf above about 88.72, NaN for NaN.

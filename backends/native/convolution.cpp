@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "backends/native/gemm_call.h"
+#include "backends/native/direct_convolution.h"
 
 namespace torchir::native {
 namespace {
@@ -340,6 +341,20 @@ runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t grou
                          shape.stride_height == 1 && shape.stride_width == 1 &&
                          shape.padding_top == 0 && shape.padding_left == 0 &&
                          shape.padding_bottom == 0 && shape.padding_right == 0;
+  // Scratch as the implicit GEMM needs it whichever path runs, so a caller sizes it one way
+  // (ConvolutionScratchBytes) on every CPU.
+  GemmConfig current;
+  if (!GetGemmConfig(CurrentKernelTarget(), &current)) return runtime::Error::kInternal;
+  const size_t threads = threadpool == nullptr ? 1 : pthreadpool_get_threads_count(threadpool);
+  if (scratch == nullptr || scratch_bytes < ConvolutionScratchBytes(current, shape, threads)) {
+    return runtime::Error::kOutOfMemory;
+  }
+  // Narrow groups and few input channels run directly: there the im2col copy would cost about
+  // as much as the multiply-adds it feeds.
+  bool handled = false;
+  const runtime::Error direct = DirectConvolution2d(shape, groups, input, weights, bias, output,
+                                                    epilogue, threadpool, &handled);
+  if (direct != runtime::Error::kOk || handled) return direct;
   for (size_t g = 0; g < groups; ++g) {
     const float* group_input = input + g * group.input_channels;
     const size_t first_channel = g * group.output_channels;

@@ -9,6 +9,9 @@
 #include <cstring>
 #include <limits>
 
+#include "backends/native/activation.h"
+#include "backends/native/taps.h"
+
 // foreach_target.h includes this file again per target: define the call's struct once.
 #ifndef TORCHIR_BACKENDS_NATIVE_DEPTHWISE_CALL_
 #define TORCHIR_BACKENDS_NATIVE_DEPTHWISE_CALL_
@@ -48,24 +51,6 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 namespace {
-
-// The taps of one output pixel that fall inside the input along one axis: [begin, end).
-struct TapRange {
-  size_t begin, end;
-};
-
-// Taps k in [0, kernel) read input coordinate origin + k * dilation; keep those in [0, size).
-TapRange Inside(ptrdiff_t origin, size_t kernel, size_t dilation, size_t size) {
-  const ptrdiff_t d = static_cast<ptrdiff_t>(dilation);
-  const ptrdiff_t n = static_cast<ptrdiff_t>(size);
-  TapRange range{0, kernel};
-  if (origin < 0) range.begin = static_cast<size_t>((-origin + d - 1) / d);
-  // The first tap at or past `size`: ceil((size - origin) / dilation).
-  const ptrdiff_t last = n - origin <= 0 ? 0 : (n - origin + d - 1) / d;
-  if (static_cast<size_t>(last) < range.end) range.end = static_cast<size_t>(last);
-  if (range.begin > range.end) range.begin = range.end;
-  return range;
-}
 
 // Where the pixels of one block read and write. `in` points at the input of pixel 0's first
 // tap inside (ky_range.begin, kx_range.begin), channel 0; pixel p's is in + p * in_step.
@@ -188,15 +173,9 @@ void DepthwiseRowsForTarget(const DepthwiseCall& call) {
   const hn::ScalableTag<float> d;
   const size_t channels = s.input_channels;
   const size_t ow = call.output_width;
-  // Output columns whose taps all fall inside the input along x, [ox_begin, ox_end): there the
-  // pixels go 4 at a time. ox * sw >= pl and ox * sw - pl + (kw - 1) * dw <= W - 1.
-  const size_t extent = (s.kernel_width - 1) * s.dilation_width;
-  size_t ox_end = s.input_width + s.padding_left > extent
-                      ? (s.input_width - 1 + s.padding_left - extent) / s.stride_width + 1
-                      : 0;
-  ox_end = ox_end < ow ? ox_end : ow;
-  size_t ox_begin = (s.padding_left + s.stride_width - 1) / s.stride_width;
-  ox_begin = ox_begin < ox_end ? ox_begin : ox_end;
+  // Output columns whose taps all fall inside the input along x: there the pixels go 4 at a time.
+  const TapRange interior = InteriorColumns(s, ow);
+  const size_t ox_begin = interior.begin, ox_end = interior.end;
   constexpr size_t kBlockPixels = 4;
   // Activations other than a clamp run on each block of pixels just stored (still in L1).
   const bool after_store = IsAppliedAfterStore(call.activation);
@@ -397,11 +376,8 @@ runtime::Error DepthwiseConvolution2d(const Convolution2dShape& shape, const flo
   call.residual = epilogue.residual;
   call.residual_stride = epilogue.residual_stride;
   // Clamped while in registers: relu and clamp; every other activation afterwards.
-  call.lo = epilogue.activation == Activation::kRelu    ? 0.0f
-            : epilogue.activation == Activation::kClamp ? epilogue.min
-                                                        : -std::numeric_limits<float>::infinity();
-  call.hi = epilogue.activation == Activation::kClamp ? epilogue.max
-                                                      : std::numeric_limits<float>::infinity();
+  call.lo = ClampLow(epilogue);
+  call.hi = ClampHigh(epilogue);
   call.activation = epilogue.activation;
   call.row_begin = 0;
   call.row_end = shape.batch * call.output_height;

@@ -263,6 +263,48 @@ TEST_P(ConvolutionTest, MatchesReferenceForGroupedConvolutions) {
   }
 }
 
+// The direct kernel (direct_convolution.h) on every target whose panels fit two vectors, at the
+// shapes it must get right. Narrow groups: RegNet's 16 x 16 at stride 1 and 2 over rows wide
+// enough for several 8- and 6-pixel blocks plus the edge pixels, a partial last vector (12 and 20
+// channels), pixels whose taps all fall in the padding (padding 3 around a 3x3 kernel: bias,
+// residual and clamp only), dilation, threads splitting the rows. Few input channels: RGB stems
+// (7x7 stride 2 and 3x3, Cin = 3) with output channels spanning several panels and a partial one
+// (40 = 32 + 8 on AVX-512, 16 + 16 + 8 on AVX2), one input channel with dilation, and K > kc
+// (9 x 9 x 4 = 324: the GEMM path).
+TEST_P(ConvolutionTest, MatchesReferenceForDirectConvolutions) {
+  uint32_t seed = 700;
+  for (size_t group : {16, 12, 20}) {
+    ExpectConvolutionMatchesReference(
+        Shape(1, 11, 29, 4 * group, 4 * group, 3, 3, 1, 1, 1, 1, 1, 1), {}, seed++, 4);
+    ExpectConvolutionMatchesReference(
+        Shape(2, 12, 30, 2 * group, 2 * group, 3, 3, 2, 1, 1, 1, 1, 1), {}, seed++, 2);
+    if (HasFailure()) return;
+  }
+  ExpectConvolutionMatchesReference(Shape(1, 4, 5, 32, 32, 3, 3, 1, 1, 3, 3, 3, 3), {}, seed++, 2);
+  ExpectConvolutionMatchesReference(Shape(1, 23, 21, 3, 40, 7, 7, 2, 1, 3, 3, 3, 3), {}, seed++);
+  ExpectConvolutionMatchesReference(Shape(2, 15, 16, 3, 24, 3, 3, 2, 1, 1, 1, 1, 1), {}, seed++);
+  ExpectConvolutionMatchesReference(Shape(1, 12, 13, 1, 17, 3, 3, 1, 2, 2, 2, 2, 2), {}, seed++);
+  ExpectConvolutionMatchesReference(Shape(1, 12, 11, 4, 20, 9, 9, 1, 1, 4, 4, 4, 4), {}, seed++);
+  ExpectConvolutionMatchesReference(Shape(1, 13, 19, 48, 48, 3, 3, 1, 2, 2, 2, 2, 2), {}, seed++,
+                                    3);
+  for (const Options& options : EveryEpilogueCase()) {
+    ExpectConvolutionMatchesReference(Shape(1, 6, 21, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1), options,
+                                      seed++, 2);
+    ExpectConvolutionMatchesReference(Shape(1, 9, 19, 3, 36, 7, 7, 2, 1, 3, 3, 3, 3), options,
+                                      seed++);
+  }
+  for (size_t threads : {2, 3}) {
+    Options options;
+    options.threads = threads;
+    options.epilogue.activation = Activation::kRelu;
+    options.residual = Options::kInPlace;
+    ExpectConvolutionMatchesReference(Shape(2, 9, 17, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1), options,
+                                      seed++, 4);
+    ExpectConvolutionMatchesReference(Shape(1, 20, 18, 3, 64, 7, 7, 2, 1, 3, 3, 3, 3), options,
+                                      seed++);
+  }
+}
+
 // Each group's filter is packed as Convolution2d packs an ungrouped one of the group's size, at
 // a multiple of 64 bytes; views refuse group counts, shapes and sizes that do not match.
 TEST_P(ConvolutionTest, PacksAndViewsGroupedWeights) {

@@ -1,0 +1,450 @@
+// Compiled once per Highway target (foreach_target.h re-includes this file); the part after
+// HWY_ONCE is compiled once and dispatches.
+#include "backends/native/direct_convolution.h"
+
+#include <pthreadpool.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "backends/native/activation.h"
+#include "backends/native/gemm_config.h"
+#include "backends/native/taps.h"
+
+// foreach_target.h includes this file again per target: define the call's struct once.
+#ifndef TORCHIR_BACKENDS_NATIVE_DIRECT_CONVOLUTION_CALL_
+#define TORCHIR_BACKENDS_NATIVE_DIRECT_CONVOLUTION_CALL_
+namespace torchir::native {
+namespace {
+
+// The arguments of one share of a direct convolution, as they cross Highway's dispatch table.
+struct DirectCall {
+  const Convolution2dShape* shape;  // the whole tensors' channel counts
+  size_t groups, group_input, group_output;
+  size_t output_height, output_width;
+  const float* input;
+  const PackedB* weights;  // `groups` views, packed for this CPU
+  size_t k;                // rows of each group's filter: kh * kw * group_input
+  const float* bias;       // Cout floats, or null
+  float* output;
+  const float* residual;  // null, or residual_stride floats per output pixel
+  size_t residual_stride;
+  float lo, hi;               // the clamp; -inf, +inf without one
+  Activation activation;      // applied to each block of pixels once stored, unless a clamp
+  size_t row_begin, row_end;  // output rows (batch * output_height of them)
+};
+
+}  // namespace
+}  // namespace torchir::native
+#endif  // TORCHIR_BACKENDS_NATIVE_DIRECT_CONVOLUTION_CALL_
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/native/direct_convolution.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// Must follow foreach_target.h (clang-format: keep the order).
+#include "hwy/highway.h"
+// Must follow hwy/highway.h.
+#include "backends/native/activation-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace torchir::native {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+namespace {
+
+// Where the pixels of one block read and write, for group 0. `in` points at the input of pixel
+// 0's first tap inside (ky_range.begin, kx_range.begin), channel 0; pixel p's is in + p * in_step.
+struct GroupPixels {
+  const float* in;
+  size_t in_step;
+  TapRange ky_range, kx_range;
+  const float* residual;  // pixel 0's, or null; pixel p's at + p * residual_stride
+  float* out;             // pixel 0's; pixel p's at + p * Cout
+};
+
+// The output channels one pass over the pixels computes: columns [j * nr, j * nr + width) of
+// group g's filter, one packed panel (so at most two vectors).
+struct Chunk {
+  size_t input_first;   // the group's first input channel
+  size_t output_first;  // the chunk's first output channel
+  size_t width;
+  const float* weights;  // filter row k of the chunk at k * nr floats
+  size_t nr;
+};
+
+// The first `count` floats at p (count <= lanes) in a vector, the rest zero; and the first
+// `count` lanes of v stored at p. Through a buffer: Highway's MaskedLoad and BlendedStore touch
+// the whole vector on some targets (SSE4), which may lie past the end of the tensor.
+template <class D>
+HWY_INLINE hn::Vec<D> LoadFirst(D d, const float* p, size_t count) {
+  HWY_ALIGN float buffer[HWY_MAX_BYTES / sizeof(float)] = {};
+  std::memcpy(buffer, p, count * sizeof(float));
+  return hn::Load(d, buffer);
+}
+template <class D>
+HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, float* p, size_t count) {
+  HWY_ALIGN float buffer[HWY_MAX_BYTES / sizeof(float)];
+  hn::Store(v, d, buffer);
+  std::memcpy(p, buffer, count * sizeof(float));
+}
+
+// Output channels [g * Cout / groups, (g + 1) * Cout / groups) of kPixels pixels: kVectors
+// vectors of them (the last one partial when the group is not a multiple of the lanes), each
+// summed in kSplit partial sums (input channel ci into sum ci mod kSplit), so kPixels * kSplit *
+// kVectors independent chains of FMAs: enough to hide the FMA's latency also where few pixels
+// share a tap range (a row's edge pixels, the last pixels of a 7-pixel row). Each broadcast input
+// float serves kVectors vectors and each weight vector kPixels pixels. The accumulators are named
+// variables, not an array (a named vector is a register to the compiler; SVE's vectors cannot
+// form arrays).
+#define TORCHIR_DC_INDICES(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define TORCHIR_DC_SPLITS_OF(p, X) X(p, 0) X(p, 1) X(p, 2) X(p, 3) X(p, 4) X(p, 5) X(p, 6) X(p, 7)
+#define TORCHIR_DC_UNITS(X)                                                        \
+  TORCHIR_DC_SPLITS_OF(0, X)                                                       \
+  TORCHIR_DC_SPLITS_OF(1, X)                                                       \
+  TORCHIR_DC_SPLITS_OF(2, X) TORCHIR_DC_SPLITS_OF(3, X) TORCHIR_DC_SPLITS_OF(4, X) \
+      TORCHIR_DC_SPLITS_OF(5, X) TORCHIR_DC_SPLITS_OF(6, X) TORCHIR_DC_SPLITS_OF(7, X)
+template <size_t kPixels, size_t kSplit, size_t kVectors, class D>
+HWY_INLINE void GroupBlock(D d, const DirectCall& call, const GroupPixels& px, const Chunk& chunk) {
+  static_assert(
+      kPixels >= 1 && kPixels <= 8 && kSplit >= 1 && kSplit <= 8 && kVectors >= 1 && kVectors <= 2,
+      "the macros cover 8 pixels x 8 partial sums x 2 vectors");
+  using V = decltype(hn::Zero(d));
+  const size_t lanes = hn::Lanes(d);
+  const Convolution2dShape& s = *call.shape;
+  const size_t cin = call.group_input;
+  const size_t channels_in = s.input_channels, channels_out = s.output_channels;
+  const size_t first = chunk.output_first;
+  // The last vector's channels: all its lanes but at a partial chunk.
+  const size_t tail = chunk.width - (kVectors - 1) * lanes;
+  const bool whole = tail == lanes;
+  const V zero = hn::Zero(d);
+  V start0 = zero;
+  V start1 = zero;
+  if (call.bias != nullptr) {
+    const float* bias = call.bias + first;
+    if constexpr (kVectors == 1) {
+      start0 = whole ? hn::LoadU(d, bias) : LoadFirst(d, bias, tail);
+    } else {
+      start0 = hn::LoadU(d, bias);
+      start1 = whole ? hn::LoadU(d, bias + lanes) : LoadFirst(d, bias + lanes, tail);
+    }
+  }
+  // Partial sum 0 starts from the bias, the others from zero.
+#define TORCHIR_DC_DECLARE(p, k)           \
+  V acc##p##k##0 = k == 0 ? start0 : zero; \
+  V acc##p##k##1 = k == 0 ? start1 : zero; \
+  (void)acc##p##k##0;                      \
+  (void)acc##p##k##1;
+  TORCHIR_DC_UNITS(TORCHIR_DC_DECLARE)
+#undef TORCHIR_DC_DECLARE
+  const size_t nr = chunk.nr;
+  const size_t row_step = s.dilation_height * s.input_width * channels_in;
+  const size_t column_step = s.dilation_width * channels_in;
+  const size_t in_step = px.in_step;
+  const float* HWY_RESTRICT in_row = px.in + chunk.input_first;
+  // Weight vectors of input channel ci + k: k < kSplit loaded, the rest unused.
+#define TORCHIR_DC_LOAD(k)                                                             \
+  V w##k##0 = zero, w##k##1 = zero;                                                    \
+  if constexpr (k < kSplit) {                                                          \
+    w##k##0 = hn::LoadU(d, w_tap + (ci + k) * nr);                                     \
+    if constexpr (kVectors > 1) w##k##1 = hn::LoadU(d, w_tap + (ci + k) * nr + lanes); \
+  }                                                                                    \
+  (void)w##k##0;                                                                       \
+  (void)w##k##1;
+#define TORCHIR_DC_FMA(p, k)                                                         \
+  if constexpr (p < kPixels && k < kSplit) {                                         \
+    const V a = hn::Set(d, in_tap[p * in_step + ci + k]);                            \
+    acc##p##k##0 = hn::MulAdd(a, w##k##0, acc##p##k##0);                             \
+    if constexpr (kVectors > 1) acc##p##k##1 = hn::MulAdd(a, w##k##1, acc##p##k##1); \
+  }
+  for (size_t ky = px.ky_range.begin; ky < px.ky_range.end; ++ky) {
+    const float* HWY_RESTRICT in_tap = in_row;
+    // Filter row k = (ky * kw + kx) * cin + ci at k * nr floats.
+    const float* HWY_RESTRICT w_tap =
+        chunk.weights + (ky * s.kernel_width + px.kx_range.begin) * cin * nr;
+    for (size_t kx = px.kx_range.begin; kx < px.kx_range.end; ++kx) {
+      size_t ci = 0;
+      for (; ci + kSplit <= cin; ci += kSplit) {
+        TORCHIR_DC_INDICES(TORCHIR_DC_LOAD)
+        TORCHIR_DC_UNITS(TORCHIR_DC_FMA)
+      }
+      // The last cin mod kSplit channels, into partial sum 0.
+      for (; ci < cin; ++ci) {
+        const V w00 = hn::LoadU(d, w_tap + ci * nr);
+        V w01 = w00;
+        if constexpr (kVectors > 1) w01 = hn::LoadU(d, w_tap + ci * nr + lanes);
+        (void)w01;
+#define TORCHIR_DC_FMA_REST(p)                                                   \
+  if constexpr (p < kPixels) {                                                   \
+    const V a = hn::Set(d, in_tap[p * in_step + ci]);                            \
+    acc##p##0##0 = hn::MulAdd(a, w00, acc##p##0##0);                             \
+    if constexpr (kVectors > 1) acc##p##0##1 = hn::MulAdd(a, w01, acc##p##0##1); \
+  }
+        TORCHIR_DC_INDICES(TORCHIR_DC_FMA_REST)
+#undef TORCHIR_DC_FMA_REST
+      }
+      in_tap += column_step;
+      w_tap += cin * nr;
+    }
+    in_row += row_step;
+  }
+#undef TORCHIR_DC_FMA
+#undef TORCHIR_DC_LOAD
+  // The partial sums into sum 0.
+#define TORCHIR_DC_REDUCE(p, k)                                                     \
+  if constexpr (p < kPixels && k > 0 && k < kSplit) {                               \
+    acc##p##0##0 = hn::Add(acc##p##0##0, acc##p##k##0);                             \
+    if constexpr (kVectors > 1) acc##p##0##1 = hn::Add(acc##p##0##1, acc##p##k##1); \
+  }
+  TORCHIR_DC_UNITS(TORCHIR_DC_REDUCE)
+#undef TORCHIR_DC_REDUCE
+  const V lo = hn::Set(d, call.lo), hi = hn::Set(d, call.hi);
+  // Vector v of pixel p: added to the residual, clamped, stored (through a buffer when it is a
+  // partial tail).
+#define TORCHIR_DC_STORE_ONE(p, v, full)                                                    \
+  {                                                                                         \
+    float* out = px.out + p * channels_out + first + v * lanes;                             \
+    if (px.residual != nullptr) {                                                           \
+      const float* r = px.residual + p * call.residual_stride + first + v * lanes;          \
+      acc##p##0##v = hn::Add(acc##p##0##v, full ? hn::LoadU(d, r) : LoadFirst(d, r, tail)); \
+    }                                                                                       \
+    const V result = hn::Min(hn::Max(acc##p##0##v, lo), hi);                                \
+    if (full) {                                                                             \
+      hn::StoreU(result, d, out);                                                           \
+    } else {                                                                                \
+      StoreFirst(d, result, out, tail);                                                     \
+    }                                                                                       \
+  }
+#define TORCHIR_DC_STORE(p)             \
+  if constexpr (p < kPixels) {          \
+    if constexpr (kVectors == 1) {      \
+      TORCHIR_DC_STORE_ONE(p, 0, whole) \
+    } else {                            \
+      TORCHIR_DC_STORE_ONE(p, 0, true)  \
+      TORCHIR_DC_STORE_ONE(p, 1, whole) \
+    }                                   \
+  }
+  TORCHIR_DC_INDICES(TORCHIR_DC_STORE)
+#undef TORCHIR_DC_STORE
+#undef TORCHIR_DC_STORE_ONE
+}
+#undef TORCHIR_DC_UNITS
+#undef TORCHIR_DC_SPLITS_OF
+#undef TORCHIR_DC_INDICES
+
+// AVX2 and SSE4 have 16 vector registers; AVX-512, NEON and SVE 32.
+#if HWY_ARCH_X86 && HWY_TARGET > HWY_AVX3
+constexpr bool kManyRegisters = false;
+#else
+constexpr bool kManyRegisters = true;
+#endif
+
+// How the pixels of a row go, per number of vectors per chunk: blocks of kFull interior pixels
+// with one partial sum each; fewer interior pixels (a row's last ones) in blocks of kHalf, then
+// of kQuarter, each with more partial sums; pixels at the edges (their own tap range) alone with
+// kSingleSplit sums: at least 8 chains of FMAs each (the FMA's latency times its throughput),
+// with accumulators, weight vectors and a broadcast within the register file (two vectors on
+// AVX2: 6 x 2 + 2 + 1 of 16 for the full blocks). At most 8 pixels: their broadcasts address
+// the input through one index register each.
+template <size_t kVectors>
+struct RowPlan;
+template <>
+struct RowPlan<1> {
+  static constexpr size_t kFull = 8, kHalf = 4, kHalfSplit = 2, kQuarter = 2, kQuarterSplit = 4,
+                          kSingleSplit = 8;
+};
+template <>
+struct RowPlan<2> {
+  static constexpr size_t kFull = kManyRegisters ? 8 : 6, kHalf = kManyRegisters ? 4 : 3,
+                          kHalfSplit = kManyRegisters ? 2 : 1, kQuarter = 2, kQuarterSplit = 2,
+                          kSingleSplit = kManyRegisters ? 4 : 2;
+};
+
+// The chunk of output rows [row_begin, row_end).
+template <size_t kVectors, class D>
+void ChunkRows(D d, const DirectCall& call, const Chunk& chunk) {
+  using Plan = RowPlan<kVectors>;
+  const Convolution2dShape& s = *call.shape;
+  const size_t ow = call.output_width;
+  const TapRange interior = InteriorColumns(s, ow);
+  const bool after_store = IsAppliedAfterStore(call.activation);
+  const size_t channels_in = s.input_channels, channels_out = s.output_channels;
+  for (size_t row = call.row_begin; row < call.row_end; ++row) {
+    const size_t image = row / call.output_height, oy = row % call.output_height;
+    const ptrdiff_t iy0 =
+        static_cast<ptrdiff_t>(oy * s.stride_height) - static_cast<ptrdiff_t>(s.padding_top);
+    const TapRange ky_range = Inside(iy0, s.kernel_height, s.dilation_height, s.input_height);
+    const float* image_input = call.input + image * s.input_height * s.input_width * channels_in;
+    const size_t iy_first =
+        static_cast<size_t>(iy0 + static_cast<ptrdiff_t>(ky_range.begin * s.dilation_height));
+    for (size_t ox = 0; ox < ow;) {
+      const ptrdiff_t ix0 =
+          static_cast<ptrdiff_t>(ox * s.stride_width) - static_cast<ptrdiff_t>(s.padding_left);
+      GroupPixels px;
+      px.ky_range = ky_range;
+      px.kx_range = Inside(ix0, s.kernel_width, s.dilation_width, s.input_width);
+      const size_t ix_first =
+          static_cast<size_t>(ix0 + static_cast<ptrdiff_t>(px.kx_range.begin * s.dilation_width));
+      // Not read when every tap is in the padding (an empty range): then bias, residual, clamp.
+      px.in = px.ky_range.begin == px.ky_range.end || px.kx_range.begin == px.kx_range.end
+                  ? call.input
+                  : image_input + (iy_first * s.input_width + ix_first) * channels_in;
+      px.in_step = s.stride_width * channels_in;
+      const size_t pixel = row * ow + ox;
+      px.residual =
+          call.residual == nullptr ? nullptr : call.residual + pixel * call.residual_stride;
+      px.out = call.output + pixel * channels_out;
+      const size_t left = ox >= interior.begin && ox < interior.end ? interior.end - ox : 0;
+      size_t done;
+      if (left >= Plan::kFull) {
+        GroupBlock<Plan::kFull, 1, kVectors>(d, call, px, chunk);
+        done = Plan::kFull;
+      } else if (left >= Plan::kHalf) {
+        GroupBlock<Plan::kHalf, Plan::kHalfSplit, kVectors>(d, call, px, chunk);
+        done = Plan::kHalf;
+      } else if (left >= Plan::kQuarter) {
+        GroupBlock<Plan::kQuarter, Plan::kQuarterSplit, kVectors>(d, call, px, chunk);
+        done = Plan::kQuarter;
+      } else {
+        GroupBlock<1, Plan::kSingleSplit, kVectors>(d, call, px, chunk);
+        done = 1;
+      }
+      if (after_store) {
+        ActivationRows(call.activation, px.out + chunk.output_first, done, chunk.width,
+                       channels_out);
+      }
+      ox += done;
+    }
+  }
+}
+
+}  // namespace
+
+// Lanes of this target's float vectors: the caller's test of whether chunks fit two vectors.
+size_t DirectLanesForTarget() { return hn::Lanes(hn::ScalableTag<float>()); }
+
+void DirectRowsForTarget(const DirectCall& call) {
+  const hn::ScalableTag<float> d;
+  const size_t lanes = hn::Lanes(d);
+  for (size_t g = 0; g < call.groups; ++g) {
+    const PackedB& weights = call.weights[g];
+    const size_t nr = weights.config.nr;
+    // Panel j of a group's filter: with one K block (k <= kc, or a single panel) it starts at
+    // j * k * nr floats, its row k at k * nr from there (packed_weights.h).
+    for (size_t j = 0; j * nr < call.group_output; ++j) {
+      Chunk chunk;
+      chunk.input_first = g * call.group_input;
+      chunk.output_first = g * call.group_output + j * nr;
+      chunk.width = call.group_output - j * nr < nr ? call.group_output - j * nr : nr;
+      chunk.weights = weights.data + j * call.k * nr;
+      chunk.nr = nr;
+      if (chunk.width <= lanes) {
+        ChunkRows<1>(d, call, chunk);
+      } else {
+        ChunkRows<2>(d, call, chunk);
+      }
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace torchir::native
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace torchir::native {
+
+HWY_EXPORT(DirectLanesForTarget);
+HWY_EXPORT(DirectRowsForTarget);
+
+namespace {
+
+// The share of output rows of one pool task.
+struct ParallelDirect {
+  DirectCall whole;
+  size_t rows_per_task;
+};
+
+void RunRows(void* context, size_t task) {
+  const ParallelDirect& p = *static_cast<const ParallelDirect*>(context);
+  DirectCall call = p.whole;
+  call.row_begin = task * p.rows_per_task;
+  const size_t end = call.row_begin + p.rows_per_task;
+  call.row_end = end < p.whole.row_end ? end : p.whole.row_end;
+  HWY_DYNAMIC_DISPATCH(DirectRowsForTarget)(call);
+}
+
+}  // namespace
+
+bool IsDirectConvolution(const Convolution2dShape& shape, size_t groups, size_t lanes,
+                         const GemmConfig& config) {
+  if (groups == 0 || CheckConvolution2dShape(shape) != runtime::Error::kOk ||
+      config.nr > 2 * lanes) {
+    return false;
+  }
+  const size_t group_input = shape.input_channels / groups;
+  const size_t group_output = shape.output_channels / groups;
+  const size_t k = shape.kernel_height * shape.kernel_width * group_input;
+  return (groups > 1 && group_output <= config.nr) ||
+         (group_input <= kDirectMaxInputChannels && k <= config.kc);
+}
+
+runtime::Error DirectConvolution2d(const Convolution2dShape& shape, size_t groups,
+                                   const float* input, const PackedB* weights, const float* bias,
+                                   float* output, const Epilogue& epilogue,
+                                   pthreadpool_t threadpool, bool* handled) {
+  *handled = false;
+  if (epilogue.activation > kLastActivation ||
+      (epilogue.activation == Activation::kClamp && !(epilogue.min <= epilogue.max))) {
+    return runtime::Error::kInvalidArgument;
+  }
+  GemmConfig current;
+  if (!GetGemmConfig(CurrentKernelTarget(), &current) ||
+      !IsDirectConvolution(shape, groups, HWY_DYNAMIC_DISPATCH(DirectLanesForTarget)(), current)) {
+    return runtime::Error::kOk;
+  }
+  for (size_t g = 0; g < groups; ++g) {
+    // Another layout than this CPU's: the GEMM path says kNotSupported.
+    if (weights[g].config.nr != current.nr || weights[g].config.kc != current.kc) {
+      return runtime::Error::kOk;
+    }
+  }
+  DirectCall call{};
+  call.shape = &shape;
+  call.groups = groups;
+  call.group_input = shape.input_channels / groups;
+  call.group_output = shape.output_channels / groups;
+  call.k = shape.kernel_height * shape.kernel_width * call.group_input;
+  call.output_height = shape.output_height();
+  call.output_width = shape.output_width();
+  call.input = input;
+  call.weights = weights;
+  call.bias = bias;
+  call.output = output;
+  call.residual = epilogue.residual;
+  call.residual_stride = epilogue.residual_stride;
+  // Clamped while in registers: relu and clamp; every other activation afterwards.
+  call.lo = ClampLow(epilogue);
+  call.hi = ClampHigh(epilogue);
+  call.activation = epilogue.activation;
+  call.row_begin = 0;
+  call.row_end = shape.batch * call.output_height;
+  *handled = true;
+  const size_t threads = threadpool == nullptr ? 1 : pthreadpool_get_threads_count(threadpool);
+  if (threads <= 1 || call.row_end < 2) {
+    HWY_DYNAMIC_DISPATCH(DirectRowsForTarget)(call);
+    return runtime::Error::kOk;
+  }
+  // A few tasks per thread, so a thread slowed by other work does not hold up the rest.
+  const size_t tasks_wanted = threads * 4 < call.row_end ? threads * 4 : call.row_end;
+  ParallelDirect parallel{call, (call.row_end + tasks_wanted - 1) / tasks_wanted};
+  const size_t tasks = (call.row_end + parallel.rows_per_task - 1) / parallel.rows_per_task;
+  pthreadpool_parallelize_1d(threadpool, &RunRows, &parallel, tasks, 0);
+  return runtime::Error::kOk;
+}
+
+}  // namespace torchir::native
+#endif  // HWY_ONCE
