@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "backends/native/activation.h"
+#include "backends/native/row_tasks.h"
 #include "backends/native/taps.h"
 
 // foreach_target.h includes this file again per target: define the call's struct once.
@@ -265,18 +266,8 @@ size_t DepthwiseFloats(size_t kernel_height, size_t kernel_width, size_t channel
   return taps * padded;
 }
 
-// The share of output rows of one pool task.
-struct ParallelDepthwise {
-  DepthwiseCall whole;
-  size_t rows_per_task;
-};
-
-void RunRows(void* context, size_t task) {
-  const ParallelDepthwise& p = *static_cast<const ParallelDepthwise*>(context);
-  DepthwiseCall call = p.whole;
-  call.row_begin = task * p.rows_per_task;
-  const size_t end = call.row_begin + p.rows_per_task;
-  call.row_end = end < p.whole.row_end ? end : p.whole.row_end;
+// Runs a share of the rows on this CPU's best target.
+void RunDepthwiseCall(const DepthwiseCall& call) {
   HWY_DYNAMIC_DISPATCH(DepthwiseRowsForTarget)(call);
 }
 
@@ -381,16 +372,7 @@ runtime::Error DepthwiseConvolution2d(const Convolution2dShape& shape, const flo
   call.activation = epilogue.activation;
   call.row_begin = 0;
   call.row_end = shape.batch * call.output_height;
-  const size_t threads = threadpool == nullptr ? 1 : pthreadpool_get_threads_count(threadpool);
-  if (threads <= 1 || call.row_end < 2) {
-    HWY_DYNAMIC_DISPATCH(DepthwiseRowsForTarget)(call);
-    return runtime::Error::kOk;
-  }
-  // A few tasks per thread, so a thread slowed by other work does not hold up the rest.
-  const size_t tasks_wanted = threads * 4 < call.row_end ? threads * 4 : call.row_end;
-  ParallelDepthwise parallel{call, (call.row_end + tasks_wanted - 1) / tasks_wanted};
-  const size_t tasks = (call.row_end + parallel.rows_per_task - 1) / parallel.rows_per_task;
-  pthreadpool_parallelize_1d(threadpool, &RunRows, &parallel, tasks, 0);
+  ShareRows<DepthwiseCall, &RunDepthwiseCall>(call, threadpool);
   return runtime::Error::kOk;
 }
 

@@ -11,6 +11,7 @@
 
 #include "backends/native/activation.h"
 #include "backends/native/gemm_config.h"
+#include "backends/native/row_tasks.h"
 #include "backends/native/taps.h"
 
 // foreach_target.h includes this file again per target: define the call's struct once.
@@ -104,8 +105,9 @@ HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, float* p, size_t count) {
 #define TORCHIR_DC_UNITS(X)                                                        \
   TORCHIR_DC_SPLITS_OF(0, X)                                                       \
   TORCHIR_DC_SPLITS_OF(1, X)                                                       \
-  TORCHIR_DC_SPLITS_OF(2, X) TORCHIR_DC_SPLITS_OF(3, X) TORCHIR_DC_SPLITS_OF(4, X) \
-      TORCHIR_DC_SPLITS_OF(5, X) TORCHIR_DC_SPLITS_OF(6, X) TORCHIR_DC_SPLITS_OF(7, X)
+  TORCHIR_DC_SPLITS_OF(2, X)                                                       \
+  TORCHIR_DC_SPLITS_OF(3, X) TORCHIR_DC_SPLITS_OF(4, X) TORCHIR_DC_SPLITS_OF(5, X) \
+      TORCHIR_DC_SPLITS_OF(6, X) TORCHIR_DC_SPLITS_OF(7, X)
 template <size_t kPixels, size_t kSplit, size_t kVectors, class D>
 HWY_INLINE void GroupBlock(D d, const DirectCall& call, const GroupPixels& px, const Chunk& chunk) {
   static_assert(
@@ -362,20 +364,8 @@ HWY_EXPORT(DirectRowsForTarget);
 
 namespace {
 
-// The share of output rows of one pool task.
-struct ParallelDirect {
-  DirectCall whole;
-  size_t rows_per_task;
-};
-
-void RunRows(void* context, size_t task) {
-  const ParallelDirect& p = *static_cast<const ParallelDirect*>(context);
-  DirectCall call = p.whole;
-  call.row_begin = task * p.rows_per_task;
-  const size_t end = call.row_begin + p.rows_per_task;
-  call.row_end = end < p.whole.row_end ? end : p.whole.row_end;
-  HWY_DYNAMIC_DISPATCH(DirectRowsForTarget)(call);
-}
+// Runs a share of the rows on this CPU's best target.
+void RunDirectCall(const DirectCall& call) { HWY_DYNAMIC_DISPATCH(DirectRowsForTarget)(call); }
 
 }  // namespace
 
@@ -433,16 +423,7 @@ runtime::Error DirectConvolution2d(const Convolution2dShape& shape, size_t group
   call.row_begin = 0;
   call.row_end = shape.batch * call.output_height;
   *handled = true;
-  const size_t threads = threadpool == nullptr ? 1 : pthreadpool_get_threads_count(threadpool);
-  if (threads <= 1 || call.row_end < 2) {
-    HWY_DYNAMIC_DISPATCH(DirectRowsForTarget)(call);
-    return runtime::Error::kOk;
-  }
-  // A few tasks per thread, so a thread slowed by other work does not hold up the rest.
-  const size_t tasks_wanted = threads * 4 < call.row_end ? threads * 4 : call.row_end;
-  ParallelDirect parallel{call, (call.row_end + tasks_wanted - 1) / tasks_wanted};
-  const size_t tasks = (call.row_end + parallel.rows_per_task - 1) / parallel.rows_per_task;
-  pthreadpool_parallelize_1d(threadpool, &RunRows, &parallel, tasks, 0);
+  ShareRows<DirectCall, &RunDirectCall>(call, threadpool);
   return runtime::Error::kOk;
 }
 

@@ -138,12 +138,23 @@ std::string MatmulProblem(const ir::Node& node) {
   return "";
 }
 
+// A layer norm over the last dim (the kernel's rows x cols).
+std::string LayerNormProblem(const ir::Node& node) {
+  const std::vector<int64_t>& normalized = IntsAttr(node, "normalized_shape");
+  if (normalized.size() != 1) {
+    return absl::StrCat("layer norm over ", normalized.size(),
+                        " trailing dims: the native kernel normalises the last dim");
+  }
+  return "";
+}
+
 // The generic checks, then the op's own; "" when the native kernels run the node.
 std::string Refusal(const ir::Node& node) {
   const std::string& op = node.op();
-  if (op != "edge.convolution" && op != "edge.linear" && op != "edge.matmul") {
+  if (op != "edge.convolution" && op != "edge.linear" && op != "edge.matmul" &&
+      op != "edge.layer_norm") {
     return "the native backend runs convolutions, linear layers (with a residual add and an "
-           "activation fused after them) and matrix products";
+           "activation fused after them), matrix products and layer norms";
   }
   for (const ir::Value* value : node.inputs()) {
     if (!IsFloat32(value)) {
@@ -157,6 +168,7 @@ std::string Refusal(const ir::Node& node) {
     }
   }
   if (op == "edge.matmul") return MatmulProblem(node);
+  if (op == "edge.layer_norm") return LayerNormProblem(node);
   if (std::string reason = NotPackableReason(node.input(1), "weight"); !reason.empty()) {
     return reason;
   }
@@ -248,7 +260,8 @@ Region GrowRegion(ir::Node* compute, const std::unordered_map<const ir::Node*, s
   Region region;
   region.compute = compute;
   ir::Value* last = compute->output(0);
-  if (compute->op() != "edge.matmul" && IsUnclamped(*compute)) {
+  if (compute->op() != "edge.matmul" && compute->op() != "edge.layer_norm" &&
+      IsUnclamped(*compute)) {
     ir::Node* add = OnlyReader(last);
     if (add != nullptr && add->op() == "edge.add" && taken.count(add) == 0 &&
         IsFloat32(add->output(0))) {
@@ -389,8 +402,8 @@ class NativeCompileBackend : public backend::Backend {
   std::string description() const override {
     return absl::StrCat(
         "torchir's own kernels (Highway) run float32 convolutions, linear layers (a residual add "
-        "and a clamp, GELU, hardswish, silu, sigmoid or hardsigmoid fused after them) and matrix "
-        "products, weights packed at compile "
+        "and a clamp, GELU, hardswish, silu, sigmoid or hardsigmoid fused after them), matrix "
+        "products and layer norms, weights packed at compile "
         "time for --target (",
         KernelTargetName(target_), " here)");
   }
@@ -506,6 +519,9 @@ class NativeCompileBackend : public backend::Backend {
                                                    WinogradPolicy winograd_policy,
                                                    bool* winograd_out) const {
     if (region.compute->op() == "edge.matmul") return SerializeMatmul(region, delegate_index);
+    if (region.compute->op() == "edge.layer_norm") {
+      return SerializeLayerNorm(region, delegate_index);
+    }
     const ir::Node& compute = *region.compute;
     const backend::Layout layout = LayoutOf(region);
     ir::Value* input = compute.input(0);
@@ -612,12 +628,62 @@ class NativeCompileBackend : public backend::Backend {
     return rewrite;
   }
 
+  // A layer norm over the last dim; its weight and bias (constants or run-time tensors) are
+  // arguments like the input.
+  absl::StatusOr<backend::RegionRewrite> SerializeLayerNorm(const Region& region,
+                                                            int64_t delegate_index) const {
+    const ir::Node& norm = *region.compute;
+    const std::vector<int64_t>& sizes = norm.input(0)->sizes();
+    const uint64_t cols = static_cast<uint64_t>(sizes.back());
+    const uint64_t rows = static_cast<uint64_t>(norm.input(0)->type().numel()) / cols;
+    backend::RegionRewrite rewrite;
+    rewrite.members = region.Members();
+    rewrite.delegate_index = delegate_index;
+    rewrite.tag = kNativeBackendName;
+    std::vector<backend::SubgraphArgument>& arguments = rewrite.subgraph.arguments;
+    int32_t index[4] = {-1, -1, -1, -1};  // input, weight, bias, output
+    for (size_t i = 0; i < 3; ++i) {
+      if (i >= norm.num_inputs() || norm.input(i) == nullptr) continue;
+      ir::Value* value = norm.input(i);
+      index[i] = static_cast<int32_t>(arguments.size());
+      backend::SubgraphArgument argument;
+      argument.value = value;
+      argument.dims = value->sizes();
+      if (value->is_constant_like()) {
+        argument.kind = backend::SubgraphArgument::Kind::kConstant;
+        argument.transform = {value->sizes(), {0}};
+      } else {
+        argument.kind = backend::SubgraphArgument::Kind::kActivation;
+        argument.perm =
+            backend::PhysicalPermutation(backend::Layout::kLogical, value->sizes().size());
+      }
+      arguments.push_back(std::move(argument));
+    }
+    rewrite.subgraph.num_inputs = arguments.size();
+    index[3] = static_cast<int32_t>(arguments.size());
+    backend::SubgraphArgument output;
+    output.kind = backend::SubgraphArgument::Kind::kOutput;
+    output.value = norm.output(0);
+    output.perm = backend::PhysicalPermutation(backend::Layout::kLogical, sizes.size());
+    output.dims = sizes;
+    arguments.push_back(std::move(output));
+    flatbuffers::FlatBufferBuilder builder;
+    builder.ForceDefaults(true);
+    const auto node =
+        fb::CreateLayerNorm(builder, rows, cols, index[0], index[1], index[2], index[3],
+                            static_cast<float>(DoubleAttr(norm, "eps")));
+    FinishBlob(builder, rewrite, {}, {}, builder.CreateVector(&node, 1));
+    return rewrite;
+  }
+
   // The blob of `rewrite` with these nodes, into rewrite.subgraph.blob.
   static void FinishBlob(
       flatbuffers::FlatBufferBuilder& builder, backend::RegionRewrite& rewrite,
       flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Convolution>>> convolutions,
       flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::MatrixMultiply>>>
-          matrix_multiplies) {
+          matrix_multiplies,
+      flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::LayerNorm>>> layer_norms =
+          {}) {
     std::vector<flatbuffers::Offset<flatbuffers::String>> ops;
     uint64_t macs = 0;
     for (const ir::Node* member : rewrite.members) {
@@ -626,7 +692,7 @@ class NativeCompileBackend : public backend::Backend {
     }
     const auto blob = fb::CreateBlob(
         builder, kBlobVersion, static_cast<uint32_t>(rewrite.subgraph.arguments.size()),
-        convolutions, builder.CreateVector(ops), macs, matrix_multiplies);
+        convolutions, builder.CreateVector(ops), macs, matrix_multiplies, layer_norms);
     builder.Finish(blob, fb::BlobIdentifier());
     rewrite.subgraph.blob.assign(builder.GetBufferPointer(),
                                  builder.GetBufferPointer() + builder.GetSize());

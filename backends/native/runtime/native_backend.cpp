@@ -11,6 +11,7 @@
 #include "backends/native/convolution.h"
 #include "backends/native/depthwise.h"
 #include "backends/native/gemm.h"
+#include "backends/native/layer_norm.h"
 #include "backends/native/packed_weights.h"
 #include "backends/native/serialization/native_blob_generated.h"
 #include "backends/native/winograd.h"
@@ -71,12 +72,25 @@ struct BoundMatmul {
   float* output;
 };
 
+// One layer norm, bound to its arguments' memory.
+struct BoundLayerNorm {
+  bool parallel;  // large enough for the thread pool
+  size_t rows, cols;
+  const float* input;
+  const float* weight;  // null: 1
+  const float* bias;    // null: 0
+  float epsilon;
+  float* output;
+};
+
 // What Init returns as the handle (from the Method's allocator).
 struct Delegate {
   BoundConvolution* nodes = nullptr;
   size_t num_nodes = 0;
   BoundMatmul* matmuls = nullptr;
   size_t num_matmuls = 0;
+  BoundLayerNorm* layer_norms = nullptr;
+  size_t num_layer_norms = 0;
   GemmConfig config{};  // this CPU's blocking, for B packed at run time
   void* scratch = nullptr;
   size_t scratch_bytes = 0;
@@ -103,7 +117,8 @@ Error VerifyBlob(Span<const uint8_t> blob, size_t num_args, const fb::Blob** out
       parsed->convolutions() != nullptr ? parsed->convolutions()->size() : 0;
   const size_t matmuls =
       parsed->matrix_multiplies() != nullptr ? parsed->matrix_multiplies()->size() : 0;
-  BLOB_CHECK(convolutions + matmuls > 0 && convolutions + matmuls <= kMaxNodes,
+  const size_t norms = parsed->layer_norms() != nullptr ? parsed->layer_norms()->size() : 0;
+  BLOB_CHECK(convolutions + matmuls + norms > 0 && convolutions + matmuls + norms <= kMaxNodes,
              "the blob has no nodes, or too many");
   *out = parsed;
   return Error::kOk;
@@ -194,9 +209,14 @@ class NativeBackend final : public Backend {
     delegate->num_matmuls =
         parsed->matrix_multiplies() != nullptr ? parsed->matrix_multiplies()->size() : 0;
     delegate->matmuls = allocator.AllocateArray<BoundMatmul>(delegate->num_matmuls + 1);
-    TORCHIR_CHECK_OR_RETURN(delegate->nodes != nullptr && delegate->matmuls != nullptr,
+    delegate->num_layer_norms =
+        parsed->layer_norms() != nullptr ? parsed->layer_norms()->size() : 0;
+    delegate->layer_norms = allocator.AllocateArray<BoundLayerNorm>(delegate->num_layer_norms + 1);
+    TORCHIR_CHECK_OR_RETURN(delegate->nodes != nullptr && delegate->matmuls != nullptr &&
+                                delegate->layer_norms != nullptr,
                             Error::kOutOfMemory, "NativeBackend: out of memory for %zu nodes",
-                            delegate->num_nodes + delegate->num_matmuls);
+                            delegate->num_nodes + delegate->num_matmuls +
+                                delegate->num_layer_norms);
     // The kernels block for this CPU (mr, mc) whatever the weights were packed for: their
     // scratch is sized with its configuration.
     const GemmConfig& here = delegate->config;
@@ -222,6 +242,12 @@ class NativeBackend final : public Backend {
       if (bytes > scratch_bytes) scratch_bytes = bytes;
       const size_t packed = ::torchir::native::PackedBBytes(delegate->config, bound.k, bound.n);
       if (packed > delegate->packed_b_bytes) delegate->packed_b_bytes = packed;
+    }
+    for (size_t i = 0; i < delegate->num_layer_norms; ++i) {
+      const fb::LayerNorm& node =
+          *parsed->layer_norms()->Get(static_cast<flatbuffers::uoffset_t>(i));
+      TORCHIR_RETURN_IF_ERROR(BindLayerNorm(node, delegate->num_nodes + delegate->num_matmuls + i,
+                                            args, &delegate->layer_norms[i]));
     }
     // The GEMM's scratch, then B packed at run time, in the Method's shared scratch
     // (BindScratch).
@@ -262,6 +288,13 @@ class NativeBackend final : public Backend {
     for (size_t i = 0; i < delegate.num_matmuls; ++i) {
       const BoundMatmul& node = delegate.matmuls[i];
       TORCHIR_RETURN_IF_ERROR(RunMatmul(delegate, node, node.parallel ? pool : nullptr));
+    }
+    for (size_t i = 0; i < delegate.num_layer_norms; ++i) {
+      const BoundLayerNorm& node = delegate.layer_norms[i];
+      TORCHIR_RETURN_IF_ERROR(::torchir::native::LayerNorm(node.rows, node.cols, node.input,
+                                                           node.weight, node.bias, node.epsilon,
+                                                           node.output,
+                                                           node.parallel ? pool : nullptr));
     }
     return Error::kOk;
   }
@@ -336,6 +369,51 @@ class NativeBackend final : public Backend {
     bound->parallel = Multiply(out_elements, bound->k, &macs) ? macs >= kMinParallelMacs : true;
     bound->a = a->data_ptr<float>();
     bound->b = b->data_ptr<float>();
+    bound->output = output->mutable_data_ptr<float>();
+    return Error::kOk;
+  }
+
+  static Error BindLayerNorm(const fb::LayerNorm& node, size_t index, KernelArgs args,
+                             BoundLayerNorm* bound) {
+    bound->rows = node.rows();
+    bound->cols = node.cols();
+    bound->epsilon = node.epsilon();
+    BLOB_CHECK(bound->rows >= 1 && bound->cols >= 1, "node %zu: a size is zero", index);
+    BLOB_CHECK(bound->epsilon >= 0.0f, "node %zu: epsilon %g is negative or NaN", index,
+               static_cast<double>(bound->epsilon));
+    uint64_t elements;
+    BLOB_CHECK(Multiply(bound->rows, bound->cols, &elements), "node %zu: sizes overflow", index);
+    const Tensor* input = nullptr;
+    const Tensor* output = nullptr;
+    TORCHIR_RETURN_IF_ERROR(
+        ActivationTensor(args, node.input(), "input", index, elements, bound->cols, &input));
+    TORCHIR_RETURN_IF_ERROR(
+        ActivationTensor(args, node.output(), "output", index, elements, bound->cols, &output));
+    BLOB_CHECK(!output->is_constant(), "node %zu: output argument %d is a constant", index,
+               node.output());
+    // Each row is read whole before it is written: the same bytes are an in-place norm, any
+    // other overlap reads rows already written.
+    BLOB_CHECK(input->data() == output->data() || !Overlap(*output, *input),
+               "node %zu: output argument %d overlaps input argument %d", index, node.output(),
+               node.input());
+    const float* affine[2] = {nullptr, nullptr};
+    const int32_t affine_index[2] = {node.weight(), node.bias()};
+    const char* affine_role[2] = {"weight", "bias"};
+    for (size_t i = 0; i < 2; ++i) {
+      if (affine_index[i] == -1) continue;
+      const Tensor* tensor = nullptr;
+      TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, affine_index[i], affine_role[i], index,
+                                               bound->cols, bound->cols, &tensor));
+      BLOB_CHECK(!Overlap(*output, *tensor), "node %zu: output argument %d overlaps %s argument %d",
+                 index, node.output(), affine_role[i], affine_index[i]);
+      affine[i] = tensor->data_ptr<float>();
+    }
+    // About 4 floating-point operations per element: parallel from the same amount of work
+    // as a product.
+    bound->parallel = elements * 4 >= kMinParallelMacs;
+    bound->input = input->data_ptr<float>();
+    bound->weight = affine[0];
+    bound->bias = affine[1];
     bound->output = output->mutable_data_ptr<float>();
     return Error::kOk;
   }

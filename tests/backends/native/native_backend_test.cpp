@@ -802,5 +802,120 @@ TEST_F(NativeBackendTest, TwoNodesChainInOneBlob) {
             1e-4f);
 }
 
+// A blob of one layer norm over `rows` x `cols` with the given argument indices.
+std::vector<uint8_t> LayerNormBlob(uint64_t rows, uint64_t cols, int32_t input, int32_t weight,
+                                   int32_t bias, int32_t output, float epsilon, size_t num_args) {
+  flatbuffers::FlatBufferBuilder builder;
+  const auto node = fb::CreateLayerNorm(builder, rows, cols, input, weight, bias, output, epsilon);
+  fb::FinishBlobBuffer(builder, fb::CreateBlob(builder, 1, static_cast<uint32_t>(num_args), 0, 0, 0,
+                                               0, builder.CreateVector(&node, 1)));
+  return std::vector<uint8_t>(builder.GetBufferPointer(),
+                              builder.GetBufferPointer() + builder.GetSize());
+}
+
+// Layer norm by its definition, in double.
+std::vector<float> NaiveLayerNorm(const std::vector<float>& x, size_t cols,
+                                  const std::vector<float>& weight, const std::vector<float>& bias,
+                                  double epsilon) {
+  std::vector<float> y(x.size());
+  for (size_t r = 0; r < x.size() / cols; ++r) {
+    double mean = 0.0, squares = 0.0;
+    for (size_t c = 0; c < cols; ++c) mean += x[r * cols + c];
+    mean /= static_cast<double>(cols);
+    for (size_t c = 0; c < cols; ++c)
+      squares += (x[r * cols + c] - mean) * (x[r * cols + c] - mean);
+    const double rstd = 1.0 / std::sqrt(squares / static_cast<double>(cols) + epsilon);
+    for (size_t c = 0; c < cols; ++c) {
+      double v = (x[r * cols + c] - mean) * rstd;
+      if (!weight.empty()) v *= weight[c];
+      if (!bias.empty()) v += bias[c];
+      y[r * cols + c] = static_cast<float>(v);
+    }
+  }
+  return y;
+}
+
+// A layer norm node runs on one and two threads (rows shared: 2048 x 256 floats is at the
+// parallel threshold, 4 operations per element against kMinParallelMacs), with constant or run-time weight and bias, or none, and in place; its
+// error against the definition in double stays at float rounding (values of order 1).
+TEST_F(NativeBackendTest, LayerNormMatchesTheDefinition) {
+  for (uint32_t threads : {1u, 2u}) {
+    ASSERT_EQ(RegisterNativeBackend({threads}), Error::kOk);
+    for (int variant = 0; variant < 3; ++variant) {
+      SCOPED_TRACE("threads " + std::to_string(threads) + " variant " + std::to_string(variant));
+      const size_t rows = 2048, cols = 256;
+      const std::vector<float> x = RandomFloats(rows * cols, 11, -3, 5);
+      const std::vector<float> weight =
+          variant == 2 ? std::vector<float>() : RandomFloats(cols, 12);
+      const std::vector<float> bias = variant == 2 ? std::vector<float>() : RandomFloats(cols, 13);
+      DelegateArgs args;
+      const int32_t input = static_cast<int32_t>(args.Add({4, 512, 256}, x));
+      int32_t w = -1, b = -1;
+      if (variant == 0) {
+        w = static_cast<int32_t>(args.AddConstant({256}, weight));
+        b = static_cast<int32_t>(args.AddConstant({256}, bias));
+      } else if (variant == 1) {
+        w = static_cast<int32_t>(args.Add({256}, weight));
+        b = static_cast<int32_t>(args.Add({256}, bias));
+      }
+      const int32_t output = static_cast<int32_t>(args.Add({4, 512, 256}));
+      ASSERT_EQ(RunBytes(LayerNormBlob(rows, cols, input, w, b, output, 1e-5f, args.size()), args),
+                Error::kOk);
+      const std::vector<float> expected = NaiveLayerNorm(x, cols, weight, bias, 1e-5);
+      EXPECT_LT(MaxAbsDiff(args.Values(static_cast<size_t>(output)), expected), 2e-6f);
+      // In place: the output is the input.
+      ASSERT_EQ(RunBytes(LayerNormBlob(rows, cols, input, w, b, input, 1e-5f, args.size()), args),
+                Error::kOk);
+      EXPECT_LT(MaxAbsDiff(args.Values(static_cast<size_t>(input)), expected), 2e-6f);
+    }
+  }
+}
+
+// Every malformed layer norm is refused at Init with a one-line message naming what is wrong.
+TEST_F(NativeBackendTest, RefusesMalformedLayerNorms) {
+  DelegateArgs args;
+  const int32_t input = static_cast<int32_t>(args.Add({4, 8}, RandomFloats(32, 1)));
+  const int32_t weight = static_cast<int32_t>(args.AddConstant({8}, RandomFloats(8, 2)));
+  const int32_t short_bias = static_cast<int32_t>(args.AddConstant({7}, RandomFloats(7, 3)));
+  const int32_t output = static_cast<int32_t>(args.Add({4, 8}));
+  const int32_t constant = static_cast<int32_t>(args.AddConstant({4, 8}, RandomFloats(32, 4)));
+  const int32_t ints = static_cast<int32_t>(args.AddTyped({4, 8}, ScalarType::kInt32));
+  struct Refusal {
+    uint64_t rows, cols;
+    int32_t input, weight, bias, output;
+    float epsilon;
+    const char* culprit;
+  };
+  const Refusal refusals[] = {
+      {4, 8, input, weight, -1, output, 1e-5f, ""},  // runs: the starting point
+      {0, 8, input, weight, -1, output, 1e-5f, "size is zero"},
+      {4, 0, input, weight, -1, output, 1e-5f, "size is zero"},
+      {4, 8, input, weight, -1, output, -1.0f, "epsilon"},
+      {4, 8, input, weight, -1, output, std::nanf(""), "epsilon"},
+      {2, 16, input, weight, -1, output, 1e-5f, "input argument"},
+      {8, 4, input, weight, -1, output, 1e-5f, "input argument"},
+      {uint64_t{1} << 40, uint64_t{1} << 40, input, weight, -1, output, 1e-5f, "overflow"},
+      {4, 8, input, weight, short_bias, output, 1e-5f, "bias argument"},
+      {4, 8, input, weight, -1, constant, 1e-5f, "constant"},
+      {4, 8, input, weight, -1, ints, 1e-5f, "output argument"},
+      {4, 8, input, weight, -1, 99, 1e-5f, "out of range"},
+      {4, 8, input, input, -1, output, 1e-5f, "weight argument"},
+      {4, 8, input, weight, -1, weight, 1e-5f, "output argument"},
+  };
+  for (const Refusal& r : refusals) {
+    SCOPED_TRACE(r.culprit);
+    const Error error = RunBytes(
+        LayerNormBlob(r.rows, r.cols, r.input, r.weight, r.bias, r.output, r.epsilon, args.size()),
+        args);
+    if (r.culprit[0] == '\0') {
+      EXPECT_EQ(error, Error::kOk);
+      continue;
+    }
+    EXPECT_EQ(error, Error::kInvalidProgram);
+    EXPECT_NE(g_last_log.find(r.culprit), std::string::npos) << g_last_log;
+    EXPECT_EQ(g_last_log.find('\n'), std::string::npos) << g_last_log;
+  }
+}
+
 }  // namespace
 }  // namespace torchir::runtime::native
