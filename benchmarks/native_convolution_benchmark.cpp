@@ -74,7 +74,9 @@ double Flops(const Layer& l) {
   return 2.0 * pixels * taps * (l.depthwise ? l.cout : static_cast<double>(l.cin) * l.cout);
 }
 
-// resnet18's distinct convolutions, then mobilenet_v2's distinct depthwise and pointwise ones.
+// resnet18's distinct convolutions, resnet50's that resnet18 does not have (its bottleneck 1x1
+// layers, the stride-2 3x3 of each stage's first block, the stride-2 1x1 downsamples), then
+// mobilenet_v2's distinct depthwise and pointwise ones.
 constexpr Layer kLayers[] = {
     {"resnet18_conv1_7x7_224", false, 224, 3, 64, 7, 2, 3},
     {"resnet18_3x3_56", false, 56, 64, 64, 3, 1, 1},
@@ -87,6 +89,24 @@ constexpr Layer kLayers[] = {
     {"resnet18_3x3s2_14", false, 14, 256, 512, 3, 2, 1},
     {"resnet18_3x3_7", false, 7, 512, 512, 3, 1, 1},
     {"resnet18_1x1s2_14", false, 14, 256, 512, 1, 2, 0},
+    {"resnet50_1x1_56_64to64", false, 56, 64, 64, 1, 1, 0},
+    {"resnet50_1x1_56_64to256", false, 56, 64, 256, 1, 1, 0},
+    {"resnet50_1x1_56_256to64", false, 56, 256, 64, 1, 1, 0},
+    {"resnet50_1x1_56_256to128", false, 56, 256, 128, 1, 1, 0},
+    {"resnet50_3x3s2_56_128", false, 56, 128, 128, 3, 2, 1},
+    {"resnet50_1x1_28_128to512", false, 28, 128, 512, 1, 1, 0},
+    {"resnet50_1x1s2_56_256to512", false, 56, 256, 512, 1, 2, 0},
+    {"resnet50_1x1_28_512to128", false, 28, 512, 128, 1, 1, 0},
+    {"resnet50_1x1_28_512to256", false, 28, 512, 256, 1, 1, 0},
+    {"resnet50_3x3s2_28_256", false, 28, 256, 256, 3, 2, 1},
+    {"resnet50_1x1_14_256to1024", false, 14, 256, 1024, 1, 1, 0},
+    {"resnet50_1x1s2_28_512to1024", false, 28, 512, 1024, 1, 2, 0},
+    {"resnet50_1x1_14_1024to256", false, 14, 1024, 256, 1, 1, 0},
+    {"resnet50_1x1_14_1024to512", false, 14, 1024, 512, 1, 1, 0},
+    {"resnet50_3x3s2_14_512", false, 14, 512, 512, 3, 2, 1},
+    {"resnet50_1x1_7_512to2048", false, 7, 512, 2048, 1, 1, 0},
+    {"resnet50_1x1s2_14_1024to2048", false, 14, 1024, 2048, 1, 2, 0},
+    {"resnet50_1x1_7_2048to512", false, 7, 2048, 512, 1, 1, 0},
     {"mobilenet_v2_dw_112x32", true, 112, 32, 32, 3, 1, 1},
     {"mobilenet_v2_dws2_112x96", true, 112, 96, 96, 3, 2, 1},
     {"mobilenet_v2_dw_56x144", true, 56, 144, 144, 3, 1, 1},

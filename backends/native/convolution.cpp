@@ -5,8 +5,8 @@
 #include <cstring>
 #include <limits>
 
-#include "backends/native/gemm_call.h"
 #include "backends/native/direct_convolution.h"
+#include "backends/native/gemm_call.h"
 
 namespace torchir::native {
 namespace {

@@ -75,6 +75,11 @@ struct TileArgs {
   // it may be C itself).
   const float* residual;
   size_t residual_stride;
+  // Null, or the packed B the next panel's tiles will read (kc x kNr, k-major like b): the
+  // kernels with kPrefetch fetch it into L2 alongside b, one cache line per 64 bytes, so a panel
+  // streamed from L3 or memory (a layer with few rows reads each B panel for few tiles) arrives
+  // while this one computes.
+  const float* prefetch;
   bool accumulate;  // start from C (a later K block) instead of the bias
   bool clamp;       // the last K block of an epilogue: clamp to [lo, hi] before storing
   float lo;
@@ -87,7 +92,7 @@ struct TileArgs {
 #define TORCHIR_NATIVE_ROWS(X) \
   X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
 
-template <size_t kRows, size_t kCols = kNr>
+template <size_t kRows, size_t kCols = kNr, bool kPrefetch = false>
 HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t ldc) {
   static_assert(kRows >= 1 && kRows <= kMr, "a tile has 1..kMr rows");
   static_assert(kCols == kNr || kCols == kNr / 2, "a tile has both vectors or the first");
@@ -143,7 +148,15 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   // 2 * kRows accumulators, the 2 B vectors and one broadcast at a time.
   const float* HWY_RESTRICT a = args.a;
   const float* HWY_RESTRICT b = args.b;
+  const float* next = args.prefetch;
   for (size_t k = 0; k < args.kc; ++k) {
+    if constexpr (kPrefetch) {
+      // Locality 2: into L2 (prefetcht1 on x86), not L1, which holds this panel and A's rows.
+      for (size_t line = 0; line < kNr * sizeof(float); line += 64) {
+        __builtin_prefetch(reinterpret_cast<const char*>(next) + line, 0, 2);
+      }
+      next += kNr;
+    }
     const V b0 = hn::LoadU(d, b);
     V b1 = b0;  // no ?: on vectors: SVE's are sizeless types
     if constexpr (kBoth) b1 = hn::LoadU(d, b + kLanes);
@@ -186,8 +199,9 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
 
 // The portable kernel: plain C++ the compiler may keep in scalar registers or auto-vectorise.
 // kCols columns of the panel's kNr.
-template <size_t kRows, size_t kCols = kNr>
+template <size_t kRows, size_t kCols = kNr, bool kPrefetch = false>
 HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t ldc) {
+  (void)kPrefetch;  // the portable kernel leaves fetching to the hardware
   float acc[kRows][kCols];
   for (size_t i = 0; i < kRows; ++i) {
     for (size_t j = 0; j < kCols; ++j) {
