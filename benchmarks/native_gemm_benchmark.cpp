@@ -60,7 +60,11 @@ struct Shape {
 };
 
 // resnet18's 3x3 convolutions as im2col GEMMs (M = output pixels, N = out channels,
-// K = in channels x 9), then 1x1 convolutions and linear layers.
+// K = in channels x 9), then 1x1 convolutions and linear layers; then every distinct linear layer
+// of the zoo's transformers (M = tokens): tiny_gpt (dim 64, 16 tokens: q/k/v/out projections,
+// fc1, fc2, lm_head) and gpt_small / encoder_small (dim 256, 128 tokens), and gpt_small's
+// attention products per head (q k^T: 128 x 128 over 64; p v: 128 x 64 over 128), here with B
+// packed ahead like a weight: in the model B is packed on every call.
 constexpr Shape kShapes[] = {
     {"resnet18_conv3x3_56", 3136, 64, 576},
     {"resnet18_conv3x3_28", 784, 128, 1152},
@@ -69,6 +73,16 @@ constexpr Shape kShapes[] = {
     {"resnet18_fc", 1, 1000, 512},
     {"tiny_gpt_linear", 16, 256, 256},
     {"conv1x1_56", 3136, 64, 64},
+    {"tiny_gpt_proj", 16, 64, 64},
+    {"tiny_gpt_fc1", 16, 256, 64},
+    {"tiny_gpt_fc2", 16, 64, 256},
+    {"tiny_gpt_lm_head", 16, 100, 64},
+    {"gpt_small_proj", 128, 256, 256},
+    {"gpt_small_fc1", 128, 1024, 256},
+    {"gpt_small_fc2", 128, 256, 1024},
+    {"gpt_small_lm_head", 128, 1000, 256},
+    {"gpt_small_scores", 128, 128, 64},
+    {"gpt_small_context", 128, 64, 128},
 };
 
 int64_t g_avx2 = 0;  // HWY_AVX2 when the CPU has it and something wider, else 0
