@@ -194,6 +194,10 @@ TEST_P(GemmTest, MatchesReferenceWithThreads) {
 TEST_P(GemmTest, HonoursRowStridesAndLeavesPaddingAlone) {
   ExpectGemmMatchesReference({13, 17, 19, 23, 29, true, {Activation::kRelu, 0, 0}}, 7);
   ExpectGemmMatchesReference({100, 40, 300, 301, 41, false, {}}, 8);
+  // A row stride of kc (256) floats: A is read in place, not copied; K short of it, so the
+  // random floats past K in each row must not be read; more rows than mc, and two threads.
+  ExpectGemmMatchesReference({130, 40, 100, 256, 41, true, {}}, 9);
+  ExpectGemmMatchesReference({130, 33, 256, 256, 0, true, {Activation::kRelu, 0, 0}, 2}, 10);
 }
 
 // Each activation on values that straddle its thresholds (bias pushes half of them past).
