@@ -10,8 +10,8 @@
 #include <limits>
 
 #include "backends/native/activation.h"
+#include "backends/native/convolution_rows.h"
 #include "backends/native/row_tasks.h"
-#include "backends/native/taps.h"
 
 // foreach_target.h includes this file again per target: define the call's struct once.
 #ifndef TORCHIR_BACKENDS_NATIVE_DEPTHWISE_CALL_
@@ -20,18 +20,8 @@ namespace torchir::native {
 namespace {
 
 // The arguments of one share of a depthwise convolution, as they cross Highway's dispatch table.
-struct DepthwiseCall {
-  const Convolution2dShape* shape;
-  size_t output_height, output_width;
-  const float* input;
+struct DepthwiseCall : ConvolutionRows {
   const PackedDepthwise* weights;
-  const float* bias;  // C floats, or null
-  float* output;
-  const float* residual;  // null, or residual_stride floats per output pixel
-  size_t residual_stride;
-  float lo, hi;               // the clamp; -inf, +inf without one
-  Activation activation;      // applied to each block of pixels once stored, unless a clamp
-  size_t row_begin, row_end;  // output rows (batch * output_height of them)
 };
 
 }  // namespace
@@ -53,24 +43,13 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 namespace {
 
-// Where the pixels of one block read and write. `in` points at the input of pixel 0's first
-// tap inside (ky_range.begin, kx_range.begin), channel 0; pixel p's is in + p * in_step.
-struct Pixels {
-  const float* in;
-  size_t in_step;
-  TapRange ky_range, kx_range;
-  const float* residual;  // pixel 0's, or null; pixel p's at + p * residual_step
-  size_t residual_step;
-  float* out;  // pixel 0's; pixel p's at + p * channels
-};
-
 // Channels [c, c + kVectors * lanes) of kPixels output pixels: kPixels * kVectors accumulators,
 // so the chains of FMAs are independent and each weight vector serves kPixels pixels. The
 // accumulators are named variables, not an array: a named vector is a register to the compiler,
 // and SVE's vectors are sizeless types that cannot form arrays at all.
 #define TORCHIR_DW_PAIRS(X) X(0, 0) X(0, 1) X(1, 0) X(1, 1) X(2, 0) X(2, 1) X(3, 0) X(3, 1)
 template <size_t kPixels, size_t kVectors, class D>
-HWY_INLINE void Block(D d, const DepthwiseCall& call, const Pixels& px, size_t c) {
+HWY_INLINE void Block(D d, const DepthwiseCall& call, const PixelBlock& px, size_t c) {
   static_assert(kPixels >= 1 && kPixels <= 4 && kVectors >= 1 && kVectors <= 2,
                 "TORCHIR_DW_PAIRS covers 4 pixels x 2 vectors");
   using V = decltype(hn::Zero(d));
@@ -129,7 +108,7 @@ HWY_INLINE void Block(D d, const DepthwiseCall& call, const Pixels& px, size_t c
 
 // Channels [c_begin, channels) of pixel p of `px`, one at a time (fewer than a vector's lanes),
 // adding in the same order as Block.
-void ScalarChannels(const DepthwiseCall& call, const Pixels& px, size_t p, size_t c_begin,
+void ScalarChannels(const DepthwiseCall& call, const PixelBlock& px, size_t p, size_t c_begin,
                     size_t c_end) {
   const Convolution2dShape& s = *call.shape;
   const size_t channels = s.input_channels;
@@ -156,7 +135,7 @@ void ScalarChannels(const DepthwiseCall& call, const Pixels& px, size_t p, size_
 // Channels [c_begin, c_end) of kPixels pixels that share their tap ranges: blocks of kWide, then
 // 1 vectors, then the last channels one at a time.
 template <size_t kPixels, size_t kWide, class D>
-HWY_INLINE void Channels(D d, const DepthwiseCall& call, const Pixels& px, size_t c_begin,
+HWY_INLINE void Channels(D d, const DepthwiseCall& call, const PixelBlock& px, size_t c_begin,
                          size_t c_end) {
   const size_t lanes = hn::Lanes(d);
   size_t c = c_begin;
@@ -186,42 +165,18 @@ void DepthwiseRowsForTarget(const DepthwiseCall& call) {
   const size_t channel_tile = ((channels + slices - 1) / slices + 31) / 32 * 32;
 
   for (size_t row = call.row_begin; row < call.row_end; ++row) {
-    const size_t image = row / call.output_height, oy = row % call.output_height;
-    const ptrdiff_t iy0 =
-        static_cast<ptrdiff_t>(oy * s.stride_height) - static_cast<ptrdiff_t>(s.padding_top);
-    const TapRange ky_range = Inside(iy0, s.kernel_height, s.dilation_height, s.input_height);
-    const float* image_input = call.input + image * s.input_height * s.input_width * channels;
-    const size_t iy_first =
-        static_cast<size_t>(iy0 + static_cast<ptrdiff_t>(ky_range.begin * s.dilation_height));
-    // The pixels [ox, ox + count) with the tap range of pixel ox along x.
-    auto pixels_at = [&](size_t ox) {
-      const ptrdiff_t ix0 =
-          static_cast<ptrdiff_t>(ox * s.stride_width) - static_cast<ptrdiff_t>(s.padding_left);
-      Pixels px;
-      px.ky_range = ky_range;
-      px.kx_range = Inside(ix0, s.kernel_width, s.dilation_width, s.input_width);
-      const size_t ix_first =
-          static_cast<size_t>(ix0 + static_cast<ptrdiff_t>(px.kx_range.begin * s.dilation_width));
-      px.in = image_input + (iy_first * s.input_width + ix_first) * channels;
-      px.in_step = s.stride_width * channels;
-      const size_t pixel = row * ow + ox;
-      px.residual =
-          call.residual == nullptr ? nullptr : call.residual + pixel * call.residual_stride;
-      px.residual_step = call.residual_stride;
-      px.out = call.output + pixel * channels;
-      return px;
-    };
+    const RowTaps taps = RowTapsAt(call, row);
     // A row in slices of channels, so the input a block of pixels reads is still in L1 when the
     // next block (sharing kernel width - stride columns) reads it: at most 3 rows x 6 columns x
     // 256 channels = 18 KiB for a 3x3 kernel, where 576 channels at once would take 41 KiB.
     for (size_t c_begin = 0; c_begin < channels; c_begin += channel_tile) {
       const size_t c_end = channels - c_begin < channel_tile ? channels : c_begin + channel_tile;
       for (size_t ox = 0; ox < ow;) {
-        const Pixels px = pixels_at(ox);
+        const PixelBlock px = PixelsAt(call, taps, ox);
         size_t done = 1;
         if (px.ky_range.begin == px.ky_range.end || px.kx_range.begin == px.kx_range.end) {
           // Every tap in the padding: bias, residual and clamp only (no input pixel to read).
-          Pixels none = px;
+          PixelBlock none = px;
           none.in = nullptr;
           ScalarChannels(call, none, 0, c_begin, c_end);
         } else if (ox >= ox_begin && ox + kBlockPixels <= ox_end) {
@@ -356,22 +311,7 @@ runtime::Error DepthwiseConvolution2d(const Convolution2dShape& shape, const flo
       (epilogue.residual != nullptr && epilogue.residual_stride < channels)) {
     return runtime::Error::kInvalidArgument;
   }
-  DepthwiseCall call{};
-  call.shape = &shape;
-  call.output_height = shape.output_height();
-  call.output_width = shape.output_width();
-  call.input = input;
-  call.weights = &weights;
-  call.bias = bias;
-  call.output = output;
-  call.residual = epilogue.residual;
-  call.residual_stride = epilogue.residual_stride;
-  // Clamped while in registers: relu and clamp; every other activation afterwards.
-  call.lo = ClampLow(epilogue);
-  call.hi = ClampHigh(epilogue);
-  call.activation = epilogue.activation;
-  call.row_begin = 0;
-  call.row_end = shape.batch * call.output_height;
+  DepthwiseCall call{AllConvolutionRows(shape, input, bias, output, epilogue), &weights};
   ShareRows<DepthwiseCall, &RunDepthwiseCall>(call, threadpool);
   return runtime::Error::kOk;
 }

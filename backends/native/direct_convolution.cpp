@@ -10,9 +10,9 @@
 #include <limits>
 
 #include "backends/native/activation.h"
+#include "backends/native/convolution_rows.h"
 #include "backends/native/gemm_config.h"
 #include "backends/native/row_tasks.h"
-#include "backends/native/taps.h"
 
 // foreach_target.h includes this file again per target: define the call's struct once.
 #ifndef TORCHIR_BACKENDS_NATIVE_DIRECT_CONVOLUTION_CALL_
@@ -21,20 +21,10 @@ namespace torchir::native {
 namespace {
 
 // The arguments of one share of a direct convolution, as they cross Highway's dispatch table.
-struct DirectCall {
-  const Convolution2dShape* shape;  // the whole tensors' channel counts
+struct DirectCall : ConvolutionRows {
   size_t groups, group_input, group_output;
-  size_t output_height, output_width;
-  const float* input;
   const PackedB* weights;  // `groups` views, packed for this CPU
   size_t k;                // rows of each group's filter: kh * kw * group_input
-  const float* bias;       // Cout floats, or null
-  float* output;
-  const float* residual;  // null, or residual_stride floats per output pixel
-  size_t residual_stride;
-  float lo, hi;               // the clamp; -inf, +inf without one
-  Activation activation;      // applied to each block of pixels once stored, unless a clamp
-  size_t row_begin, row_end;  // output rows (batch * output_height of them)
 };
 
 }  // namespace
@@ -55,16 +45,6 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 namespace {
-
-// Where the pixels of one block read and write, for group 0. `in` points at the input of pixel
-// 0's first tap inside (ky_range.begin, kx_range.begin), channel 0; pixel p's is in + p * in_step.
-struct GroupPixels {
-  const float* in;
-  size_t in_step;
-  TapRange ky_range, kx_range;
-  const float* residual;  // pixel 0's, or null; pixel p's at + p * residual_stride
-  float* out;             // pixel 0's; pixel p's at + p * Cout
-};
 
 // The output channels one pass over the pixels computes: columns [j * nr, j * nr + width) of
 // group g's filter, one packed panel (so at most two vectors).
@@ -109,7 +89,7 @@ HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, float* p, size_t count) {
   TORCHIR_DC_SPLITS_OF(3, X) TORCHIR_DC_SPLITS_OF(4, X) TORCHIR_DC_SPLITS_OF(5, X) \
       TORCHIR_DC_SPLITS_OF(6, X) TORCHIR_DC_SPLITS_OF(7, X)
 template <size_t kPixels, size_t kSplit, size_t kVectors, class D>
-HWY_INLINE void GroupBlock(D d, const DirectCall& call, const GroupPixels& px, const Chunk& chunk) {
+HWY_INLINE void GroupBlock(D d, const DirectCall& call, const PixelBlock& px, const Chunk& chunk) {
   static_assert(
       kPixels >= 1 && kPixels <= 8 && kSplit >= 1 && kSplit <= 8 && kVectors >= 1 && kVectors <= 2,
       "the macros cover 8 pixels x 8 partial sums x 2 vectors");
@@ -210,7 +190,7 @@ HWY_INLINE void GroupBlock(D d, const DirectCall& call, const GroupPixels& px, c
   {                                                                                         \
     float* out = px.out + p * channels_out + first + v * lanes;                             \
     if (px.residual != nullptr) {                                                           \
-      const float* r = px.residual + p * call.residual_stride + first + v * lanes;          \
+      const float* r = px.residual + p * px.residual_step + first + v * lanes;          \
       acc##p##0##v = hn::Add(acc##p##0##v, full ? hn::LoadU(d, r) : LoadFirst(d, r, tail)); \
     }                                                                                       \
     const V result = hn::Min(hn::Max(acc##p##0##v, lo), hi);                                \
@@ -273,32 +253,11 @@ void ChunkRows(D d, const DirectCall& call, const Chunk& chunk) {
   const size_t ow = call.output_width;
   const TapRange interior = InteriorColumns(s, ow);
   const bool after_store = IsAppliedAfterStore(call.activation);
-  const size_t channels_in = s.input_channels, channels_out = s.output_channels;
+  const size_t channels_out = s.output_channels;
   for (size_t row = call.row_begin; row < call.row_end; ++row) {
-    const size_t image = row / call.output_height, oy = row % call.output_height;
-    const ptrdiff_t iy0 =
-        static_cast<ptrdiff_t>(oy * s.stride_height) - static_cast<ptrdiff_t>(s.padding_top);
-    const TapRange ky_range = Inside(iy0, s.kernel_height, s.dilation_height, s.input_height);
-    const float* image_input = call.input + image * s.input_height * s.input_width * channels_in;
-    const size_t iy_first =
-        static_cast<size_t>(iy0 + static_cast<ptrdiff_t>(ky_range.begin * s.dilation_height));
+    const RowTaps taps = RowTapsAt(call, row);
     for (size_t ox = 0; ox < ow;) {
-      const ptrdiff_t ix0 =
-          static_cast<ptrdiff_t>(ox * s.stride_width) - static_cast<ptrdiff_t>(s.padding_left);
-      GroupPixels px;
-      px.ky_range = ky_range;
-      px.kx_range = Inside(ix0, s.kernel_width, s.dilation_width, s.input_width);
-      const size_t ix_first =
-          static_cast<size_t>(ix0 + static_cast<ptrdiff_t>(px.kx_range.begin * s.dilation_width));
-      // Not read when every tap is in the padding (an empty range): then bias, residual, clamp.
-      px.in = px.ky_range.begin == px.ky_range.end || px.kx_range.begin == px.kx_range.end
-                  ? call.input
-                  : image_input + (iy_first * s.input_width + ix_first) * channels_in;
-      px.in_step = s.stride_width * channels_in;
-      const size_t pixel = row * ow + ox;
-      px.residual =
-          call.residual == nullptr ? nullptr : call.residual + pixel * call.residual_stride;
-      px.out = call.output + pixel * channels_out;
+      const PixelBlock px = PixelsAt(call, taps, ox);
       const size_t left = ox >= interior.begin && ox < interior.end ? interior.end - ox : 0;
       size_t done;
       if (left >= Plan::kFull) {
@@ -402,26 +361,10 @@ runtime::Error DirectConvolution2d(const Convolution2dShape& shape, size_t group
       return runtime::Error::kOk;
     }
   }
-  DirectCall call{};
-  call.shape = &shape;
-  call.groups = groups;
-  call.group_input = shape.input_channels / groups;
-  call.group_output = shape.output_channels / groups;
-  call.k = shape.kernel_height * shape.kernel_width * call.group_input;
-  call.output_height = shape.output_height();
-  call.output_width = shape.output_width();
-  call.input = input;
-  call.weights = weights;
-  call.bias = bias;
-  call.output = output;
-  call.residual = epilogue.residual;
-  call.residual_stride = epilogue.residual_stride;
-  // Clamped while in registers: relu and clamp; every other activation afterwards.
-  call.lo = ClampLow(epilogue);
-  call.hi = ClampHigh(epilogue);
-  call.activation = epilogue.activation;
-  call.row_begin = 0;
-  call.row_end = shape.batch * call.output_height;
+  const size_t group_input = shape.input_channels / groups;
+  const DirectCall call{AllConvolutionRows(shape, input, bias, output, epilogue), groups,
+                        group_input, shape.output_channels / groups, weights,
+                        shape.kernel_height * shape.kernel_width * group_input};
   *handled = true;
   ShareRows<DirectCall, &RunDirectCall>(call, threadpool);
   return runtime::Error::kOk;
