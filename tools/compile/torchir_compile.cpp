@@ -123,7 +123,8 @@ int main(int argc, char** argv) {
                 "--threads): their working memory (native GEMM blocks, ~115 KiB per thread on "
                 "AVX-512, Winograd up to ~2 MB) is planned into the arena for N threads, sharing "
                 "bytes with tensors dead while each delegate runs; a runtime running more "
-                "threads allocates those delegates' memory at load instead; N: 1 to 1024",
+                "threads allocates those delegates' memory at load instead; N: 1 (the runtime's "
+                "default thread count) to 1024",
                 std::to_string(torchir::pipeline::CompileOptions().threads));
   cli.AddSwitch("explain",
                 "print what each --backend took (its delegates, their MACs and blob sizes), "
