@@ -46,6 +46,18 @@ class Backend {
   // Edge node the backend saw. The same graph must give the same graph and bytes.
   virtual absl::StatusOr<PartitionResult> Partition(ir::Graph& graph,
                                                     int64_t first_delegate_index) const = 0;
+
+  // Bytes of working memory one call of `payload` (one this backend's Partition
+  // returned) needs when its runtime delegate runs on up to `max_threads` threads
+  // on the CPU the backend compiles for: computed as the runtime delegate computes
+  // what it asks (runtime Backend::ScratchBytes), so that the planned bytes cover it.
+  // The pipeline hands the number to the memory planner, which places it in the
+  // planned arena live during that call only. 0 (the default): the delegate needs
+  // none, or keeps its own (XNNPACK).
+  virtual absl::StatusOr<uint64_t> ScratchBytes(const emit::DelegatePayload& /*payload*/,
+                                                uint32_t /*max_threads*/) const {
+    return uint64_t{0};
+  }
 };
 
 }  // namespace torchir::backend

@@ -17,5 +17,9 @@ inline constexpr char kDelegateIndexAttr[] = "delegate_index";
 // An optional Int attribute: the multiply-accumulates of the nodes the delegate
 // took (what tools report as the delegated share of a model's work).
 inline constexpr char kDelegateMacsAttr[] = "macs";
+// An optional Int attribute: bytes of working memory one call needs (what its
+// backend declared for the thread count the program is compiled for). The memory
+// planner places them like a tensor live during this call only.
+inline constexpr char kDelegateScratchAttr[] = "scratch_bytes";
 
 }  // namespace torchir::dialect

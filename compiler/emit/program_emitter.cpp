@@ -267,9 +267,24 @@ class MethodEmitter {
       if (!arg.ok()) return arg.status();
       args.push_back(*arg);
     }
+    Offset<pte::Allocation> scratch;
+    uint64_t scratch_bytes = 0;
+    if (auto it = input_.delegate_scratch.find(&node);
+        it != input_.delegate_scratch.end() && it->second.bytes > 0) {
+      const ScratchPlacement& placement = it->second;
+      if (placement.arena >= input_.arena_sizes.size() || placement.offset % 64 != 0 ||
+          placement.offset > input_.arena_sizes[placement.arena] ||
+          placement.bytes > input_.arena_sizes[placement.arena] - placement.offset) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(NodeLabel(node), ": its ", placement.bytes, " bytes of scratch at offset ",
+                         placement.offset, " are misaligned or outside arena ", placement.arena));
+      }
+      scratch = pte::CreateAllocation(builder_, placement.arena, placement.offset);
+      scratch_bytes = placement.bytes;
+    }
     auto name = builder_.CreateString(node.name());
-    auto call =
-        pte::CreateDelegateCallDirect(builder_, static_cast<uint32_t>(index->as_int()), &args);
+    auto call = pte::CreateDelegateCallDirect(builder_, static_cast<uint32_t>(index->as_int()),
+                                              &args, scratch, scratch_bytes);
     const std::vector<std::string>& taken =
         input_.delegates[static_cast<size_t>(index->as_int())].node_names;
     std::vector<Offset<flatbuffers::String>> debug_names;

@@ -54,6 +54,13 @@ struct DelegatePayload {
   std::vector<std::string> node_names;
 };
 
+// Working memory planned for one delegate call, live during that call only.
+struct ScratchPlacement {
+  uint32_t arena = 0;
+  uint64_t offset = 0;  // bytes from the start of the arena, a multiple of 64
+  uint64_t bytes = 0;
+};
+
 struct EmitInput {
   // An Edge graph that passed dialect::VerifyEdgeGraph, except that it may also
   // hold delegate-call nodes. Its constants' bytes must be bound.
@@ -66,6 +73,9 @@ struct EmitInput {
   std::unordered_map<const ir::Value*, TensorPlacement> placements;
   // Indexed by the delegate-call nodes' delegate_index attribute.
   std::vector<DelegatePayload> delegates;
+  // The scratch planned for delegate-call nodes (DelegateCall.scratch); a call
+  // without an entry has none planned.
+  std::unordered_map<const ir::Node*, ScratchPlacement> delegate_scratch;
   std::string method_name = "forward";
   // The signature's names, parallel to the graph's inputs and outputs; empty:
   // the values' own names. Passes rename outputs (relu fused into its linear

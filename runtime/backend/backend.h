@@ -34,12 +34,14 @@ class Backend {
   virtual Error Execute(void* handle, KernelArgs args) = 0;
   // Releases everything Init acquired.
   virtual void Destroy(void* handle) = 0;
-  // Bytes of working memory Execute needs for `handle` (0: none). A Method's
-  // delegates run one at a time, so the Method gives them all one buffer of the
-  // largest size they ask for (BindScratch) instead of each keeping its own.
+  // Bytes of working memory Execute needs for `handle` (0: none). The Method binds
+  // the bytes the compiler planned for the call (DelegateCall.scratch) when they are
+  // at least this many, else one buffer shared with its other delegates (they run
+  // one at a time).
   virtual size_t ScratchBytes(void* /*handle*/) const { return 0; }
   // Hands `handle` its scratch: ScratchBytes(handle) bytes or more, 64-byte
-  // aligned, shared with the Method's other delegates, valid until Destroy.
+  // aligned, valid until Destroy. Its contents last only during one Execute:
+  // between calls other instructions' tensors or other delegates use the bytes.
   // Called once, after every delegate of the Method is initialised and before
   // the first Execute; not called when ScratchBytes is 0.
   virtual void BindScratch(void* /*handle*/, void* /*scratch*/) {}

@@ -241,24 +241,37 @@ Error Method::Init(const Program& program, const void* method_ptr, MemoryAllocat
   }
   num_instructions_ = count;
 
-  // 6. One scratch buffer for every delegate: they run one at a time.
-  size_t scratch_bytes = 0;
+  // 6. Delegate scratch: the bytes the compiler planned for the call when they cover what the
+  // backend asks now (the plan assumed a thread count; more threads ask for more), else one
+  // buffer, of the largest size asked, shared by the rest: delegates run one at a time.
+  size_t shared_bytes = 0;
   for (size_t i = 0; i < count; ++i) {
     const Instruction& instruction = instructions_[i];
     if (instruction.backend == nullptr) continue;
     const size_t bytes = instruction.backend->ScratchBytes(instruction.delegate_handle);
-    if (bytes > scratch_bytes) scratch_bytes = bytes;
+    if (bytes == 0) continue;
+    const pte::DelegateCall* call =
+        instructions->Get(static_cast<flatbuffers::uoffset_t>(i))->kind_as_DelegateCall();
+    // Validation put the planned bytes inside their arena, 64-byte aligned.
+    if (call->scratch() != nullptr && call->scratch_bytes() >= bytes) {
+      instruction.backend->BindScratch(
+          instruction.delegate_handle,
+          arenas[call->scratch()->arena_index()] + call->scratch()->offset());
+    } else if (bytes > shared_bytes) {
+      shared_bytes = bytes;
+    }
   }
-  if (scratch_bytes > 0) {
-    void* scratch = allocator.Allocate(scratch_bytes, 64);
+  if (shared_bytes > 0) {
+    void* scratch = allocator.Allocate(shared_bytes, 64);
     TORCHIR_CHECK_OR_RETURN(scratch != nullptr, Error::kOutOfMemory,
-                            "out of memory for %zu bytes of delegate scratch", scratch_bytes);
+                            "out of memory for %zu bytes of delegate scratch", shared_bytes);
     for (size_t i = 0; i < count; ++i) {
       const Instruction& instruction = instructions_[i];
-      if (instruction.backend == nullptr ||
-          instruction.backend->ScratchBytes(instruction.delegate_handle) == 0) {
-        continue;
-      }
+      if (instruction.backend == nullptr) continue;
+      const size_t bytes = instruction.backend->ScratchBytes(instruction.delegate_handle);
+      const pte::DelegateCall* call =
+          instructions->Get(static_cast<flatbuffers::uoffset_t>(i))->kind_as_DelegateCall();
+      if (bytes == 0 || (call->scratch() != nullptr && call->scratch_bytes() >= bytes)) continue;
       instruction.backend->BindScratch(instruction.delegate_handle, scratch);
     }
   }

@@ -2,9 +2,11 @@
 //
 // Load (init) does all the work that can fail or allocate: binds every value
 // to its memory (planned arenas, constant segments), resolves each operator
-// to a registered kernel and lets the kernel check its arguments, and
-// initialises delegates through the backend registry. Execute() then runs
-// the instruction list and allocates nothing.
+// to a registered kernel and lets the kernel check its arguments,
+// initialises delegates through the backend registry and binds their scratch
+// (the bytes the compiler planned for each call in an arena when they cover
+// what the backend asks, else one buffer shared by the delegates that need
+// more). Execute() then runs the instruction list and allocates nothing.
 //
 //   FileDataLoader file = FileDataLoader::Open("model.pte").get();  // check ok() first
 //   Program program = Program::Load(file).get();

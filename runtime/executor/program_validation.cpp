@@ -309,6 +309,25 @@ Error ValidateMethod(const pte::Method& method, const pte::Program& program,
                                 "instruction %u names delegate %u of %u", i,
                                 call->delegate_index(), num_delegates);
         TORCHIR_RETURN_IF_ERROR(ValidateIndices(call->args(), num_values, "delegate call"));
+        // Planned scratch: inside its arena and 64-byte aligned, as backends expect it.
+        if (call->scratch_bytes() > 0) {
+          const pte::Allocation* scratch = call->scratch();
+          TORCHIR_CHECK_OR_RETURN(scratch != nullptr, Error::kInvalidProgram,
+                                  "instruction %u plans %llu bytes of scratch but no place", i,
+                                  static_cast<unsigned long long>(call->scratch_bytes()));
+          TORCHIR_CHECK_OR_RETURN(
+              arena_sizes != nullptr && scratch->arena_index() < arena_sizes->size() &&
+                  FitsIn(scratch->offset(), call->scratch_bytes(),
+                         arena_sizes->Get(scratch->arena_index())),
+              Error::kProgramOutOfBounds,
+              "instruction %u: %llu bytes of scratch at offset %llu overrun arena %u of %u", i,
+              static_cast<unsigned long long>(call->scratch_bytes()),
+              static_cast<unsigned long long>(scratch->offset()), scratch->arena_index(),
+              arena_sizes != nullptr ? arena_sizes->size() : 0);
+          TORCHIR_CHECK_OR_RETURN(scratch->offset() % 64 == 0, Error::kInvalidProgram,
+                                  "instruction %u: scratch offset %llu is not 64-byte aligned", i,
+                                  static_cast<unsigned long long>(scratch->offset()));
+        }
         const uint32_t slack = method.delegates()->Get(call->delegate_index())->read_overrun_bytes();
         if (slack > 0 && call->args() != nullptr) {
           for (int32_t index : *call->args()) {

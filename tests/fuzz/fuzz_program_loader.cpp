@@ -17,7 +17,8 @@
 //     count; in a native blob a convolution's size, stride, padding, argument
 //     index, activation or clamp bound, or the version or argument count; in
 //     a packed-weight header its magic, version, target, nr, kc, K, N or float
-//     count — each to a nearby or boundary value.
+//     count; in the program FlatBuffer a delegate call's planned scratch (bytes, arena
+//     index, offset) — each to a nearby or boundary value.
 // The other half are libFuzzer's mutations of the whole program.
 #include <cmath>
 #include <cstddef>
@@ -235,6 +236,33 @@ bool MutateField(uint8_t* blob, const std::vector<Field>& fields, std::minstd_ra
   }
 }
 
+// The planned scratch of every delegate call of a program FlatBuffer that verifies (its byte
+// count, and its Allocation's arena index and offset): load must keep a hostile value inside
+// the arena. None when the FlatBuffer does not verify or plans no scratch.
+std::vector<Field> DelegateScratchFields(const uint8_t* flatbuffer, size_t size) {
+  namespace pte = ::torchir::pte;
+  std::vector<Field> fields;
+  flatbuffers::Verifier verifier(flatbuffer, size, /*max_depth=*/64, /*max_tables=*/10000000);
+  if (!pte::VerifyProgramBuffer(verifier)) return fields;
+  const pte::Program* program = pte::GetProgram(flatbuffer);
+  if (program->methods() == nullptr) return fields;
+  for (const pte::Method* method : *program->methods()) {
+    if (method->instructions() == nullptr) continue;
+    for (const pte::Instruction* instruction : *method->instructions()) {
+      const pte::DelegateCall* call = instruction->kind_as_DelegateCall();
+      if (call == nullptr) continue;
+      AddTableField(call, pte::DelegateCall::VT_SCRATCH_BYTES, 8, Field::Kind::kUnsigned,
+                    flatbuffer, &fields);
+      if (call->scratch() == nullptr) continue;
+      AddTableField(call->scratch(), pte::Allocation::VT_ARENA_INDEX, 4, Field::Kind::kUnsigned,
+                    flatbuffer, &fields);
+      AddTableField(call->scratch(), pte::Allocation::VT_OFFSET, 8, Field::Kind::kUnsigned,
+                    flatbuffer, &fields);
+    }
+  }
+  return fields;
+}
+
 // What the mutator may corrupt in place: a delegate's data and how to find its fields.
 struct Target {
   ByteRange range;
@@ -257,6 +285,18 @@ std::vector<Target> MutationTargets(const uint8_t* program, size_t size) {
            program, size, "NativeBackend", torchir::pte::ScalarType::UInt8,
            torchir::native::kPackedBHeaderBytes)) {
     targets.push_back({range, &HeaderFields});
+  }
+  // The program FlatBuffer itself, for the delegate calls' planned scratch.
+  torchir::pte::FileHeader header;
+  if (size >= torchir::pte::kFileHeaderSize && torchir::pte::DecodeFileHeader(program, &header) &&
+      header.flatbuffer_offset <= size &&
+      header.flatbuffer_size <= size - header.flatbuffer_offset &&
+      !DelegateScratchFields(program + header.flatbuffer_offset,
+                             static_cast<size_t>(header.flatbuffer_size))
+           .empty()) {
+    targets.push_back({ByteRange{static_cast<size_t>(header.flatbuffer_offset),
+                                 static_cast<size_t>(header.flatbuffer_size)},
+                       &DelegateScratchFields});
   }
   return targets;
 }

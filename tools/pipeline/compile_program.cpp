@@ -23,6 +23,11 @@ emit::EmitInput EmitInputFromPlan(const ir::Graph& graph, const GraphMemoryPlan&
     input.placements[plan.buffer_values[id]] = {static_cast<uint32_t>(placements[id].arena),
                                                 placements[id].offset};
   }
+  for (const GraphMemoryPlan::Scratch& scratch : plan.scratch) {
+    const memory_planner::Placement& placement = placements[static_cast<size_t>(scratch.buffer)];
+    input.delegate_scratch[scratch.node] = {static_cast<uint32_t>(placement.arena),
+                                            placement.offset, scratch.bytes};
+  }
   return input;
 }
 
@@ -63,6 +68,12 @@ absl::StatusOr<CompiledProgram> CompileProgram(const LoadedModel& model,
       PartitionForBackends(*program.edge_graph, *backends);
   if (!partitioning.ok()) return partitioning.status();
   program.partitioning = std::move(*partitioning);
+  if (options.threads == 0) return absl::InvalidArgumentError("threads must be at least 1");
+  if (absl::Status status = DeclareDelegateScratch(*program.edge_graph, program.partitioning,
+                                                   registry, options.threads);
+      !status.ok()) {
+    return status;
+  }
 
   absl::StatusOr<GraphMemoryPlan> plan = PlanGraphMemory(*program.edge_graph);
   if (!plan.ok()) return plan.status();

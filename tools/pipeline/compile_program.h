@@ -32,6 +32,12 @@ struct CompileOptions {
   // The CPU family the native backend packs weights for: "host" (this machine's), "avx512",
   // "avx2", "sse4", "neon", "portable" (builtin_backends.h's ParseTarget).
   std::string target = "host";
+  // The most threads a delegate of the program will run on: the delegates' scratch
+  // (their working memory) is planned into the arena for this many, so it shares bytes
+  // with tensors dead during each call. A runtime that runs more threads gives the
+  // delegates that then need more memory of their own at init. torchir-compile --threads;
+  // 1 is the runtime's default (docs/decisions.md).
+  uint32_t threads = 1;
   OptimizeOptions optimize;
   // The most memory the program may need: planned arenas plus constants plus
   // delegate blobs (memory_limit.h); torchir-compile --max-memory.
@@ -70,8 +76,8 @@ absl::StatusOr<backend::Partitioning> PartitionForBackend(
     ir::Graph& graph, const std::string& list, const backend::BackendRegistry* registry = nullptr);
 
 // Lowers `model` to Edge, optimises it, partitions it for the backend, plans its
-// memory (one arena), checks the total against options.max_memory_bytes
-// (ResourceExhausted) and emits the program (with the backends' delegate
+// memory (one arena, with the delegates' scratch for options.threads), checks the total against
+// options.max_memory_bytes (ResourceExhausted) and emits the program (with the backends' delegate
 // payloads) in the plan's node order. InvalidArgument for an invalid backend list
 // (an unknown name lists the available ones); other errors come from the stages and name
 // the node or tensor.

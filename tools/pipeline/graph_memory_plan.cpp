@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/dialect/delegate_call.h"
 #include "compiler/dialect/edge_ops.h"
 #include "compiler/ir/checked_math.h"
 #include "compiler/ir/tensor_limits.h"
@@ -84,29 +85,46 @@ absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph) {
       auto it = source != nullptr ? ids.find(source) : ids.end();
       if (it != ids.end() && sizes[it->second] >= sizes[id]) program.view_of[id] = it->second;
     }
+    if (const ir::AttrValue* bytes = node->FindAttr(dialect::kDelegateScratchAttr);
+        bytes != nullptr && bytes->kind() == ir::AttrValue::Kind::kInt && bytes->as_int() > 0) {
+      // Its buffer id is given once every value has one (buffer_values stays value-only).
+      plan.scratch.push_back({node, static_cast<mp::BufferId>(program.instructions.size()),
+                              static_cast<uint64_t>(bytes->as_int())});
+    }
     program.instructions.push_back(std::move(instruction));
+  }
+  // Scratch: written by its call alone and read by nobody, so its lifetime is that one
+  // instruction, whatever order the instructions end up in.
+  for (GraphMemoryPlan::Scratch& scratch : plan.scratch) {
+    const size_t instruction = static_cast<size_t>(scratch.buffer);
+    scratch.buffer = static_cast<mp::BufferId>(sizes.size());
+    sizes.push_back(scratch.bytes);
+    program.view_of.push_back(mp::kNoBuffer);
+    program.instructions[instruction].writes.push_back(scratch.buffer);
   }
   for (const ir::Value* output : graph.outputs()) {
     auto it = ids.find(output);
     if (it != ids.end()) program.graph_outputs.push_back(it->second);
   }
-  program.buffer_count = static_cast<int32_t>(plan.buffer_values.size());
+  program.buffer_count = static_cast<int32_t>(sizes.size());
   // The planner adds sizes and offsets in uint64: keep every sum it can form
   // (all buffers side by side, with their overruns and alignment) far from overflow.
   uint64_t side_by_side = 0;
   bool fits = true;
   for (size_t id = 0; id < sizes.size(); ++id) {
-    const auto it = overrun.find(plan.buffer_values[id]);
+    const auto it =
+        id < plan.buffer_values.size() ? overrun.find(plan.buffer_values[id]) : overrun.end();
     fits = fits && ir::CheckedAdd(side_by_side, sizes[id], &side_by_side) &&
            ir::CheckedAdd(side_by_side, it != overrun.end() ? it->second : 0, &side_by_side) &&
            ir::CheckedAdd(side_by_side, kAlignment, &side_by_side);
   }
   if (!fits || side_by_side > ir::kMaxTensorBytes) {
-    const auto largest = std::max_element(sizes.begin(), sizes.end()) - sizes.begin();
-    return absl::ResourceExhaustedError(
-        absl::StrCat("the graph's tensors add up to more than 2^62 bytes; largest: '",
-                     plan.buffer_values[static_cast<size_t>(largest)]->name(), "' ",
-                     plan.buffer_values[static_cast<size_t>(largest)]->type().ToString()));
+    const auto largest = static_cast<size_t>(
+        std::max_element(sizes.begin(), sizes.begin() + plan.buffer_values.size()) - sizes.begin());
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the graph's tensors", plan.scratch.empty() ? "" : " and delegate scratch",
+        " add up to more than 2^62 bytes; largest tensor: '", plan.buffer_values[largest]->name(),
+        "' ", plan.buffer_values[largest]->type().ToString()));
   }
 
   // Keep the node order unless a memory-aware order lowers the peak.
@@ -129,7 +147,7 @@ absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph) {
   if (!lifetimes.ok()) return absl::InternalError("lifetimes: " + lifetimes.error().message);
 
   plan.problem.arenas.push_back({"activations"});
-  for (size_t id = 0; id < plan.buffer_values.size(); ++id) {
+  for (size_t id = 0; id < sizes.size(); ++id) {
     mp::Buffer buffer;
     const mp::Lifetime& lifetime = lifetimes.value()[id];
     buffer.size = sizes[id];
@@ -137,11 +155,17 @@ absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph) {
     buffer.first_use = lifetime.used() ? lifetime.first_use : 0;
     buffer.last_use = lifetime.used() ? lifetime.last_use : 0;
     buffer.base = program.view_of[id];
-    buffer.name = plan.buffer_values[id]->name();
-    if (auto it = overrun.find(plan.buffer_values[id]); it != overrun.end()) {
-      buffer.extra_bytes = it->second;
+    if (id < plan.buffer_values.size()) {
+      buffer.name = plan.buffer_values[id]->name();
+      if (auto it = overrun.find(plan.buffer_values[id]); it != overrun.end()) {
+        buffer.extra_bytes = it->second;
+      }
     }
     plan.problem.buffers.push_back(std::move(buffer));
+  }
+  for (const GraphMemoryPlan::Scratch& scratch : plan.scratch) {
+    plan.problem.buffers[static_cast<size_t>(scratch.buffer)].name =
+        scratch.node->name() + ".scratch";
   }
   mp::Expected<mp::SuiteResult> result = mp::PlanMemory(plan.problem);
   if (!result.ok()) return absl::InternalError("memory planner: " + result.error().message);

@@ -14,8 +14,17 @@ struct GraphMemoryPlan {
   memory_planner::Problem problem;
   memory_planner::SuiteResult result;
   memory_planner::MemoryReport report;
-  // buffer id -> the value it holds (views included).
+  // buffer id -> the value it holds (views included). Ids from buffer_values.size() on
+  // are delegate scratch (`scratch`).
   std::vector<const ir::Value*> buffer_values;
+  // The working memory of delegate calls that declare it (kDelegateScratchAttr): one buffer
+  // each, live during its call only.
+  struct Scratch {
+    const ir::Node* node = nullptr;
+    memory_planner::BufferId buffer = memory_planner::kNoBuffer;
+    uint64_t bytes = 0;
+  };
+  std::vector<Scratch> scratch;
   // The nodes in the order the lifetimes assume (instruction i is node_order[i]);
   // the emitter must execute them in this order.
   std::vector<const ir::Node*> node_order;
@@ -29,7 +38,9 @@ struct GraphMemoryPlan {
 
 // Builds the planner's plain program from `graph` (node outputs and graph inputs are
 // buffers, weights and constants are not; outputs of Edge ops whose table row says
-// kViewOfInput0 share input 0's storage, getitem results their source's), computes
+// kViewOfInput0 share input 0's storage, getitem results their source's; a delegate call's
+// declared scratch, dialect::kDelegateScratchAttr, is a buffer its call alone writes, so it
+// lives during that call only and may share bytes with tensors dead then), computes
 // lifetimes in node order (or a memory-aware order when it lowers the peak), and plans one arena
 // "activations" with 64-byte alignment, checking the plan with the independent
 // checker.

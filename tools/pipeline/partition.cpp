@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,7 @@
 #include "compiler/dialect/delegate_call.h"
 #include "compiler/dialect/edge_ops.h"
 #include "compiler/dialect/node_macs.h"
+#include "compiler/ir/tensor_limits.h"
 
 namespace torchir::pipeline {
 namespace {
@@ -142,6 +144,51 @@ absl::StatusOr<backend::Partitioning> PartitionForBackends(
     return status;
   }
   return partitioning;
+}
+
+absl::Status DeclareDelegateScratch(ir::Graph& graph, const backend::Partitioning& partitioning,
+                                    const backend::BackendRegistry& registry,
+                                    uint32_t max_threads) {
+  // Delegate indices run on from one backend of the list to the next (PartitionForBackends).
+  std::vector<uint64_t> scratch;
+  std::vector<std::string> owner;
+  for (const backend::BackendPartition& partition : partitioning.backends) {
+    const backend::Backend* backend = registry.Find(partition.backend);
+    if (backend == nullptr) {
+      return absl::InternalError(absl::StrCat("backend '", partition.backend,
+                                              "' partitioned the graph but is not in the "
+                                              "registry asked for its scratch"));
+    }
+    for (const emit::DelegatePayload& payload : partition.result.payloads) {
+      absl::StatusOr<uint64_t> bytes = backend->ScratchBytes(payload, max_threads);
+      if (!bytes.ok()) {
+        return absl::Status(bytes.status().code(),
+                            absl::StrCat("backend '", partition.backend, "', delegate ",
+                                         scratch.size(), ": ", bytes.status().message()));
+      }
+      scratch.push_back(*bytes);
+      owner.push_back(partition.backend);
+    }
+  }
+  for (ir::Node* node : graph.NodeSnapshot()) {
+    if (node->op() != dialect::kDelegateCallOp) continue;
+    const ir::AttrValue* index = node->FindAttr(dialect::kDelegateIndexAttr);
+    if (index == nullptr || index->kind() != ir::AttrValue::Kind::kInt || index->as_int() < 0 ||
+        static_cast<uint64_t>(index->as_int()) >= scratch.size()) {
+      return absl::InternalError(
+          absl::StrCat("delegate call '", node->name(), "' names no delegate of the partitioning"));
+    }
+    const uint64_t bytes = scratch[static_cast<size_t>(index->as_int())];
+    if (bytes > static_cast<uint64_t>(ir::kMaxTensorBytes)) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("backend '", owner[static_cast<size_t>(index->as_int())], "' declares ",
+                       bytes, " bytes of scratch for delegate call '", node->name(), "'"));
+    }
+    if (bytes > 0) {
+      node->SetAttr(dialect::kDelegateScratchAttr, ir::AttrValue::Int(static_cast<int64_t>(bytes)));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace torchir::pipeline

@@ -37,4 +37,13 @@ absl::StatusOr<std::vector<const backend::Backend*>> ResolveBackendList(
 absl::StatusOr<backend::Partitioning> PartitionForBackends(
     ir::Graph& graph, const std::vector<const backend::Backend*>& backends);
 
+// Asks the backend behind each delegate call of a partitioned `graph` (the backend of
+// `partitioning` whose payloads hold the call's delegate_index, looked up by name in
+// `registry`) how much scratch one call needs on up to `max_threads` threads
+// (backend::Backend::ScratchBytes), and records it on the call node
+// (dialect::kDelegateScratchAttr, left off for 0) for the memory planner. Errors name
+// the backend and the call.
+absl::Status DeclareDelegateScratch(ir::Graph& graph, const backend::Partitioning& partitioning,
+                                    const backend::BackendRegistry& registry, uint32_t max_threads);
+
 }  // namespace torchir::pipeline

@@ -15,6 +15,7 @@
 #include "backends/native/convolution.h"
 #include "backends/native/depthwise.h"
 #include "backends/native/packed_weights.h"
+#include "backends/native/serialization/delegate_scratch.h"
 #include "backends/native/serialization/native_blob_generated.h"
 #include "backends/native/winograd.h"
 #include "compiler/backend/delegate_rewriter.h"
@@ -412,6 +413,21 @@ class NativeCompileBackend : public backend::Backend {
     std::string reason = Refusal(node);
     if (reason.empty()) return backend::Capability::Yes();
     return backend::Capability::No(std::move(reason));
+  }
+
+  // What the runtime delegate asks at init on `max_threads` threads on a CPU of --target
+  // (delegate_scratch.h, the function the runtime calls).
+  absl::StatusOr<uint64_t> ScratchBytes(const emit::DelegatePayload& payload,
+                                        uint32_t max_threads) const override {
+    flatbuffers::Verifier verifier(payload.blob.data(), payload.blob.size());
+    if (payload.backend_id != kNativeBackendId || max_threads == 0 ||
+        !fb::VerifyBlobBuffer(verifier)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("native: cannot size the scratch of a ", payload.blob.size(),
+                       "-byte payload for '", payload.backend_id, "' on ", max_threads,
+                       " threads: not a native delegate blob, or no threads"));
+    }
+    return ComputeDelegateScratch(*fb::GetBlob(payload.blob.data()), config_, max_threads).total();
   }
 
   absl::StatusOr<backend::PartitionResult> Partition(ir::Graph& graph,

@@ -13,6 +13,7 @@
 #include "backends/native/gemm.h"
 #include "backends/native/layer_norm.h"
 #include "backends/native/packed_weights.h"
+#include "backends/native/serialization/delegate_scratch.h"
 #include "backends/native/serialization/native_blob_generated.h"
 #include "backends/native/winograd.h"
 #include "runtime/backend/backend.h"
@@ -124,18 +125,6 @@ Error VerifyBlob(Span<const uint8_t> blob, size_t num_args, const fb::Blob** out
   return Error::kOk;
 }
 
-// Scratch of a Winograd node on `threads` threads or on the calling thread alone (a node below
-// kMinParallelMacs runs without the pool, in blocks sized for one thread).
-size_t WinogradScratch(const GemmConfig& config, const Convolution2dShape& shape, size_t threads) {
-  const size_t pooled = ::torchir::native::WinogradScratchBytes(config, shape, threads);
-  const size_t alone = ::torchir::native::WinogradScratchBytes(config, shape, 1);
-  return pooled > alone ? pooled : alone;
-}
-
-size_t RoundUp(size_t value, size_t multiple) {
-  return (value + multiple - 1) / multiple * multiple;
-}
-
 // a * b into *out, false on overflow past kMaxElements.
 bool Multiply(uint64_t a, uint64_t b, uint64_t* out) {
   return !__builtin_mul_overflow(a, b, out) && *out <= kMaxElements;
@@ -220,28 +209,16 @@ class NativeBackend final : public Backend {
     // The kernels block for this CPU (mr, mc) whatever the weights were packed for: their
     // scratch is sized with its configuration.
     const GemmConfig& here = delegate->config;
-    size_t scratch_bytes = 0;
     for (size_t i = 0; i < delegate->num_nodes; ++i) {
       const fb::Convolution& node =
           *parsed->convolutions()->Get(static_cast<flatbuffers::uoffset_t>(i));
-      BoundConvolution& bound = delegate->nodes[i];
-      TORCHIR_RETURN_IF_ERROR(Bind(node, i, args, here, allocator, &bound));
-      const size_t bytes = bound.depthwise  ? 0
-                           : bound.winograd ? WinogradScratch(here, bound.shape, num_threads)
-                                            : ::torchir::native::ConvolutionScratchBytes(
-                                                  here, bound.shape, num_threads);
-      if (bytes > scratch_bytes) scratch_bytes = bytes;
+      TORCHIR_RETURN_IF_ERROR(Bind(node, i, args, here, allocator, &delegate->nodes[i]));
     }
     for (size_t i = 0; i < delegate->num_matmuls; ++i) {
       const fb::MatrixMultiply& node =
           *parsed->matrix_multiplies()->Get(static_cast<flatbuffers::uoffset_t>(i));
-      BoundMatmul& bound = delegate->matmuls[i];
-      TORCHIR_RETURN_IF_ERROR(BindMatmul(node, delegate->num_nodes + i, args, &bound));
-      const size_t rows = bound.b_shared ? bound.batch * bound.m : bound.m;
-      const size_t bytes = ::torchir::native::GemmScratchBytes(delegate->config, rows, num_threads);
-      if (bytes > scratch_bytes) scratch_bytes = bytes;
-      const size_t packed = ::torchir::native::PackedBBytes(delegate->config, bound.k, bound.n);
-      if (packed > delegate->packed_b_bytes) delegate->packed_b_bytes = packed;
+      TORCHIR_RETURN_IF_ERROR(
+          BindMatmul(node, delegate->num_nodes + i, args, &delegate->matmuls[i]));
     }
     for (size_t i = 0; i < delegate->num_layer_norms; ++i) {
       const fb::LayerNorm& node =
@@ -249,9 +226,12 @@ class NativeBackend final : public Backend {
       TORCHIR_RETURN_IF_ERROR(BindLayerNorm(node, delegate->num_nodes + delegate->num_matmuls + i,
                                             args, &delegate->layer_norms[i]));
     }
-    // The GEMM's scratch, then B packed at run time, in the Method's shared scratch
-    // (BindScratch).
-    delegate->scratch_bytes = RoundUp(scratch_bytes, 64);
+    // The GEMM's scratch, then B packed at run time, in the scratch the Method binds
+    // (BindScratch); the compiler planned it with the same function (delegate_scratch.h).
+    const ::torchir::native::DelegateScratchLayout scratch =
+        ::torchir::native::ComputeDelegateScratch(*parsed, here, num_threads);
+    delegate->scratch_bytes = scratch.gemm_bytes;
+    delegate->packed_b_bytes = scratch.packed_b_bytes;
     const Error pool_error = AcquireSharedThreadPool(num_threads, &delegate->pool);
     TORCHIR_CHECK_OR_RETURN(pool_error == Error::kOk, pool_error,
                             "NativeBackend: cannot create a pool of %u threads", num_threads);
@@ -422,21 +402,7 @@ class NativeBackend final : public Backend {
   static Error Bind(const fb::Convolution& node, size_t index, KernelArgs args,
                     const GemmConfig& here, MemoryAllocator& allocator, BoundConvolution* bound) {
     Convolution2dShape& shape = bound->shape;
-    shape.batch = node.batch();
-    shape.input_height = node.input_height();
-    shape.input_width = node.input_width();
-    shape.input_channels = node.input_channels();
-    shape.output_channels = node.output_channels();
-    shape.kernel_height = node.kernel_height();
-    shape.kernel_width = node.kernel_width();
-    shape.stride_height = node.stride_height();
-    shape.stride_width = node.stride_width();
-    shape.dilation_height = node.dilation_height();
-    shape.dilation_width = node.dilation_width();
-    shape.padding_top = node.padding_top();
-    shape.padding_left = node.padding_left();
-    shape.padding_bottom = node.padding_bottom();
-    shape.padding_right = node.padding_right();
+    shape = ::torchir::native::BlobConvolutionShape(node);
     BLOB_CHECK(::torchir::native::CheckConvolution2dShape(shape) == Error::kOk,
                "node %zu: invalid convolution geometry", index);
     bound->depthwise = node.depthwise();

@@ -12,8 +12,10 @@
 //   3. when the weights were packed for another CPU family than the one the kernels dispatch
 //      to here (--target of torchir-compile), unpacks and repacks them once, into memory from
 //      the Method's allocator, and logs that it did (compile for this CPU to avoid it);
-//   4. takes the GEMM scratch the nodes need from the Method's allocator, and the process's
-//      shared thread pool (backends/common/).
+//   4. declares the scratch the nodes need (serialization/delegate_scratch.h, for this CPU's
+//      blocking and the thread count), which the Method binds: the bytes the compiler planned
+//      for the call when they suffice, else a buffer shared by the Method's delegates; and takes
+//      the process's shared thread pool (backends/common/).
 // Execute then runs the kernels on the arguments' memory: no allocation, no copies of
 // weights (they are read in place from the program's constant segment).
 #pragma once

@@ -308,5 +308,91 @@ TEST_F(MethodTest, DelegatesInitRunAndAreDestroyed) {
   EXPECT_EQ(Method::Load(missing_program, "forward", allocator).error(), Error::kBackendNotFound);
 }
 
+// A backend that asks for `needed` bytes of scratch, fills them on every call (as a GEMM's
+// blocks would) and records where the Method bound them.
+class ScratchBackend : public runtime::Backend {
+ public:
+  runtime::Result<void*> Init(runtime::Span<const uint8_t>,
+                              runtime::Span<const runtime::CompileSpecView>, runtime::KernelArgs,
+                              runtime::MemoryAllocator&) override {
+    bound = nullptr;
+    return static_cast<void*>(this);
+  }
+  Error Execute(void*, runtime::KernelArgs args) override {
+    if (bound == nullptr) return Error::kNotInitialized;
+    std::memset(bound, 0x5a, needed);
+    std::memcpy(args[1]->to_tensor().mutable_data(), args[0]->to_tensor().data(),
+                args[1]->to_tensor().nbytes());
+    return Error::kOk;
+  }
+  void Destroy(void*) override {}
+  size_t ScratchBytes(void*) const override { return needed; }
+  void BindScratch(void*, void* scratch) override { bound = static_cast<uint8_t*>(scratch); }
+  size_t needed = 0;
+  uint8_t* bound = nullptr;
+};
+
+// The Method binds the scratch the compiler planned when it covers what the backend asks
+// (no allocation of its own), and falls back to a buffer of its own when the backend asks
+// more (a runtime running more threads than the program was compiled for).
+TEST_F(MethodTest, DelegatesUseTheirPlannedScratchWhenItIsLargeEnough) {
+  static ScratchBackend backend;
+  static const Error registered = runtime::RegisterBackend("ScratchBackend", &backend);
+  ASSERT_EQ(registered, Error::kOk);
+  TestProgram p = ScaleProgram();
+  p.arena_sizes = {512};
+  p.delegates = {TestDelegate{"ScratchBackend", 1}};
+  p.segments.push_back({'S'});
+  TestInstruction call{true, 0, {3, 0}, "scratchy"};
+  call.has_scratch = true;
+  call.scratch_offset = 128;
+  call.scratch_bytes = 256;
+  p.instructions.push_back(call);
+  AlignedBytes bytes(Serialize(p));
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  Program program = std::move(Program::Load(loader).get());
+  alignas(64) static uint8_t arena[512];
+  runtime::Span<uint8_t> arenas[] = {runtime::Span<uint8_t>(arena, sizeof(arena))};
+  runtime::MethodOptions options;
+  options.arenas = runtime::Span<const runtime::Span<uint8_t>>(arenas, 1);
+  const float x[4] = {1, 1, 1, 1};
+
+  auto load_and_run = [&](size_t needed, size_t* allocated) {
+    backend.needed = needed;
+    runtime::MallocAllocator allocator;
+    auto method = Method::Load(program, "forward", allocator, options);
+    EXPECT_TRUE(method.ok()) << runtime::ErrorName(method.error());
+    if (!method.ok()) return;
+    *allocated = allocator.allocated_bytes();
+    ASSERT_EQ(method->SetInput(0, x, sizeof(x)), Error::kOk);
+    ASSERT_EQ(method->Execute(), Error::kOk);
+    EXPECT_FLOAT_EQ(method->input(0).data_ptr<float>()[1], 6);  // (1 + 2) * 2 copied back
+  };
+  size_t planned_allocated = 0, exact_allocated = 0, fallback_allocated = 0;
+  load_and_run(200, &planned_allocated);
+  EXPECT_EQ(backend.bound, arena + 128);
+  load_and_run(256, &exact_allocated);
+  EXPECT_EQ(backend.bound, arena + 128);
+  EXPECT_EQ(exact_allocated, planned_allocated);
+  load_and_run(257, &fallback_allocated);
+  EXPECT_TRUE(backend.bound < arena || backend.bound >= arena + sizeof(arena));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(backend.bound) % 64, 0u);
+  EXPECT_GE(fallback_allocated, planned_allocated + 257);
+
+  // A program without the field (written before it existed) takes the fallback.
+  p.instructions.back().has_scratch = false;
+  p.instructions.back().scratch_bytes = 0;
+  AlignedBytes old_bytes(Serialize(p));
+  BufferDataLoader old_loader(old_bytes.data(), old_bytes.size());
+  Program old_program = std::move(Program::Load(old_loader).get());
+  backend.needed = 64;
+  runtime::MallocAllocator allocator;
+  auto method = Method::Load(old_program, "forward", allocator, options);
+  ASSERT_TRUE(method.ok()) << runtime::ErrorName(method.error());
+  EXPECT_TRUE(backend.bound < arena || backend.bound >= arena + sizeof(arena));
+  ASSERT_EQ(method->SetInput(0, x, sizeof(x)), Error::kOk);
+  EXPECT_EQ(method->Execute(), Error::kOk);
+}
+
 }  // namespace
 }  // namespace torchir::testing

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "runtime/backend/backend.h"
 #include "runtime/executor/data_loader.h"
 #include "runtime/executor/memory_allocator.h"
 #include "runtime/executor/method.h"
@@ -220,6 +221,109 @@ TEST_F(ProgramTest, RejectsDelegateArgumentsWithoutTheirReadSlack) {
   // The declaration itself is bounded.
   EXPECT_EQ(LoadError(with_delegate(4097, {3, 0})), Error::kInvalidProgram);
   EXPECT_EQ(LoadError(with_delegate(~0u, {3, 0})), Error::kInvalidProgram);
+}
+
+// A delegate call's planned scratch must lie inside its arena, 64-byte aligned; absent or
+// 0 bytes (older programs) means none was planned.
+TEST_F(ProgramTest, RejectsDelegateScratchOutsideItsArena) {
+  auto with_scratch = [](bool has, uint32_t arena, uint64_t offset, uint64_t bytes) {
+    TestProgram p = ScaleProgram();
+    p.arena_sizes = {256};
+    p.delegates = {TestDelegate{"AnyBackend", 1}};
+    p.segments.push_back({'B', 'L', 'O', 'B'});
+    TestInstruction call{true, 0, {3, 0}, "delegate"};
+    call.has_scratch = has;
+    call.scratch_arena = arena;
+    call.scratch_offset = offset;
+    call.scratch_bytes = bytes;
+    p.instructions.push_back(call);
+    return Serialize(p);
+  };
+  EXPECT_EQ(LoadError(with_scratch(true, 0, 128, 128)), Error::kOk);
+  EXPECT_EQ(LoadError(with_scratch(false, 0, 0, 0)), Error::kOk);        // not planned
+  EXPECT_EQ(LoadError(with_scratch(true, 7, 1u << 20, 0)), Error::kOk);  // 0 bytes: unused
+  EXPECT_EQ(LoadError(with_scratch(true, 0, 192, 128)), Error::kProgramOutOfBounds);
+  EXPECT_EQ(LoadError(with_scratch(true, 0, 0, 257)), Error::kProgramOutOfBounds);
+  EXPECT_EQ(LoadError(with_scratch(true, 1, 0, 64)), Error::kProgramOutOfBounds);
+  // offset + bytes wraps around: caught, not trusted.
+  EXPECT_EQ(LoadError(with_scratch(true, 0, ~uint64_t{0} - 63, 128)), Error::kProgramOutOfBounds);
+  EXPECT_EQ(LoadError(with_scratch(true, 0, 64, ~uint64_t{0})), Error::kProgramOutOfBounds);
+  EXPECT_EQ(LoadError(with_scratch(true, 0, 32, 64)), Error::kInvalidProgram);  // misaligned
+  EXPECT_EQ(LoadError(with_scratch(false, 0, 0, 64)), Error::kInvalidProgram);  // bytes, no place
+}
+
+// A backend that fills all the scratch it asks for on every call, as a GEMM's blocks would.
+class ScratchWriter : public runtime::Backend {
+ public:
+  runtime::Result<void*> Init(runtime::Span<const uint8_t>,
+                              runtime::Span<const runtime::CompileSpecView>, runtime::KernelArgs,
+                              runtime::MemoryAllocator&) override {
+    return static_cast<void*>(this);
+  }
+  Error Execute(void*, runtime::KernelArgs) override {
+    if (scratch == nullptr) return Error::kNotInitialized;
+    std::memset(scratch, 0x5a, 128);
+    return Error::kOk;
+  }
+  void Destroy(void*) override { scratch = nullptr; }
+  size_t ScratchBytes(void*) const override { return 128; }
+  void BindScratch(void*, void* bound) override { scratch = bound; }
+  void* scratch = nullptr;
+};
+
+// Whatever a hostile file says about a delegate's planned scratch, the bytes the Method binds
+// stay inside the planned arena (or are its own): every flip of the FlatBuffer loads, inits and
+// runs without a write past the arena, or fails with an Error.
+TEST_F(ProgramTest, PlannedScratchSurvivesEverySingleByteFlip) {
+  static ScratchWriter backend;
+  static const Error registered = runtime::RegisterBackend("ScratchWriter", &backend);
+  ASSERT_EQ(registered, Error::kOk);
+  TestProgram p = ScaleProgram();
+  p.arena_sizes = {256};
+  p.delegates = {TestDelegate{"ScratchWriter", 1}};
+  p.segments.push_back({'S'});
+  TestInstruction call{true, 0, {3, 0}, "scratchy"};
+  call.has_scratch = true;
+  call.scratch_offset = 128;
+  call.scratch_bytes = 128;
+  p.instructions.push_back(call);
+  const std::vector<uint8_t> bytes = Serialize(p);
+  // The app's arena, followed by guard bytes a write past it would change.
+  alignas(64) static uint8_t memory[256 + 256];
+  auto load_init_run = [&](const std::vector<uint8_t>& file) {
+    std::memset(memory, 0, sizeof(memory));
+    std::memset(memory + 256, 0xee, 256);
+    AlignedBytes aligned(file);
+    BufferDataLoader loader(aligned.data(), aligned.size());
+    auto program = Program::Load(loader);
+    if (!program.ok()) return program.error();
+    runtime::Span<uint8_t> arenas[] = {runtime::Span<uint8_t>(memory, 256)};
+    runtime::MethodOptions options;
+    options.arenas = runtime::Span<const runtime::Span<uint8_t>>(arenas, 1);
+    runtime::MallocAllocator allocator;
+    auto method = runtime::Method::Load(*program, "forward", allocator, options);
+    if (!method.ok()) return method.error();
+    const Error error = method->Execute();
+    for (size_t i = 256; i < sizeof(memory); ++i) {
+      if (memory[i] != 0xee) {
+        ADD_FAILURE() << "a write past the arena at byte " << i;
+        break;
+      }
+    }
+    return error;
+  };
+  ASSERT_EQ(load_init_run(bytes), Error::kOk);
+  EXPECT_EQ(memory[128], 0x5a);  // the planned bytes were the ones written
+  const size_t end = 64 + static_cast<size_t>(bytes[16]) + (static_cast<size_t>(bytes[17]) << 8);
+  size_t rejected = 0;
+  for (size_t i = 64; i < end && i < bytes.size(); ++i) {
+    for (uint8_t mask : {0x01, 0x40, 0xff}) {
+      std::vector<uint8_t> corrupt = bytes;
+      corrupt[i] ^= mask;
+      if (load_init_run(corrupt) != Error::kOk) ++rejected;
+    }
+  }
+  EXPECT_GT(rejected, 0u);
 }
 
 TEST_F(ProgramTest, RejectsOversizedAndMalformedTensors) {

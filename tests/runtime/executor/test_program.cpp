@@ -64,7 +64,12 @@ std::vector<uint8_t> Serialize(const TestProgram& p) {
     auto debug_nodes = in.debug_nodes.empty() ? 0 : b.CreateVectorOfStrings(in.debug_nodes);
     if (in.delegate) {
       instructions.push_back(pte::CreateInstruction(
-          b, pte::InstructionKind::DelegateCall, pte::CreateDelegateCall(b, in.index, args).Union(),
+          b, pte::InstructionKind::DelegateCall,
+          pte::CreateDelegateCall(
+              b, in.index, args,
+              in.has_scratch ? pte::CreateAllocation(b, in.scratch_arena, in.scratch_offset) : 0,
+              in.scratch_bytes)
+              .Union(),
           name, /*macs=*/0, debug_nodes));
     } else {
       instructions.push_back(pte::CreateInstruction(

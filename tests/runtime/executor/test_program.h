@@ -44,6 +44,11 @@ struct TestInstruction {
   std::vector<int32_t> args;
   std::string name;
   std::vector<std::string> debug_nodes;  // empty: none written (as older programs)
+  // A delegate call's planned scratch (DelegateCall.scratch): written when has_scratch.
+  bool has_scratch = false;
+  uint32_t scratch_arena = 0;
+  uint64_t scratch_offset = 0;
+  uint64_t scratch_bytes = 0;
 };
 
 struct TestDelegate {

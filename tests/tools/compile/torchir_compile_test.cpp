@@ -113,6 +113,11 @@ TEST_F(TorchirCompileTest, UsageErrorsExitTwo) {
   RunResult value = Compile("'" + Path("model.json") + "' --weights");
   EXPECT_EQ(value.exit_code, 2);
   EXPECT_NE(value.err.find("needs a value"), std::string::npos) << value.err;
+  RunResult threads = Compile("'" + Path("model.json") + "' --threads 0");
+  EXPECT_EQ(threads.exit_code, 2);
+  EXPECT_NE(threads.err.find("--threads must be an integer in [1, 1024], got '0'"),
+            std::string::npos)
+      << threads.err;
 }
 
 TEST_F(TorchirCompileTest, HelpTeachesTheOptions) {
@@ -120,6 +125,10 @@ TEST_F(TorchirCompileTest, HelpTeachesTheOptions) {
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_NE(run.out.find("usage: torchir-compile MODEL.json"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("--weights FILE"), std::string::npos) << run.out;
+  // --threads says what it plans and what happens beyond it.
+  EXPECT_NE(run.out.find("--threads N"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("allocates those delegates' memory at load instead"), std::string::npos)
+      << run.out;
   EXPECT_NE(run.out.find("examples:"), std::string::npos) << run.out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "compiler/dialect/delegate_call.h"
 #include "compiler/dialect/edge_ops.h"
 #include "memory_planner/checker.h"
 
@@ -94,6 +95,65 @@ TEST(GraphMemoryPlanTableTest, OutputsAliasTheirInputExactlyWhenTheTableSaysView
     EXPECT_TRUE(memory_planner::CheckPlan(plan->problem, plan->result.plan).empty());
   }
   EXPECT_GE(views, 1u);  // edge.reshape
+}
+
+// Whether two placed byte ranges share a byte.
+bool Overlap(uint64_t a, uint64_t a_size, uint64_t b, uint64_t b_size) {
+  return a < b + b_size && b < a + a_size;
+}
+
+// x[1024] -> neg -> big[1024] -> neg -> small[256] -> delegate call (4 KiB scratch) -> d[256]
+// -> neg -> out[256]. x and big are dead when the delegate runs: its scratch takes their bytes,
+// never those of small or d, which are live then.
+TEST(GraphMemoryPlanScratchTest, ScratchSharesBytesWithDeadTensorsOnly) {
+  ir::Graph graph;
+  ir::Value* x = graph.AddInput("x", F32({1024}));
+  ir::Node* big = graph.AppendNode("big", "edge.neg", {x}, {"big"}, {F32({1024})});
+  ir::Node* small = graph.AppendNode("small", "edge.neg", {big->output()}, {"small"}, {F32({256})});
+  ir::Node* call =
+      graph.AppendNode("call", dialect::kDelegateCallOp, {small->output()}, {"d"}, {F32({256})});
+  call->SetAttr(dialect::kDelegateIndexAttr, ir::AttrValue::Int(0));
+  call->SetAttr(dialect::kDelegateScratchAttr, ir::AttrValue::Int(4096));
+  ir::Node* out = graph.AppendNode("out", "edge.neg", {call->output()}, {"out"}, {F32({256})});
+  graph.AddOutput(out->output());
+
+  absl::StatusOr<GraphMemoryPlan> plan = PlanGraphMemory(graph);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->buffer_values.size(), 5u);  // x, big, small, d, out: values only
+  ASSERT_EQ(plan->scratch.size(), 1u);
+  const GraphMemoryPlan::Scratch& scratch = plan->scratch[0];
+  EXPECT_EQ(scratch.node, call);
+  EXPECT_EQ(scratch.bytes, 4096u);
+  ASSERT_EQ(scratch.buffer, 5);
+  const memory_planner::Buffer& buffer = plan->problem.buffers[5];
+  EXPECT_EQ(buffer.first_use, 2);  // the delegate call's instruction, and no other
+  EXPECT_EQ(buffer.last_use, 2);
+  EXPECT_EQ(buffer.alignment, 64u);
+  EXPECT_EQ(buffer.name, "call.scratch");
+  EXPECT_TRUE(memory_planner::CheckPlan(plan->problem, plan->result.plan).empty());
+
+  // The peak is x + big (8 KiB) at the first node; small + d + scratch (6 KiB) fit under it,
+  // so the arena needs less than the peak plus the scratch.
+  EXPECT_LT(plan->report.planned_bytes, 8192u + 4096u);
+  const auto& at = plan->result.plan.placements;
+  auto overlaps = [&](size_t id) {
+    return Overlap(at[5].offset, 4096, at[id].offset, plan->problem.buffers[id].size);
+  };
+  EXPECT_TRUE(overlaps(0) || overlaps(1)) << "the scratch takes no dead tensor's bytes";
+  EXPECT_FALSE(overlaps(2)) << "the scratch overlaps the call's live input";
+  EXPECT_FALSE(overlaps(3)) << "the scratch overlaps the call's live output";
+}
+
+TEST(GraphMemoryPlanScratchTest, CallsWithoutTheAttributeGetNoScratch) {
+  ir::Graph graph;
+  ir::Value* x = graph.AddInput("x", F32({16}));
+  ir::Node* call = graph.AppendNode("call", dialect::kDelegateCallOp, {x}, {"d"}, {F32({16})});
+  call->SetAttr(dialect::kDelegateIndexAttr, ir::AttrValue::Int(0));
+  graph.AddOutput(call->output());
+  absl::StatusOr<GraphMemoryPlan> plan = PlanGraphMemory(graph);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->scratch.empty());
+  EXPECT_EQ(plan->problem.buffers.size(), 2u);
 }
 
 TEST(GraphMemoryPlanEmpty, AGraphWithoutNodesPlansItsInputs) {

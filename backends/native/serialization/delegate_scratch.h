@@ -1,0 +1,89 @@
+// The working memory one native delegate call needs, computed from its blob by one function
+// on both sides: the runtime delegate asks the Method for it (runtime/native_backend.cpp, with
+// the thread count it runs on and this CPU's blocking), and the compile side declares it to the
+// memory planner (partitioner/native_compile_backend.cpp, with the thread count and --target
+// the program is compiled for). Were the two computed apart, a planned scratch could fall
+// short of what the runtime asks and every call would take the fallback allocation.
+//
+// The layout: the GEMM's (or Winograd's) blocks of every node, sized for the largest node
+// (nodes run one after another), rounded up to 64 bytes; then B of the run-time matrix
+// products, packed on every call, sized for the largest.
+#pragma once
+
+#include <cstddef>
+
+#include "backends/native/convolution.h"
+#include "backends/native/gemm.h"
+#include "backends/native/gemm_config.h"
+#include "backends/native/packed_weights.h"
+#include "backends/native/serialization/native_blob_generated.h"
+#include "backends/native/winograd.h"
+
+namespace torchir::native {
+
+// A convolution node's geometry as its blob records it (unchecked: CheckConvolution2dShape).
+inline Convolution2dShape BlobConvolutionShape(const fb::Convolution& node) {
+  Convolution2dShape shape;
+  shape.batch = node.batch();
+  shape.input_height = node.input_height();
+  shape.input_width = node.input_width();
+  shape.input_channels = node.input_channels();
+  shape.output_channels = node.output_channels();
+  shape.kernel_height = node.kernel_height();
+  shape.kernel_width = node.kernel_width();
+  shape.stride_height = node.stride_height();
+  shape.stride_width = node.stride_width();
+  shape.dilation_height = node.dilation_height();
+  shape.dilation_width = node.dilation_width();
+  shape.padding_top = node.padding_top();
+  shape.padding_left = node.padding_left();
+  shape.padding_bottom = node.padding_bottom();
+  shape.padding_right = node.padding_right();
+  return shape;
+}
+
+struct DelegateScratchLayout {
+  size_t gemm_bytes = 0;      // a multiple of 64: packed B starts here
+  size_t packed_b_bytes = 0;  // B of the run-time matrix products
+  size_t total() const { return gemm_bytes + packed_b_bytes; }
+};
+
+// The scratch of a delegate whose nodes' geometry passed the runtime's checks (every product
+// of sizes fits; the compiler's own blobs do) on `threads` threads with `config`'s blocking.
+// A node below the parallel threshold runs on the calling thread alone, so a Winograd node gets
+// the larger of its one-thread and pooled blocks (the GEMM's grow with the thread count).
+inline DelegateScratchLayout ComputeDelegateScratch(const fb::Blob& blob, const GemmConfig& config,
+                                                    size_t threads) {
+  size_t gemm_bytes = 0;
+  size_t packed_b_bytes = 0;
+  auto grow = [](size_t* largest, size_t bytes) {
+    if (bytes > *largest) *largest = bytes;
+  };
+  if (blob.convolutions() != nullptr) {
+    for (const fb::Convolution* node : *blob.convolutions()) {
+      const Convolution2dShape shape = BlobConvolutionShape(*node);
+      if (node->depthwise()) continue;
+      if (node->winograd()) {
+        grow(&gemm_bytes, WinogradScratchBytes(config, shape, threads));
+        grow(&gemm_bytes, WinogradScratchBytes(config, shape, 1));
+      } else {
+        grow(&gemm_bytes, ConvolutionScratchBytes(config, shape, threads));
+      }
+    }
+  }
+  if (blob.matrix_multiplies() != nullptr) {
+    for (const fb::MatrixMultiply* node : *blob.matrix_multiplies()) {
+      const size_t rows =
+          static_cast<size_t>(node->b_shared() ? node->batch() * node->m() : node->m());
+      grow(&gemm_bytes, GemmScratchBytes(config, rows, threads));
+      grow(&packed_b_bytes,
+           PackedBBytes(config, static_cast<size_t>(node->k()), static_cast<size_t>(node->n())));
+    }
+  }
+  DelegateScratchLayout layout;
+  layout.gemm_bytes = (gemm_bytes + 63) / 64 * 64;
+  layout.packed_b_bytes = packed_b_bytes;
+  return layout;
+}
+
+}  // namespace torchir::native
