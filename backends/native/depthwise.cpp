@@ -72,11 +72,14 @@ HWY_INLINE void Block(D d, const DepthwiseCall& call, const PixelBlock& px, size
 #undef TORCHIR_DW_DECLARE
   const float* HWY_RESTRICT in_row = px.in + c;
   const size_t in_step = px.in_step;
+  // Pointers are formed for taps inside the input only (never stepped past the last one: with a
+  // large dilation that step would leave the tensor, undefined even unread).
   for (size_t ky = px.ky_range.begin; ky < px.ky_range.end; ++ky) {
-    const float* HWY_RESTRICT in_tap = in_row;
-    const float* HWY_RESTRICT w_tap =
-        call.weights->data + (ky * s.kernel_width + px.kx_range.begin) * tap_stride + c;
+    const float* HWY_RESTRICT in_tap_row = in_row + (ky - px.ky_range.begin) * row_step;
     for (size_t kx = px.kx_range.begin; kx < px.kx_range.end; ++kx) {
+      const float* HWY_RESTRICT in_tap = in_tap_row + (kx - px.kx_range.begin) * column_step;
+      const float* HWY_RESTRICT w_tap =
+          call.weights->data + (ky * s.kernel_width + kx) * tap_stride + c;
       const V w0 = hn::LoadU(d, w_tap);
       V w1 = w0;
       if constexpr (kVectors > 1) w1 = hn::LoadU(d, w_tap + lanes);
@@ -87,10 +90,7 @@ HWY_INLINE void Block(D d, const DepthwiseCall& call, const PixelBlock& px, size
   }
       TORCHIR_DW_PAIRS(TORCHIR_DW_FMA)
 #undef TORCHIR_DW_FMA
-      in_tap += column_step;
-      w_tap += tap_stride;
     }
-    in_row += row_step;
   }
   const V lo = hn::Set(d, call.lo), hi = hn::Set(d, call.hi);
 #define TORCHIR_DW_STORE(p, v)                                                                  \
@@ -119,12 +119,12 @@ void ScalarChannels(const DepthwiseCall& call, const PixelBlock& px, size_t p, s
     float acc = call.bias != nullptr ? call.bias[c] : 0.0f;
     const float* in_row = px.in + p * px.in_step + c;
     for (size_t ky = px.ky_range.begin; ky < px.ky_range.end; ++ky) {
-      const float* in_tap = in_row;
+      const float* in_tap_row =
+          in_row + (ky - px.ky_range.begin) * s.dilation_height * s.input_width * channels;
       for (size_t kx = px.kx_range.begin; kx < px.kx_range.end; ++kx) {
-        acc += *in_tap * call.weights->data[(ky * s.kernel_width + kx) * tap_stride + c];
-        in_tap += s.dilation_width * channels;
+        acc += in_tap_row[(kx - px.kx_range.begin) * s.dilation_width * channels] *
+               call.weights->data[(ky * s.kernel_width + kx) * tap_stride + c];
       }
-      in_row += s.dilation_height * s.input_width * channels;
     }
     if (residual != nullptr) acc += residual[c];
     acc = acc < call.lo ? call.lo : acc;

@@ -86,8 +86,9 @@ HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, float* p, size_t count) {
   TORCHIR_DC_SPLITS_OF(0, X)                                                       \
   TORCHIR_DC_SPLITS_OF(1, X)                                                       \
   TORCHIR_DC_SPLITS_OF(2, X)                                                       \
-  TORCHIR_DC_SPLITS_OF(3, X) TORCHIR_DC_SPLITS_OF(4, X) TORCHIR_DC_SPLITS_OF(5, X) \
-      TORCHIR_DC_SPLITS_OF(6, X) TORCHIR_DC_SPLITS_OF(7, X)
+  TORCHIR_DC_SPLITS_OF(3, X)                                                       \
+  TORCHIR_DC_SPLITS_OF(4, X) TORCHIR_DC_SPLITS_OF(5, X) TORCHIR_DC_SPLITS_OF(6, X) \
+      TORCHIR_DC_SPLITS_OF(7, X)
 template <size_t kPixels, size_t kSplit, size_t kVectors, class D>
 HWY_INLINE void GroupBlock(D d, const DirectCall& call, const PixelBlock& px, const Chunk& chunk) {
   static_assert(
@@ -142,12 +143,14 @@ HWY_INLINE void GroupBlock(D d, const DirectCall& call, const PixelBlock& px, co
     acc##p##k##0 = hn::MulAdd(a, w##k##0, acc##p##k##0);                             \
     if constexpr (kVectors > 1) acc##p##k##1 = hn::MulAdd(a, w##k##1, acc##p##k##1); \
   }
+  // Pointers are formed for taps inside the input only (never stepped past the last one: with a
+  // large dilation that step would leave the tensor, undefined even unread).
   for (size_t ky = px.ky_range.begin; ky < px.ky_range.end; ++ky) {
-    const float* HWY_RESTRICT in_tap = in_row;
-    // Filter row k = (ky * kw + kx) * cin + ci at k * nr floats.
-    const float* HWY_RESTRICT w_tap =
-        chunk.weights + (ky * s.kernel_width + px.kx_range.begin) * cin * nr;
+    const float* HWY_RESTRICT in_tap_row = in_row + (ky - px.ky_range.begin) * row_step;
     for (size_t kx = px.kx_range.begin; kx < px.kx_range.end; ++kx) {
+      const float* HWY_RESTRICT in_tap = in_tap_row + (kx - px.kx_range.begin) * column_step;
+      // Filter row k = (ky * kw + kx) * cin + ci at k * nr floats.
+      const float* HWY_RESTRICT w_tap = chunk.weights + (ky * s.kernel_width + kx) * cin * nr;
       size_t ci = 0;
       for (; ci + kSplit <= cin; ci += kSplit) {
         TORCHIR_DC_INDICES(TORCHIR_DC_LOAD)
@@ -168,10 +171,7 @@ HWY_INLINE void GroupBlock(D d, const DirectCall& call, const PixelBlock& px, co
         TORCHIR_DC_INDICES(TORCHIR_DC_FMA_REST)
 #undef TORCHIR_DC_FMA_REST
       }
-      in_tap += column_step;
-      w_tap += cin * nr;
     }
-    in_row += row_step;
   }
 #undef TORCHIR_DC_FMA
 #undef TORCHIR_DC_LOAD
@@ -190,7 +190,7 @@ HWY_INLINE void GroupBlock(D d, const DirectCall& call, const PixelBlock& px, co
   {                                                                                         \
     float* out = px.out + p * channels_out + first + v * lanes;                             \
     if (px.residual != nullptr) {                                                           \
-      const float* r = px.residual + p * px.residual_step + first + v * lanes;          \
+      const float* r = px.residual + p * px.residual_step + first + v * lanes;              \
       acc##p##0##v = hn::Add(acc##p##0##v, full ? hn::LoadU(d, r) : LoadFirst(d, r, tail)); \
     }                                                                                       \
     const V result = hn::Min(hn::Max(acc##p##0##v, lo), hi);                                \
@@ -362,8 +362,11 @@ runtime::Error DirectConvolution2d(const Convolution2dShape& shape, size_t group
     }
   }
   const size_t group_input = shape.input_channels / groups;
-  const DirectCall call{AllConvolutionRows(shape, input, bias, output, epilogue), groups,
-                        group_input, shape.output_channels / groups, weights,
+  const DirectCall call{AllConvolutionRows(shape, input, bias, output, epilogue),
+                        groups,
+                        group_input,
+                        shape.output_channels / groups,
+                        weights,
                         shape.kernel_height * shape.kernel_width * group_input};
   *handled = true;
   ShareRows<DirectCall, &RunDirectCall>(call, threadpool);
