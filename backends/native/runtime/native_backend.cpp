@@ -298,23 +298,75 @@ class NativeBackend final : public Backend {
   }
 
  private:
-  // B packed into the delegate's scratch for each batch (once when shared), then the GEMM.
-  static Error RunMatmul(const Delegate& delegate, const BoundMatmul& node, pthreadpool_t pool) {
-    const size_t batches = node.b_shared ? 1 : node.batch;
+  // Batches [begin, end) of a product: B packed into `packed_b` for each batch (once when
+  // shared), then the GEMM, whose blocks are in `scratch`.
+  static Error RunMatmulBatches(const Delegate& delegate, const BoundMatmul& node, size_t begin,
+                                size_t end, void* scratch, size_t scratch_bytes, void* packed_b,
+                                size_t packed_b_bytes, pthreadpool_t pool) {
     const size_t rows = node.b_shared ? node.batch * node.m : node.m;
-    for (size_t b = 0; b < batches; ++b) {
+    for (size_t b = begin; b < end; ++b) {
       TORCHIR_RETURN_IF_ERROR(::torchir::native::PackB(delegate.config, node.k, node.n,
                                                        node.b + b * node.k * node.n, node.n,
-                                                       delegate.packed_b, delegate.packed_b_bytes));
+                                                       packed_b, packed_b_bytes));
       PackedB packed;
-      TORCHIR_RETURN_IF_ERROR(
-          ::torchir::native::ViewPackedB(delegate.packed_b, delegate.packed_b_bytes, &packed));
-      TORCHIR_RETURN_IF_ERROR(
-          ::torchir::native::Gemm(rows, node.a + b * node.m * node.k, node.k, packed, nullptr,
-                                  node.output + b * node.m * node.n, node.n, Epilogue(),
-                                  delegate.scratch, delegate.scratch_bytes, pool));
+      TORCHIR_RETURN_IF_ERROR(::torchir::native::ViewPackedB(packed_b, packed_b_bytes, &packed));
+      TORCHIR_RETURN_IF_ERROR(::torchir::native::Gemm(
+          rows, node.a + b * node.m * node.k, node.k, packed, nullptr,
+          node.output + b * node.m * node.n, node.n, Epilogue(), scratch, scratch_bytes, pool));
     }
     return Error::kOk;
+  }
+
+  // One task of a product whose batches are shared among threads (MatmulBatchTasks).
+  struct BatchTasks {
+    const Delegate* delegate;
+    const BoundMatmul* node;
+    size_t per_task;           // batches
+    size_t gemm_slot_bytes;    // each task's GEMM blocks
+    size_t packed_b_slot_bytes;  // each task's packed B
+    std::atomic<int> error;    // the first task's error, as an int; kOk when none
+  };
+
+  static void RunBatchTask(void* context, size_t task) {
+    BatchTasks& tasks = *static_cast<BatchTasks*>(context);
+    const BoundMatmul& node = *tasks.node;
+    const size_t begin = task * tasks.per_task;
+    const size_t end = begin + tasks.per_task < node.batch ? begin + tasks.per_task : node.batch;
+    const Error error = RunMatmulBatches(
+        *tasks.delegate, node, begin, end,
+        static_cast<uint8_t*>(tasks.delegate->scratch) + task * tasks.gemm_slot_bytes,
+        tasks.gemm_slot_bytes,
+        static_cast<uint8_t*>(tasks.delegate->packed_b) + task * tasks.packed_b_slot_bytes,
+        tasks.packed_b_slot_bytes, nullptr);
+    int expected = static_cast<int>(Error::kOk);
+    if (error != Error::kOk) tasks.error.compare_exchange_strong(expected, static_cast<int>(error));
+  }
+
+  // Attention's heads are batches of independent products: with a pool they go to the threads
+  // whole (each packs its own B) when MatmulBatchTasks says so, else one after another with
+  // each GEMM shared among the threads.
+  static Error RunMatmul(const Delegate& delegate, const BoundMatmul& node, pthreadpool_t pool) {
+    const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
+    size_t tasks = ::torchir::native::MatmulBatchTasks(node.batch, node.b_shared, threads);
+    if (tasks > 1) {
+      // The scratch was sized for this many tasks unless the Method's fell short of the plan
+      // and a smaller shared buffer came instead: then fewer tasks, or none.
+      const size_t gemm_slot = ::torchir::native::GemmScratchBytes(delegate.config, node.m, 1);
+      const size_t b_slot =
+          (::torchir::native::PackedBBytes(delegate.config, node.k, node.n) + 63) / 64 * 64;
+      if (delegate.scratch_bytes / gemm_slot < tasks) tasks = delegate.scratch_bytes / gemm_slot;
+      if (delegate.packed_b_bytes / b_slot < tasks) tasks = delegate.packed_b_bytes / b_slot;
+      if (tasks > 1) {
+        BatchTasks shared{&delegate, &node, (node.batch + tasks - 1) / tasks, gemm_slot, b_slot,
+                          {static_cast<int>(Error::kOk)}};
+        const size_t used = (node.batch + shared.per_task - 1) / shared.per_task;
+        pthreadpool_parallelize_1d(pool, &RunBatchTask, &shared, used, 0);
+        return static_cast<Error>(shared.error.load());
+      }
+    }
+    return RunMatmulBatches(delegate, node, 0, node.b_shared ? 1 : node.batch, delegate.scratch,
+                            delegate.scratch_bytes, delegate.packed_b, delegate.packed_b_bytes,
+                            pool);
   }
 
   static Error BindMatmul(const fb::MatrixMultiply& node, size_t index, KernelArgs args,

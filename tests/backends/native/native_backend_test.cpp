@@ -871,6 +871,59 @@ TEST_F(NativeBackendTest, LayerNormMatchesTheDefinition) {
   }
 }
 
+std::vector<uint8_t> MatmulBlob(uint64_t batch, uint64_t m, uint64_t k, uint64_t n, int32_t a,
+                                int32_t b, int32_t output, bool b_shared, size_t num_args) {
+  flatbuffers::FlatBufferBuilder builder;
+  const auto node = fb::CreateMatrixMultiply(builder, batch, m, k, n, a, b, output, b_shared);
+  fb::FinishBlobBuffer(builder, fb::CreateBlob(builder, 1, static_cast<uint32_t>(num_args), 0, 0, 0,
+                                               builder.CreateVector(&node, 1)));
+  return std::vector<uint8_t>(builder.GetBufferPointer(),
+                              builder.GetBufferPointer() + builder.GetSize());
+}
+
+// A matrix product of run-time operands (attention's scores and context, batched over heads)
+// matches the definition on one and two threads: each batch with its own B or one B for all;
+// batches shared among the threads whole (2 and 8 batches on 2 threads), or one after another
+// with each GEMM shared (3: an uneven split), or one GEMM over every batch's rows (one B). The
+// sizes are odd (tails in M, N and K) and above the parallel threshold (2^21 multiply-adds).
+TEST_F(NativeBackendTest, MatrixMultiplyMatchesTheDefinition) {
+  const size_t m = 127, k = 65, n = 129;
+  for (uint32_t threads : {1u, 2u}) {
+    ASSERT_EQ(RegisterNativeBackend({threads}), Error::kOk);
+    for (const auto& [batch, b_shared] : {std::pair<size_t, bool>{2, false}, {3, false},
+                                          {8, false}, {4, true}, {1, false}}) {
+      SCOPED_TRACE("threads " + std::to_string(threads) + " batch " + std::to_string(batch) +
+                   (b_shared ? " shared B" : ""));
+      const size_t b_batches = b_shared ? 1 : batch;
+      const std::vector<float> a = RandomFloats(batch * m * k, 21);
+      const std::vector<float> b = RandomFloats(b_batches * k * n, 22);
+      DelegateArgs args;
+      const int32_t a_arg = static_cast<int32_t>(
+          args.Add({static_cast<int64_t>(batch), static_cast<int64_t>(m), static_cast<int64_t>(k)}, a));
+      const int32_t b_arg = static_cast<int32_t>(args.Add(
+          {static_cast<int64_t>(b_batches), static_cast<int64_t>(k), static_cast<int64_t>(n)}, b));
+      const int32_t output = static_cast<int32_t>(
+          args.Add({static_cast<int64_t>(batch), static_cast<int64_t>(m), static_cast<int64_t>(n)}));
+      ASSERT_EQ(RunBytes(MatmulBlob(batch, m, k, n, a_arg, b_arg, output, b_shared, args.size()),
+                         args, /*runs=*/2),
+                Error::kOk);
+      std::vector<float> expected(batch * m * n);
+      for (size_t p = 0; p < batch; ++p) {
+        const float* bp = b.data() + (b_shared ? 0 : p * k * n);
+        for (size_t i = 0; i < m; ++i) {
+          for (size_t j = 0; j < n; ++j) {
+            double sum = 0.0;
+            for (size_t q = 0; q < k; ++q) sum += double{a[(p * m + i) * k + q]} * bp[q * n + j];
+            expected[(p * m + i) * n + j] = static_cast<float>(sum);
+          }
+        }
+      }
+      // 65 products of values in [-1, 1]: float rounding of the sum stays under 1e-5.
+      EXPECT_LT(MaxAbsDiff(args.Values(static_cast<size_t>(output)), expected), 1e-5f);
+    }
+  }
+}
+
 // Every malformed layer norm is refused at Init with a one-line message naming what is wrong.
 TEST_F(NativeBackendTest, RefusesMalformedLayerNorms) {
   DelegateArgs args;
