@@ -131,8 +131,9 @@ void BM_Native(benchmark::State& state, Shape shape, int64_t target, pthreadpool
     return;
   }
   for (auto _ : state) {
-    const runtime::Error error = Gemm(shape.m, a.data(), shape.k, view, bias.data(), c.data(),
-                                      shape.n, {}, scratch.data(), scratch.size() * sizeof(float));
+    const runtime::Error error =
+        Gemm(shape.m, a.data(), shape.k, view, bias.data(), c.data(), shape.n, {}, scratch.data(),
+             scratch.size() * sizeof(float), pool);
     if (error != runtime::Error::kOk) {
       state.SkipWithError("Gemm failed");
       return;
