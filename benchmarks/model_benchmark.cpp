@@ -48,7 +48,7 @@ namespace {
 constexpr char kDefaultModels[] =
     "resnet18,mobilenet_v2,mobilenet_v3_large,tiny_vit,tiny_gpt,text_cnn,resnet50,efficientnet_b0,"
     "regnet_x_400mf";
-constexpr int kThreadCounts[] = {1, 2};
+constexpr int kThreadCounts[] = {1, kMaxBenchmarkThreads};
 
 std::string g_bench_dir;
 

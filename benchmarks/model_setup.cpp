@@ -114,6 +114,7 @@ absl::StatusOr<const std::vector<uint8_t>*> ModelSetup::Compiled(const std::stri
       if (absl::Status status = LoadData(); !status.ok()) return status;
       pipeline::CompileOptions options;
       options.backend = backend;
+      options.threads = kMaxBenchmarkThreads;
       absl::StatusOr<pipeline::CompiledProgram> program =
           pipeline::CompileProgram(*model_, options);
       if (!program.ok()) return Annotate(program.status(), "compile");

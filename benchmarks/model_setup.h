@@ -40,6 +40,11 @@ absl::StatusOr<std::unique_ptr<pipeline::HostProgram>> OpenProgramFile(const std
 // list's first backend ("native,xnnpack" is torchir_native).
 std::string TorchirVariant(const std::string& backend_list);
 
+// The most threads a benchmark runs a torchir program on. Programs are compiled for it
+// (torchir-compile --threads), so the delegates' scratch is the planned one at every thread count
+// the suite runs, not the fallback a runtime allocates when it runs more threads than planned.
+inline constexpr int kMaxBenchmarkThreads = 2;
+
 class ModelSetup {
  public:
   // `directory` holds what `tools/export_ir.py NAME --torchscript` writes.

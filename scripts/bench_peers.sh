@@ -73,6 +73,8 @@ for model in "${MODELS[@]}"; do
   else
     "$PYTHON" tools/export_ir.py "$model" -o "$out" --flavour pytorch_ir
   fi
+  # Compiled for the most threads the driver runs, so every row uses the planned scratch.
+  max_threads=$(tr ',' '\n' <<<"${TORCHIR_PEERS_THREADS:-1,2}" | sort -n | tail -1)
   for variant in native:native,xnnpack xnnpack:xnnpack; do
     name=${variant%%:*} backends=${variant#*:}
     pte="$out/torchir_$name.pte"
@@ -81,7 +83,7 @@ for model in "${MODELS[@]}"; do
     else
       # A model torchir cannot compile is not fatal: the driver shows it as refused.
       "$COMPILE" "$out/model.json" --weights "$out/weights.safetensors" --backend "$backends" \
-        -o "$pte" | sed 's/^/   /' || {
+        --threads "$max_threads" -o "$pte" | sed 's/^/   /' || {
         echo "bench_peers: torchir-compile --backend $backends failed on $model" >&2
         rm -f "$pte"
       }
