@@ -179,10 +179,14 @@ TEST_P(GemmTest, MatchesReferenceAcrossCacheBlocks) {
 }
 
 // Shares along M (enough rows for every thread), along N (fewer rows than threads * mr, or a
-// single row), and a single panel that cannot be shared; more threads than this machine's cores.
+// single row, or rows that split into uneven tiles: 128 rows of a transformer's linear layer,
+// with a GELU applied to each tile after it is stored, and a bias only on the first columns'
+// panels), and a single panel that cannot be shared; more threads than this machine's cores.
 TEST_P(GemmTest, MatchesReferenceWithThreads) {
   const Epilogue relu{Activation::kRelu, 0, 0};
   for (size_t threads : {2, 3}) {
+    ExpectGemmMatchesReference({128, 256, 64, 0, 0, true, {Activation::kGelu, 0, 0}, threads}, 20);
+    ExpectGemmMatchesReference({128, 250, 300, 0, 0, false, relu, threads}, 26);
     ExpectGemmMatchesReference({97, 101, 523, 0, 0, true, relu, threads}, 21);
     ExpectGemmMatchesReference({250, 64, 300, 0, 0, true, {}, threads}, 22);
     ExpectGemmMatchesReference({1, 1000, 512, 0, 0, true, {}, threads}, 23);
