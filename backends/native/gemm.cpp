@@ -249,8 +249,7 @@ Split PlanSplit(const GemmConfig& config, size_t m, size_t n, size_t threads) {
     // 2 threads are 70 + 58 (5 tiles against 4 and a 2-row one) along M, but 9 tiles and a 2-row
     // one each along N (a transformer's linear layers at sequence 128: about 7 % sooner).
     const double m_time = TileRowsCost(config, along_m.per_task) * static_cast<double>(panels);
-    const double n_time =
-        TileRowsCost(config, m) * static_cast<double>(along_n.per_task);
+    const double n_time = TileRowsCost(config, m) * static_cast<double>(along_n.per_task);
     split = panels >= threads && n_time < m_time ? along_n : along_m;
   } else if (panels >= 2) {
     split = along_n;

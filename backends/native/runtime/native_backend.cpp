@@ -321,10 +321,10 @@ class NativeBackend final : public Backend {
   struct BatchTasks {
     const Delegate* delegate;
     const BoundMatmul* node;
-    size_t per_task;           // batches
-    size_t gemm_slot_bytes;    // each task's GEMM blocks
+    size_t per_task;             // batches
+    size_t gemm_slot_bytes;      // each task's GEMM blocks
     size_t packed_b_slot_bytes;  // each task's packed B
-    std::atomic<int> error;    // the first task's error, as an int; kOk when none
+    std::atomic<int> error;      // the first task's error, as an int; kOk when none
   };
 
   static void RunBatchTask(void* context, size_t task) {
@@ -357,7 +357,8 @@ class NativeBackend final : public Backend {
       if (delegate.scratch_bytes / gemm_slot < tasks) tasks = delegate.scratch_bytes / gemm_slot;
       if (delegate.packed_b_bytes / b_slot < tasks) tasks = delegate.packed_b_bytes / b_slot;
       if (tasks > 1) {
-        BatchTasks shared{&delegate, &node, (node.batch + tasks - 1) / tasks, gemm_slot, b_slot,
+        const size_t per_task = (node.batch + tasks - 1) / tasks;
+        BatchTasks shared{&delegate, &node, per_task, gemm_slot, b_slot,
                           {static_cast<int>(Error::kOk)}};
         const size_t used = (node.batch + shared.per_task - 1) / shared.per_task;
         pthreadpool_parallelize_1d(pool, &RunBatchTask, &shared, used, 0);

@@ -91,9 +91,9 @@ inline DelegateScratchLayout ComputeDelegateScratch(const fb::Blob& blob, const 
       // Batch tasks take one GEMM slot each: the pooled size covers them.
       grow(&gemm_bytes, GemmScratchBytes(config, rows, threads));
       const size_t tasks = MatmulBatchTasks(node->batch(), node->b_shared(), threads);
-      const size_t one_b =
-          (PackedBBytes(config, static_cast<size_t>(node->k()), static_cast<size_t>(node->n())) +
-           63) / 64 * 64;
+      const size_t packed =
+          PackedBBytes(config, static_cast<size_t>(node->k()), static_cast<size_t>(node->n()));
+      const size_t one_b = (packed + 63) / 64 * 64;
       grow(&packed_b_bytes, tasks * one_b);
     }
   }

@@ -890,20 +890,20 @@ TEST_F(NativeBackendTest, MatrixMultiplyMatchesTheDefinition) {
   const size_t m = 127, k = 65, n = 129;
   for (uint32_t threads : {1u, 2u}) {
     ASSERT_EQ(RegisterNativeBackend({threads}), Error::kOk);
-    for (const auto& [batch, b_shared] : {std::pair<size_t, bool>{2, false}, {3, false},
-                                          {8, false}, {4, true}, {1, false}}) {
+    for (const auto& [batch, b_shared] :
+         {std::pair<size_t, bool>{2, false}, {3, false}, {8, false}, {4, true}, {1, false}}) {
       SCOPED_TRACE("threads " + std::to_string(threads) + " batch " + std::to_string(batch) +
                    (b_shared ? " shared B" : ""));
       const size_t b_batches = b_shared ? 1 : batch;
       const std::vector<float> a = RandomFloats(batch * m * k, 21);
       const std::vector<float> b = RandomFloats(b_batches * k * n, 22);
       DelegateArgs args;
-      const int32_t a_arg = static_cast<int32_t>(
-          args.Add({static_cast<int64_t>(batch), static_cast<int64_t>(m), static_cast<int64_t>(k)}, a));
+      const int32_t a_arg = static_cast<int32_t>(args.Add(
+          {static_cast<int64_t>(batch), static_cast<int64_t>(m), static_cast<int64_t>(k)}, a));
       const int32_t b_arg = static_cast<int32_t>(args.Add(
           {static_cast<int64_t>(b_batches), static_cast<int64_t>(k), static_cast<int64_t>(n)}, b));
-      const int32_t output = static_cast<int32_t>(
-          args.Add({static_cast<int64_t>(batch), static_cast<int64_t>(m), static_cast<int64_t>(n)}));
+      const int32_t output = static_cast<int32_t>(args.Add(
+          {static_cast<int64_t>(batch), static_cast<int64_t>(m), static_cast<int64_t>(n)}));
       ASSERT_EQ(RunBytes(MatmulBlob(batch, m, k, n, a_arg, b_arg, output, b_shared, args.size()),
                          args, /*runs=*/2),
                 Error::kOk);
