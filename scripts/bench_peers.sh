@@ -64,6 +64,9 @@ newer_than() {
   done
 }
 
+# Programs are compiled for the most threads the driver runs, so every row uses the planned
+# delegate scratch.
+max_threads=$(tr ',' '\n' <<<"${TORCHIR_PEERS_THREADS:-1,2}" | sort -n | tail -1)
 echo "== exporting ${MODELS[*]} into $BENCH_DIR"
 for model in "${MODELS[@]}"; do
   out="$BENCH_DIR/$model"
@@ -73,8 +76,6 @@ for model in "${MODELS[@]}"; do
   else
     "$PYTHON" tools/export_ir.py "$model" -o "$out" --flavour pytorch_ir
   fi
-  # Compiled for the most threads the driver runs, so every row uses the planned scratch.
-  max_threads=$(tr ',' '\n' <<<"${TORCHIR_PEERS_THREADS:-1,2}" | sort -n | tail -1)
   for variant in native:native,xnnpack xnnpack:xnnpack; do
     name=${variant%%:*} backends=${variant#*:}
     pte="$out/torchir_$name.pte"

@@ -234,29 +234,25 @@ double TileRowsCost(const GemmConfig& config, size_t rows) {
 
 Split PlanSplit(const GemmConfig& config, size_t m, size_t n, size_t threads) {
   Split split;
+  split.per_task = m;
+  if (threads <= 1) return split;
   const size_t panels = (n + config.nr - 1) / config.nr;
-  Split along_m;
-  along_m.per_task = ((m + threads - 1) / threads + config.mr - 1) / config.mr * config.mr;
-  along_m.tasks = (m + along_m.per_task - 1) / along_m.per_task;
   Split along_n;
   along_n.along_m = false;
   along_n.per_task = (panels + threads - 1) / threads;
   along_n.tasks = (panels + along_n.per_task - 1) / along_n.per_task;
-  if (threads <= 1) {
-    split.per_task = m;
-  } else if (m >= threads * config.mr) {
+  if (m >= threads * config.mr) {
+    Split along_m;
+    along_m.per_task = ((m + threads - 1) / threads + config.mr - 1) / config.mr * config.mr;
+    along_m.tasks = (m + along_m.per_task - 1) / along_m.per_task;
     // Whole mr-row tiles for every thread; along N instead when that ends sooner: 128 rows on
     // 2 threads are 70 + 58 (5 tiles against 4 and a 2-row one) along M, but 9 tiles and a 2-row
     // one each along N (a transformer's linear layers at sequence 128: about 7 % sooner).
     const double m_time = TileRowsCost(config, along_m.per_task) * static_cast<double>(panels);
     const double n_time = TileRowsCost(config, m) * static_cast<double>(along_n.per_task);
-    split = panels >= threads && n_time < m_time ? along_n : along_m;
-  } else if (panels >= 2) {
-    split = along_n;
-  } else {
-    split.per_task = m;
+    return panels >= threads && n_time < m_time ? along_n : along_m;
   }
-  return split;
+  return panels >= 2 ? along_n : split;
 }
 
 size_t ScratchFloatsPerSlot(const GemmConfig& config, size_t m) {

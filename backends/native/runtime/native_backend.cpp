@@ -353,7 +353,7 @@ class NativeBackend final : public Backend {
       // and a smaller shared buffer came instead: then fewer tasks, or none.
       const size_t gemm_slot = ::torchir::native::GemmScratchBytes(delegate.config, node.m, 1);
       const size_t b_slot =
-          (::torchir::native::PackedBBytes(delegate.config, node.k, node.n) + 63) / 64 * 64;
+          ::torchir::native::MatmulPackedBSlotBytes(delegate.config, node.k, node.n);
       if (delegate.scratch_bytes / gemm_slot < tasks) tasks = delegate.scratch_bytes / gemm_slot;
       if (delegate.packed_b_bytes / b_slot < tasks) tasks = delegate.packed_b_bytes / b_slot;
       if (tasks > 1) {

@@ -55,6 +55,12 @@ inline size_t MatmulBatchTasks(size_t batch, bool b_shared, size_t threads) {
   return threads;
 }
 
+// Bytes of one task's packed B of a run-time matrix product: PackedBBytes rounded up to 64, so
+// every task's copy starts at the alignment of the scratch.
+inline size_t MatmulPackedBSlotBytes(const GemmConfig& config, size_t k, size_t n) {
+  return (PackedBBytes(config, k, n) + 63) / 64 * 64;
+}
+
 struct DelegateScratchLayout {
   size_t gemm_bytes = 0;      // a multiple of 64: packed B starts here
   size_t packed_b_bytes = 0;  // B of the run-time matrix products
@@ -91,10 +97,8 @@ inline DelegateScratchLayout ComputeDelegateScratch(const fb::Blob& blob, const 
       // Batch tasks take one GEMM slot each: the pooled size covers them.
       grow(&gemm_bytes, GemmScratchBytes(config, rows, threads));
       const size_t tasks = MatmulBatchTasks(node->batch(), node->b_shared(), threads);
-      const size_t packed =
-          PackedBBytes(config, static_cast<size_t>(node->k()), static_cast<size_t>(node->n()));
-      const size_t one_b = (packed + 63) / 64 * 64;
-      grow(&packed_b_bytes, tasks * one_b);
+      grow(&packed_b_bytes, tasks * MatmulPackedBSlotBytes(config, static_cast<size_t>(node->k()),
+                                                           static_cast<size_t>(node->n())));
     }
   }
   DelegateScratchLayout layout;
