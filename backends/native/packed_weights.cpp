@@ -42,9 +42,13 @@ size_t PackedBBytes(const GemmConfig& config, size_t k, size_t n) {
   return kPackedBHeaderBytes + PackedFloats(config, k, n) * sizeof(float);
 }
 
-runtime::Error PackB(const GemmConfig& config, size_t k, size_t n, const float* b, size_t ldb,
-                     void* out, size_t out_bytes) {
-  if (k == 0 || n == 0 || ldb < n || b == nullptr || out == nullptr || config.nr == 0 ||
+namespace {
+
+// Checks PackB's arguments (`ld` >= `row`: the source's row stride against its row length) and
+// writes the header; the packed floats start after it.
+runtime::Error StartPackedB(const GemmConfig& config, size_t k, size_t n, const float* b, size_t ld,
+                            size_t row, void* out, size_t out_bytes) {
+  if (k == 0 || n == 0 || ld < row || b == nullptr || out == nullptr || config.nr == 0 ||
       config.kc == 0 || PackedFloats(config, k, n) == 0) {
     return runtime::Error::kInvalidArgument;
   }
@@ -60,14 +64,53 @@ runtime::Error PackB(const GemmConfig& config, size_t k, size_t n, const float* 
   header.n = n;
   header.data_floats = PackedFloats(config, k, n);
   std::memcpy(out, &header, sizeof(header));
+  return runtime::Error::kOk;
+}
 
-  float* dst = reinterpret_cast<float*>(static_cast<char*>(out) + kPackedBHeaderBytes);
+float* PackedData(void* out) {
+  return reinterpret_cast<float*>(static_cast<char*>(out) + kPackedBHeaderBytes);
+}
+
+}  // namespace
+
+runtime::Error PackB(const GemmConfig& config, size_t k, size_t n, const float* b, size_t ldb,
+                     void* out, size_t out_bytes) {
+  const runtime::Error error = StartPackedB(config, k, n, b, ldb, n, out, out_bytes);
+  if (error != runtime::Error::kOk) return error;
+  float* dst = PackedData(out);
   const size_t nr = config.nr;
   ForEachPanelRow(config, k, n, [&](size_t packed, size_t row, size_t n0, size_t cols) {
     const float* src = b + row * ldb + n0;
     for (size_t j = 0; j < cols; ++j) dst[packed + j] = src[j];
     for (size_t j = cols; j < nr; ++j) dst[packed + j] = 0.0f;
   });
+  return runtime::Error::kOk;
+}
+
+runtime::Error PackBTransposed(const GemmConfig& config, size_t k, size_t n, const float* bt,
+                               size_t ldbt, void* out, size_t out_bytes) {
+  const runtime::Error error = StartPackedB(config, k, n, bt, ldbt, k, out, out_bytes);
+  if (error != runtime::Error::kOk) return error;
+  float* dst = PackedData(out);
+  const size_t nr = config.nr;
+  // ForEachPanelRow's order (K blocks, then panels of nr columns, kc rows of nr each), filled a
+  // column at a time: each of bt's rows is read contiguously.
+  size_t packed = 0;
+  for (size_t k0 = 0; k0 < k; k0 += config.kc) {
+    const size_t kc = k - k0 < config.kc ? k - k0 : config.kc;
+    for (size_t n0 = 0; n0 < n; n0 += nr) {
+      const size_t cols = n - n0 < nr ? n - n0 : nr;
+      float* panel = dst + packed;
+      for (size_t j = 0; j < cols; ++j) {
+        const float* src = bt + (n0 + j) * ldbt + k0;
+        for (size_t kk = 0; kk < kc; ++kk) panel[kk * nr + j] = src[kk];
+      }
+      for (size_t j = cols; j < nr; ++j) {
+        for (size_t kk = 0; kk < kc; ++kk) panel[kk * nr + j] = 0.0f;
+      }
+      packed += kc * nr;
+    }
+  }
   return runtime::Error::kOk;
 }
 

@@ -43,10 +43,15 @@ static_assert(sizeof(PackedBHeader) == kPackedBHeaderBytes, "the header is part 
 // Bytes PackB writes for a K x N matrix packed for `config` (header included).
 size_t PackedBBytes(const GemmConfig& config, size_t k, size_t n);
 
-// Packs row-major B (K x N, row stride ldb >= n) into `out` (PackedBBytes bytes). Host-side and
-// load-side: it runs when a program is compiled, never inside an execute call.
+// Packs row-major B (K x N, row stride ldb >= n) into `out` (PackedBBytes bytes): weights when a
+// program is compiled, and a matrix product's run-time B in its delegate's scratch.
 runtime::Error PackB(const GemmConfig& config, size_t k, size_t n, const float* b, size_t ldb,
                      void* out, size_t out_bytes);
+
+// Packs B = bt^T, bt row-major N x K with row stride ldbt >= k, into the same layout: attention's
+// k^T packed from k's rows, without a transposing copy first.
+runtime::Error PackBTransposed(const GemmConfig& config, size_t k, size_t n, const float* bt,
+                               size_t ldbt, void* out, size_t out_bytes);
 
 // A view of validated packed weights.
 struct PackedB {

@@ -20,6 +20,7 @@
 #include "backends/native/winograd.h"
 #include "compiler/backend/delegate_rewriter.h"
 #include "compiler/backend/layout.h"
+#include "compiler/backend/scalar_constant.h"
 #include "compiler/dialect/delegate_call.h"
 #include "compiler/dialect/edge_ops.h"
 #include "compiler/dialect/node_macs.h"
@@ -155,7 +156,8 @@ std::string Refusal(const ir::Node& node) {
   if (op != "edge.convolution" && op != "edge.linear" && op != "edge.matmul" &&
       op != "edge.layer_norm") {
     return "the native backend runs convolutions, linear layers (with a residual add and an "
-           "activation fused after them), matrix products and layer norms";
+           "activation fused after them), matrix products (a scale, a mask and a softmax fused "
+           "after them) and layer norms";
   }
   for (const ir::Value* value : node.inputs()) {
     if (!IsFloat32(value)) {
@@ -198,16 +200,32 @@ ir::Node* OnlyReader(const ir::Value* value) {
   return value->uses()[0].user;
 }
 
-// One delegate: a convolution or linear layer and what is fused after it.
+// One delegate: a convolution or linear layer and what is fused after it, a matrix product and
+// the softmax fused after it, or a layer norm.
 struct Region {
   ir::Node* compute = nullptr;
   ir::Node* residual_add = nullptr;  // edge.add(compute output, residual)
   ir::Value* residual = nullptr;
   ir::Node* clamp = nullptr;  // edge.clamp or a fused activation of the last node's output
+  // After a matrix product (attention's scores), each optional but the softmax:
+  ir::Node* scale = nullptr;    // edge.mul or edge.div by a float32 scalar constant
+  ir::Node* mask = nullptr;     // edge.where(mask, float32 scalar constant, scores)
+  ir::Node* softmax = nullptr;  // edge.softmax over the last dim
+  // A matrix product's operands and output read and written through strides instead of these
+  // edge.permute copies (attention's heads): MatmulStrides.
+  ir::Node* a_permute = nullptr;
+  ir::Node* b_permute = nullptr;
+  ir::Node* output_permute = nullptr;
+  // Members before the compute node first (the rewriter wants graph order).
   std::vector<ir::Node*> Members() const {
-    std::vector<ir::Node*> members = {compute};
-    if (residual_add != nullptr) members.push_back(residual_add);
-    if (clamp != nullptr) members.push_back(clamp);
+    std::vector<ir::Node*> members;
+    for (ir::Node* node : {a_permute, b_permute}) {
+      if (node != nullptr) members.push_back(node);
+    }
+    members.push_back(compute);
+    for (ir::Node* node : {residual_add, clamp, scale, mask, softmax, output_permute}) {
+      if (node != nullptr) members.push_back(node);
+    }
     return members;
   }
   ir::Value* Output() const { return Members().back()->output(0); }
@@ -253,6 +271,192 @@ bool IsFusableActivation(const ir::Node& activation) {
   return FusedActivationOf(activation).has_value();
 }
 
+// The scalar a matrix product's output is multiplied by when `node` is edge.mul by a float32
+// scalar constant (1 / c for edge.div by c: within an ulp of the division), or nullopt.
+std::optional<float> ScoresScale(const ir::Node& node, const ir::Value* scores) {
+  if (node.op() != "edge.mul" && node.op() != "edge.div") return std::nullopt;
+  if (node.num_inputs() != 2 || node.input(0) == node.input(1)) return std::nullopt;
+  const ir::Value* other = node.input(0) == scores ? node.input(1) : node.input(0);
+  if (node.op() == "edge.div" && node.input(0) != scores) return std::nullopt;
+  std::optional<float> scalar = backend::ScalarConstant(other);
+  if (!scalar.has_value() || node.output(0)->sizes() != scores->sizes() ||
+      !IsFloat32(node.output(0))) {
+    return std::nullopt;
+  }
+  return node.op() == "edge.div" ? 1.0f / *scalar : *scalar;
+}
+
+// Whether `node` is edge.where(mask, fill, scores) with a scalar constant fill and a bool mask of
+// the scores' last two dims (leading dims 1: every batch's) or their whole shape.
+bool IsScoresMask(const ir::Node& node, const ir::Value* scores) {
+  if (node.op() != "edge.where" || node.num_inputs() != 3 || node.input(2) != scores ||
+      node.input(0) == scores || node.input(1) == scores ||
+      !backend::ScalarConstant(node.input(1)).has_value() ||
+      node.output(0)->sizes() != scores->sizes() || !IsFloat32(node.output(0))) {
+    return false;
+  }
+  const std::vector<int64_t>& mask = node.input(0)->sizes();
+  const std::vector<int64_t>& sizes = scores->sizes();
+  if (node.input(0)->dtype() != ir::DType::kBool || mask.size() != sizes.size()) return false;
+  if (mask == sizes) return true;
+  for (size_t d = 0; d + 2 < mask.size(); ++d) {
+    if (mask[d] != 1) return false;
+  }
+  return mask[mask.size() - 2] == sizes[sizes.size() - 2] && mask.back() == sizes.back();
+}
+
+// Whether `node` is a float32 softmax of `scores` over their last dim.
+bool IsScoresSoftmax(const ir::Node& node, const ir::Value* scores) {
+  if (node.op() != "edge.softmax" || node.input(0) != scores || !IsFloat32(node.output(0))) {
+    return false;
+  }
+  const int64_t rank = static_cast<int64_t>(scores->sizes().size());
+  const int64_t dim = IntAttr(node, "dim");
+  return dim == rank - 1 || dim == -1;
+}
+
+// Grows a matrix product's region: an optional scale, an optional mask, then a softmax over the
+// last dim, each the only reader of what comes before it; none of them without the softmax.
+void GrowSoftmax(Region* region, const std::unordered_map<const ir::Node*, size_t>& taken) {
+  ir::Value* last = region->compute->output(0);
+  auto next = [&]() -> ir::Node* {
+    ir::Node* reader = OnlyReader(last);
+    return reader != nullptr && taken.count(reader) == 0 ? reader : nullptr;
+  };
+  ir::Node* scale = next();
+  if (scale != nullptr && ScoresScale(*scale, last).has_value()) {
+    last = scale->output(0);
+  } else {
+    scale = nullptr;
+  }
+  ir::Node* mask = next();
+  if (mask != nullptr && IsScoresMask(*mask, last)) {
+    last = mask->output(0);
+  } else {
+    mask = nullptr;
+  }
+  ir::Node* softmax = next();
+  if (softmax == nullptr || !IsScoresSoftmax(*softmax, last)) return;
+  region->scale = scale;
+  region->mask = mask;
+  region->softmax = softmax;
+}
+
+// How a matrix product's operand or output sits in memory: element (p, i, j) of its batched
+// matrix view at p batch + i row + j col floats from the start of `tensor`.
+struct MatmulView {
+  ir::Value* tensor = nullptr;
+  int64_t batch = 0, row = 0, col = 0;
+};
+
+// The view of `value` (sizes [batch dims..., rows, cols]) when it is laid out with `strides`
+// (floats per step of each dim) in `tensor`: nullopt when its batch dims do not collapse into
+// one stride (steps of consecutive non-1 dims must nest).
+std::optional<MatmulView> ViewOf(ir::Value* tensor, const std::vector<int64_t>& sizes,
+                                 const std::vector<int64_t>& strides) {
+  const size_t rank = sizes.size();
+  if (rank < 2) return std::nullopt;
+  MatmulView view;
+  view.tensor = tensor;
+  view.row = strides[rank - 2];
+  view.col = strides[rank - 1];
+  view.batch = sizes[rank - 2] * strides[rank - 2];  // no batch dims: unused
+  int64_t inner = -1;                                // the last non-1 batch dim seen
+  for (size_t d = rank - 2; d-- > 0;) {
+    if (sizes[d] == 1) continue;
+    if (inner >= 0 && strides[d] != strides[inner] * sizes[inner]) return std::nullopt;
+    if (inner < 0) view.batch = strides[d];
+    inner = static_cast<int64_t>(d);
+  }
+  return view;
+}
+
+// Row-major strides of a contiguous tensor of `sizes`.
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> strides(sizes.size(), 1);
+  for (size_t d = sizes.size(); d-- > 1;) strides[d - 1] = strides[d] * sizes[d];
+  return strides;
+}
+
+// The edge.permute that produces the product's operand `value` when the product is its only
+// reader and the operand is a strided view of the permute's (contiguous) input: the product
+// then reads that input in place.
+ir::Node* OperandPermute(const ir::Value* value, const ir::Node& matmul,
+                         const std::unordered_map<const ir::Node*, size_t>& taken) {
+  ir::Node* permute = value->producer();
+  if (permute == nullptr || permute->op() != "edge.permute" || taken.count(permute) != 0 ||
+      OnlyReader(value) != &matmul || !IsFloat32(permute->input(0))) {
+    return nullptr;
+  }
+  return permute;
+}
+
+// The views of a product's operands and output in the tensors its delegate passes: each
+// operand's own (contiguous) or through its absorbed permute's input; the output through its
+// absorbed permute's output. nullopt when a view's batch dims do not collapse.
+struct MatmulViews {
+  MatmulView a, b, output;
+};
+
+std::optional<MatmulViews> ViewsOf(const Region& region) {
+  const ir::Node& matmul = *region.compute;
+  auto operand = [](ir::Value* value, const ir::Node* permute) {
+    if (permute == nullptr) return ViewOf(value, value->sizes(), ContiguousStrides(value->sizes()));
+    ir::Value* input = permute->input(0);
+    const std::vector<int64_t> in = ContiguousStrides(input->sizes());
+    const std::vector<int64_t>& dims = IntsAttr(*permute, "dims");
+    std::vector<int64_t> strides(dims.size());
+    for (size_t i = 0; i < dims.size(); ++i) strides[i] = in[static_cast<size_t>(dims[i])];
+    return ViewOf(input, value->sizes(), strides);
+  };
+  std::optional<MatmulView> a = operand(matmul.input(0), region.a_permute);
+  std::optional<MatmulView> b = operand(matmul.input(1), region.b_permute);
+  ir::Value* output = matmul.output(0);
+  std::optional<MatmulView> out;
+  if (region.output_permute == nullptr) {
+    out = ViewOf(output, output->sizes(), ContiguousStrides(output->sizes()));
+  } else {
+    // Output dim dims[i] is the permuted tensor's dim i.
+    ir::Value* permuted = region.output_permute->output(0);
+    const std::vector<int64_t> steps = ContiguousStrides(permuted->sizes());
+    const std::vector<int64_t>& dims = IntsAttr(*region.output_permute, "dims");
+    std::vector<int64_t> strides(dims.size());
+    for (size_t i = 0; i < dims.size(); ++i) strides[static_cast<size_t>(dims[i])] = steps[i];
+    out = ViewOf(permuted, output->sizes(), strides);
+  }
+  if (!a.has_value() || !b.has_value() || !out.has_value()) return std::nullopt;
+  return MatmulViews{*a, *b, *out};
+}
+
+// Whether the kernels read and write these views: A and the output with unit column steps, B
+// with unit column steps (row-major) or unit row steps (transposed: k^T read from k's rows).
+bool ViewsFit(const MatmulViews& views) {
+  return views.a.col == 1 && views.output.col == 1 && (views.b.col == 1 || views.b.row == 1);
+}
+
+// Absorbs the permutes around a product when the kernels can read and write through strides
+// instead: attention's q, k^T and v made of the linear layers' outputs by a view and a
+// permute, and its context permuted back. Each is tried alone and kept when the views still
+// fit. The output's permute only when nothing is fused after the product.
+void GrowMatmulPermutes(Region* region, const std::unordered_map<const ir::Node*, size_t>& taken) {
+  ir::Node& matmul = *region->compute;
+  auto try_member = [&](ir::Node** slot, ir::Node* candidate) {
+    if (candidate == nullptr) return;
+    *slot = candidate;
+    const std::optional<MatmulViews> views = ViewsOf(*region);
+    if (!views.has_value() || !ViewsFit(*views)) *slot = nullptr;
+  };
+  try_member(&region->a_permute, OperandPermute(matmul.input(0), matmul, taken));
+  if (matmul.input(1) != matmul.input(0)) {
+    try_member(&region->b_permute, OperandPermute(matmul.input(1), matmul, taken));
+  }
+  if (region->softmax != nullptr) return;
+  ir::Node* permute = OnlyReader(matmul.output(0));
+  if (permute != nullptr && permute->op() == "edge.permute" && taken.count(permute) == 0) {
+    try_member(&region->output_permute, permute);
+  }
+}
+
 // Grows a region from its compute node: a residual add of a same-shaped float32 tensor
 // (when the compute node has no clamp of its own, which would come before the add), then a
 // clamp. Each fused node must be the only reader of what comes before it and in no other
@@ -260,6 +464,11 @@ bool IsFusableActivation(const ir::Node& activation) {
 Region GrowRegion(ir::Node* compute, const std::unordered_map<const ir::Node*, size_t>& taken) {
   Region region;
   region.compute = compute;
+  if (compute->op() == "edge.matmul") {
+    GrowSoftmax(&region, taken);
+    GrowMatmulPermutes(&region, taken);
+    return region;
+  }
   ir::Value* last = compute->output(0);
   if (compute->op() != "edge.matmul" && compute->op() != "edge.layer_norm" &&
       IsUnclamped(*compute)) {
@@ -372,16 +581,15 @@ absl::StatusOr<ir::TensorData> PackedWeights(const ir::Value* weight,
                                              bool winograd = false) {
   std::vector<float> filter(static_cast<size_t>(weight->type().numel()));
   std::memcpy(filter.data(), weight->data().data(), filter.size() * sizeof(float));
-  std::vector<uint8_t> packed(depthwise    ? DepthwisePackedWeightsBytes(shape)
-                              : winograd   ? WinogradPackedWeightsBytes(config, shape)
-                              : groups == 1 ? ConvolutionPackedWeightsBytes(config, shape)
-                                            : GroupedConvolutionPackedWeightsBytes(config, shape,
-                                                                                   groups));
+  std::vector<uint8_t> packed(depthwise  ? DepthwisePackedWeightsBytes(shape)
+                              : winograd ? WinogradPackedWeightsBytes(config, shape)
+                              : groups == 1
+                                  ? ConvolutionPackedWeightsBytes(config, shape)
+                                  : GroupedConvolutionPackedWeightsBytes(config, shape, groups));
   const runtime::Error error =
       packed.empty() ? runtime::Error::kInvalidArgument
-      : winograd ? PackWinogradWeights(config, shape, filter.data(), packed.data(), packed.size())
-      : depthwise
-          ? PackDepthwiseWeights(shape, filter.data(), packed.data(), packed.size())
+      : winograd  ? PackWinogradWeights(config, shape, filter.data(), packed.data(), packed.size())
+      : depthwise ? PackDepthwiseWeights(shape, filter.data(), packed.data(), packed.size())
       : groups == 1
           ? PackConvolutionWeights(config, shape, filter.data(), packed.data(), packed.size())
           : PackGroupedConvolutionWeights(config, shape, groups, filter.data(), packed.data(),
@@ -404,7 +612,9 @@ class NativeCompileBackend : public backend::Backend {
     return absl::StrCat(
         "torchir's own kernels (Highway) run float32 convolutions, linear layers (a residual add "
         "and a clamp, GELU, hardswish, silu, sigmoid or hardsigmoid fused after them), matrix "
-        "products and layer norms, weights packed at compile "
+        "products (a scalar scale, a boolean mask and a softmax over the last dim fused after "
+        "them) and "
+        "layer norms, weights packed at compile "
         "time for --target (",
         KernelTargetName(target_), " here)");
   }
@@ -502,6 +712,12 @@ class NativeCompileBackend : public backend::Backend {
               "the native backend fuses an add, a clamp or an activation (GELU, hardswish, silu, "
               "sigmoid, hardsigmoid) only right after a convolution or linear layer whose only "
               "reader it is";
+        }
+        if (node->op() == "edge.softmax") {
+          decision.reason =
+              "the native backend runs a softmax only over the last dim of a matrix product's "
+              "float32 output, fused after it (with a scalar multiply and a where-mask between), "
+              "each node the only reader of the one before";
         }
       }
       result.decisions.push_back(std::move(decision));
@@ -611,7 +827,8 @@ class NativeCompileBackend : public backend::Backend {
     return rewrite;
   }
 
-  // A matrix product: A and B are run-time operands, B packed into scratch on every call.
+  // A matrix product: A and B are run-time operands, B packed into scratch on every call; then
+  // the fused softmax, whose mask (a run-time or constant bool tensor) is the third argument.
   absl::StatusOr<backend::RegionRewrite> SerializeMatmul(const Region& region,
                                                          int64_t delegate_index) const {
     const ir::Node& matmul = *region.compute;
@@ -624,22 +841,48 @@ class NativeCompileBackend : public backend::Backend {
     rewrite.members = region.Members();
     rewrite.delegate_index = delegate_index;
     rewrite.tag = kNativeBackendName;
-    for (ir::Value* value : {matmul.input(0), matmul.input(1), matmul.output(0)}) {
+    ir::Value* mask = region.mask != nullptr ? region.mask->input(0) : nullptr;
+    ir::Value* output = region.Output();
+    // GrowMatmulPermutes kept only permutes whose views exist and fit.
+    const MatmulViews views = *ViewsOf(region);
+    const bool strided = region.a_permute != nullptr || region.b_permute != nullptr ||
+                         region.output_permute != nullptr;
+    for (ir::Value* value : {views.a.tensor, views.b.tensor, mask, output}) {
+      if (value == nullptr) continue;
       backend::SubgraphArgument argument;
-      argument.kind = value == matmul.output(0) ? backend::SubgraphArgument::Kind::kOutput
-                                                : backend::SubgraphArgument::Kind::kActivation;
       argument.value = value;
-      argument.perm =
-          backend::PhysicalPermutation(backend::Layout::kLogical, value->sizes().size());
       argument.dims = value->sizes();
+      const std::vector<int64_t> identity =
+          backend::PhysicalPermutation(backend::Layout::kLogical, value->sizes().size());
+      if (value == output) {
+        argument.kind = backend::SubgraphArgument::Kind::kOutput;
+        argument.perm = identity;
+      } else if (value->is_constant_like()) {
+        argument.kind = backend::SubgraphArgument::Kind::kConstant;
+        argument.transform = {value->sizes(), identity};
+      } else {
+        argument.kind = backend::SubgraphArgument::Kind::kActivation;
+        argument.perm = identity;
+      }
       rewrite.subgraph.arguments.push_back(std::move(argument));
     }
-    rewrite.subgraph.num_inputs = 2;
+    rewrite.subgraph.num_inputs = rewrite.subgraph.arguments.size() - 1;
+    const int32_t output_index = static_cast<int32_t>(rewrite.subgraph.num_inputs);
+    const float scale =
+        region.scale != nullptr ? *ScoresScale(*region.scale, matmul.output(0)) : 1.0f;
+    const float fill =
+        region.mask != nullptr ? *backend::ScalarConstant(region.mask->input(1)) : 0.0f;
     flatbuffers::FlatBufferBuilder builder;
     builder.ForceDefaults(true);
     const auto node = fb::CreateMatrixMultiply(
         builder, batch, static_cast<uint64_t>(a[a.size() - 2]), static_cast<uint64_t>(a.back()),
-        static_cast<uint64_t>(b.back()), /*a=*/0, /*b=*/1, /*output=*/2, shared);
+        static_cast<uint64_t>(b.back()), /*a=*/0, /*b=*/1, output_index, shared,
+        region.softmax != nullptr, scale, /*softmax_mask=*/mask != nullptr ? 2 : -1, fill, strided,
+        static_cast<uint64_t>(views.a.batch), static_cast<uint64_t>(views.a.row),
+        static_cast<uint64_t>(views.b.batch),
+        static_cast<uint64_t>(views.b.col == 1 ? views.b.row : views.b.col),
+        /*b_transposed=*/views.b.col != 1, static_cast<uint64_t>(views.output.batch),
+        static_cast<uint64_t>(views.output.row));
     FinishBlob(builder, rewrite, {}, builder.CreateVector(&node, 1));
     return rewrite;
   }
@@ -685,9 +928,8 @@ class NativeCompileBackend : public backend::Backend {
     arguments.push_back(std::move(output));
     flatbuffers::FlatBufferBuilder builder;
     builder.ForceDefaults(true);
-    const auto node =
-        fb::CreateLayerNorm(builder, rows, cols, index[0], index[1], index[2], index[3],
-                            static_cast<float>(DoubleAttr(norm, "eps")));
+    const auto node = fb::CreateLayerNorm(builder, rows, cols, index[0], index[1], index[2],
+                                          index[3], static_cast<float>(DoubleAttr(norm, "eps")));
     FinishBlob(builder, rewrite, {}, {}, builder.CreateVector(&node, 1));
     return rewrite;
   }

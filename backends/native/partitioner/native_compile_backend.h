@@ -9,6 +9,12 @@
 // channels-last delegates, of this backend or a later one. The filter or weight matrix becomes
 // a uint8 constant holding packed B (backends/native/packed_weights.h) for the target's
 // blocking; the blob (serialization/native_blob.fbs) holds the geometry and argument indices.
+// A matrix product of run-time operands (attention) takes, when each is the only reader of what
+// comes before it, an edge.mul / edge.div by a scalar, an edge.where mask and an edge.softmax
+// over the last dim after it (run on each batch's rows right after they are computed), and
+// the edge.permute nodes that make its operands from the linear layers' outputs or its output
+// back into them: it reads and writes those tensors through strides instead (the blob's
+// `strided` fields). Layer norms over the last dim are delegates of their own.
 // 3x3 stride-1 convolutions with enough channels and output tiles run by Winograd F(4x4, 3x3)
 // (backends/native/winograd.h), their filters transformed at compile time; the environment
 // variable TORCHIR_NATIVE_WINOGRAD=off turns it off (=all: wherever it applies), --explain

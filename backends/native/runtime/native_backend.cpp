@@ -15,6 +15,7 @@
 #include "backends/native/packed_weights.h"
 #include "backends/native/serialization/delegate_scratch.h"
 #include "backends/native/serialization/native_blob_generated.h"
+#include "backends/native/softmax.h"
 #include "backends/native/winograd.h"
 #include "runtime/backend/backend.h"
 #include "runtime/core/evalue.h"
@@ -71,6 +72,21 @@ struct BoundMatmul {
   const float* a;
   const float* b;
   float* output;
+  // Strides in floats: element (p, i, j) of A at a[p a_batch_stride + i a_row_stride + j], of the
+  // output likewise, of B at b[p b_batch_stride + i b_row_stride + j] (or + j b_row_stride + i
+  // when b_transposed). Contiguous unless the blob says `strided`.
+  size_t a_batch_stride, a_row_stride;
+  size_t b_batch_stride, b_row_stride;
+  bool b_transposed;
+  size_t output_batch_stride, output_row_stride;
+  bool merged;  // one B and uniform row strides: one GEMM over every batch's rows
+  // A softmax over each output row after the product: output = softmax(where(mask, mask_fill,
+  // softmax_scale * a b)).
+  bool softmax;
+  float softmax_scale;
+  const uint8_t* mask;  // null: none; else mask_rows x n bytes, row r of the output reads
+  size_t mask_rows;     // mask row r % mask_rows (m: every batch shares it; batch * m)
+  float mask_fill;
 };
 
 // One layer norm, bound to its arguments' memory.
@@ -163,6 +179,28 @@ Error ActivationTensor(KernelArgs args, int32_t index, const char* role, size_t 
   return Error::kOk;
 }
 
+// A float32 tensor that `batches` x `rows` x `cols` elements are read or written through
+// strides in: element (p, i, j) at p batch_stride + i row_stride + j, rows no shorter than cols
+// apart, the last one inside the tensor.
+Error StridedTensor(KernelArgs args, int32_t index, const char* role, size_t node, uint64_t batches,
+                    uint64_t rows, uint64_t cols, uint64_t batch_stride, uint64_t row_stride,
+                    const Tensor** out) {
+  TORCHIR_RETURN_IF_ERROR(ArgumentTensor(args, index, ScalarType::kFloat32, role, node, out));
+  uint64_t last_batch, last_row, extent;
+  BLOB_CHECK(row_stride >= cols && Multiply(batches - 1, batch_stride, &last_batch) &&
+                 Multiply(rows - 1, row_stride, &last_row) &&
+                 !__builtin_add_overflow(last_batch, last_row, &extent) &&
+                 !__builtin_add_overflow(extent, cols, &extent) &&
+                 extent <= static_cast<uint64_t>((*out)->numel()),
+             "node %zu: %s argument %d (%lld elements) does not hold %llu x %llu x %llu elements "
+             "at strides %llu, %llu",
+             node, role, index, static_cast<long long>((*out)->numel()),
+             static_cast<unsigned long long>(batches), static_cast<unsigned long long>(rows),
+             static_cast<unsigned long long>(cols), static_cast<unsigned long long>(batch_stride),
+             static_cast<unsigned long long>(row_stride));
+  return Error::kOk;
+}
+
 // Whether the bytes of two tensors share an address.
 bool Overlap(const Tensor& a, const Tensor& b) {
   const uintptr_t a_begin = reinterpret_cast<uintptr_t>(a.data());
@@ -201,11 +239,11 @@ class NativeBackend final : public Backend {
     delegate->num_layer_norms =
         parsed->layer_norms() != nullptr ? parsed->layer_norms()->size() : 0;
     delegate->layer_norms = allocator.AllocateArray<BoundLayerNorm>(delegate->num_layer_norms + 1);
-    TORCHIR_CHECK_OR_RETURN(delegate->nodes != nullptr && delegate->matmuls != nullptr &&
-                                delegate->layer_norms != nullptr,
-                            Error::kOutOfMemory, "NativeBackend: out of memory for %zu nodes",
-                            delegate->num_nodes + delegate->num_matmuls +
-                                delegate->num_layer_norms);
+    TORCHIR_CHECK_OR_RETURN(
+        delegate->nodes != nullptr && delegate->matmuls != nullptr &&
+            delegate->layer_norms != nullptr,
+        Error::kOutOfMemory, "NativeBackend: out of memory for %zu nodes",
+        delegate->num_nodes + delegate->num_matmuls + delegate->num_layer_norms);
     // The kernels block for this CPU (mr, mc) whatever the weights were packed for: their
     // scratch is sized with its configuration.
     const GemmConfig& here = delegate->config;
@@ -252,10 +290,9 @@ class NativeBackend final : public Backend {
           node.winograd ? ::torchir::native::WinogradConvolution2d(
                               node.shape, node.input, node.winograd_weights, node.bias, node.output,
                               node.epilogue, delegate.scratch, delegate.scratch_bytes, node_pool)
-          : node.depthwise
-              ? ::torchir::native::DepthwiseConvolution2d(node.shape, node.input,
-                                                          node.depthwise_weights, node.bias,
-                                                          node.output, node.epilogue, node_pool)
+          : node.depthwise ? ::torchir::native::DepthwiseConvolution2d(
+                                 node.shape, node.input, node.depthwise_weights, node.bias,
+                                 node.output, node.epilogue, node_pool)
           : node.groups > 1
               ? ::torchir::native::GroupedConvolution2d(
                     node.shape, node.groups, node.input, node.group_weights, node.bias, node.output,
@@ -271,10 +308,9 @@ class NativeBackend final : public Backend {
     }
     for (size_t i = 0; i < delegate.num_layer_norms; ++i) {
       const BoundLayerNorm& node = delegate.layer_norms[i];
-      TORCHIR_RETURN_IF_ERROR(::torchir::native::LayerNorm(node.rows, node.cols, node.input,
-                                                           node.weight, node.bias, node.epsilon,
-                                                           node.output,
-                                                           node.parallel ? pool : nullptr));
+      TORCHIR_RETURN_IF_ERROR(
+          ::torchir::native::LayerNorm(node.rows, node.cols, node.input, node.weight, node.bias,
+                                       node.epsilon, node.output, node.parallel ? pool : nullptr));
     }
     return Error::kOk;
   }
@@ -299,20 +335,36 @@ class NativeBackend final : public Backend {
 
  private:
   // Batches [begin, end) of a product: B packed into `packed_b` for each batch (once when
-  // shared), then the GEMM, whose blocks are in `scratch`.
+  // shared), then the GEMM, whose blocks are in `scratch`, then the fused softmax on the rows
+  // just written (still in cache).
   static Error RunMatmulBatches(const Delegate& delegate, const BoundMatmul& node, size_t begin,
                                 size_t end, void* scratch, size_t scratch_bytes, void* packed_b,
                                 size_t packed_b_bytes, pthreadpool_t pool) {
-    const size_t rows = node.b_shared ? node.batch * node.m : node.m;
+    const size_t rows = node.merged ? node.batch * node.m : node.m;
+    PackedB packed;
     for (size_t b = begin; b < end; ++b) {
-      TORCHIR_RETURN_IF_ERROR(::torchir::native::PackB(delegate.config, node.k, node.n,
-                                                       node.b + b * node.k * node.n, node.n,
-                                                       packed_b, packed_b_bytes));
-      PackedB packed;
-      TORCHIR_RETURN_IF_ERROR(::torchir::native::ViewPackedB(packed_b, packed_b_bytes, &packed));
+      if (!node.b_shared || b == begin) {
+        const float* b_batch = node.b + (node.b_shared ? 0 : b * node.b_batch_stride);
+        TORCHIR_RETURN_IF_ERROR(
+            node.b_transposed
+                ? ::torchir::native::PackBTransposed(delegate.config, node.k, node.n, b_batch,
+                                                     node.b_row_stride, packed_b, packed_b_bytes)
+                : ::torchir::native::PackB(delegate.config, node.k, node.n, b_batch,
+                                           node.b_row_stride, packed_b, packed_b_bytes));
+        TORCHIR_RETURN_IF_ERROR(::torchir::native::ViewPackedB(packed_b, packed_b_bytes, &packed));
+      }
+      float* output = node.output + b * node.output_batch_stride;
       TORCHIR_RETURN_IF_ERROR(::torchir::native::Gemm(
-          rows, node.a + b * node.m * node.k, node.k, packed, nullptr,
-          node.output + b * node.m * node.n, node.n, Epilogue(), scratch, scratch_bytes, pool));
+          rows, node.a + b * node.a_batch_stride, node.a_row_stride, packed, nullptr, output,
+          node.output_row_stride, Epilogue(), scratch, scratch_bytes, pool));
+      if (node.softmax) {
+        // The mask rows of this batch's first row (b m is a multiple of m).
+        const uint8_t* mask =
+            node.mask != nullptr ? node.mask + (b * node.m % node.mask_rows) * node.n : nullptr;
+        TORCHIR_RETURN_IF_ERROR(::torchir::native::Softmax(rows, node.n, output, node.softmax_scale,
+                                                           mask, node.mask_rows, node.mask_fill,
+                                                           output, pool));
+      }
     }
     return Error::kOk;
   }
@@ -358,14 +410,14 @@ class NativeBackend final : public Backend {
       if (delegate.packed_b_bytes / b_slot < tasks) tasks = delegate.packed_b_bytes / b_slot;
       if (tasks > 1) {
         const size_t per_task = (node.batch + tasks - 1) / tasks;
-        BatchTasks shared{&delegate, &node, per_task, gemm_slot, b_slot,
-                          {static_cast<int>(Error::kOk)}};
+        BatchTasks shared{&delegate, &node,  per_task,
+                          gemm_slot, b_slot, {static_cast<int>(Error::kOk)}};
         const size_t used = (node.batch + shared.per_task - 1) / shared.per_task;
         pthreadpool_parallelize_1d(pool, &RunBatchTask, &shared, used, 0);
         return static_cast<Error>(shared.error.load());
       }
     }
-    return RunMatmulBatches(delegate, node, 0, node.b_shared ? 1 : node.batch, delegate.scratch,
+    return RunMatmulBatches(delegate, node, 0, node.merged ? 1 : node.batch, delegate.scratch,
                             delegate.scratch_bytes, delegate.packed_b, delegate.packed_b_bytes,
                             pool);
   }
@@ -389,10 +441,48 @@ class NativeBackend final : public Backend {
     const Tensor* a = nullptr;
     const Tensor* b = nullptr;
     const Tensor* output = nullptr;
-    TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.a(), "a", index, a_elements, bound->k, &a));
-    TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.b(), "b", index, b_elements, bound->n, &b));
-    TORCHIR_RETURN_IF_ERROR(
-        ActivationTensor(args, node.output(), "output", index, out_elements, bound->n, &output));
+    const size_t b_batches = bound->b_shared ? 1 : bound->batch;
+    if (node.strided()) {
+      bound->a_batch_stride = node.a_batch_stride();
+      bound->a_row_stride = node.a_row_stride();
+      bound->b_batch_stride = node.b_batch_stride();
+      bound->b_row_stride = node.b_row_stride();
+      bound->b_transposed = node.b_transposed();
+      bound->output_batch_stride = node.output_batch_stride();
+      bound->output_row_stride = node.output_row_stride();
+      TORCHIR_RETURN_IF_ERROR(StridedTensor(args, node.a(), "a", index, bound->batch, bound->m,
+                                            bound->k, bound->a_batch_stride, bound->a_row_stride,
+                                            &a));
+      TORCHIR_RETURN_IF_ERROR(StridedTensor(args, node.b(), "b", index, b_batches,
+                                            bound->b_transposed ? bound->n : bound->k,
+                                            bound->b_transposed ? bound->k : bound->n,
+                                            bound->b_batch_stride, bound->b_row_stride, &b));
+      TORCHIR_RETURN_IF_ERROR(StridedTensor(args, node.output(), "output", index, bound->batch,
+                                            bound->m, bound->n, bound->output_batch_stride,
+                                            bound->output_row_stride, &output));
+      // Each batch's output rows apart from the others': stacked, or side by side within rows.
+      const uint64_t ob = bound->output_batch_stride, orow = bound->output_row_stride;
+      BLOB_CHECK(bound->batch == 1 || ob >= (bound->m - 1) * orow + bound->n ||
+                     (ob >= bound->n && (bound->batch - 1) * ob + bound->n <= orow),
+                 "node %zu: output batches overlap (batch stride %llu, row stride %llu)", index,
+                 static_cast<unsigned long long>(ob), static_cast<unsigned long long>(orow));
+    } else {
+      bound->a_batch_stride = bound->m * bound->k;
+      bound->a_row_stride = bound->k;
+      bound->b_batch_stride = bound->k * bound->n;
+      bound->b_row_stride = bound->n;
+      bound->b_transposed = false;
+      bound->output_batch_stride = bound->m * bound->n;
+      bound->output_row_stride = bound->n;
+      TORCHIR_RETURN_IF_ERROR(
+          ActivationTensor(args, node.a(), "a", index, a_elements, bound->k, &a));
+      TORCHIR_RETURN_IF_ERROR(
+          ActivationTensor(args, node.b(), "b", index, b_elements, bound->n, &b));
+      TORCHIR_RETURN_IF_ERROR(
+          ActivationTensor(args, node.output(), "output", index, out_elements, bound->n, &output));
+    }
+    bound->merged = bound->b_shared && bound->a_batch_stride == bound->m * bound->a_row_stride &&
+                    bound->output_batch_stride == bound->m * bound->output_row_stride;
     BLOB_CHECK(!output->is_constant(), "node %zu: output argument %d is a constant", index,
                node.output());
     // B is packed and A copied block by block while the output is written.
@@ -403,6 +493,32 @@ class NativeBackend final : public Backend {
     bound->a = a->data_ptr<float>();
     bound->b = b->data_ptr<float>();
     bound->output = output->mutable_data_ptr<float>();
+    bound->softmax = node.softmax();
+    bound->softmax_scale = node.softmax_scale();
+    bound->mask_fill = node.softmax_mask_fill();
+    bound->mask = nullptr;
+    bound->mask_rows = 0;
+    BLOB_CHECK(node.softmax() || node.softmax_mask() < 0,
+               "node %zu: a softmax mask without a softmax", index);
+    BLOB_CHECK(!node.softmax() || (bound->output_row_stride == bound->n &&
+                                   bound->output_batch_stride == bound->m * bound->n),
+               "node %zu: a softmax over strided output rows", index);
+    if (node.softmax_mask() >= 0) {
+      // m x n bytes shared by every batch, or one m x n mask per batch.
+      const Tensor* mask = nullptr;
+      TORCHIR_RETURN_IF_ERROR(
+          ArgumentTensor(args, node.softmax_mask(), ScalarType::kBool, "mask", index, &mask));
+      const uint64_t elements = static_cast<uint64_t>(mask->numel());
+      BLOB_CHECK(elements == bound->m * bound->n || elements == out_elements,
+                 "node %zu: mask argument %d has %lld elements, the node needs %llu or %llu", index,
+                 node.softmax_mask(), static_cast<long long>(elements),
+                 static_cast<unsigned long long>(bound->m * bound->n),
+                 static_cast<unsigned long long>(out_elements));
+      BLOB_CHECK(!Overlap(*output, *mask), "node %zu: output argument %d overlaps the mask", index,
+                 node.output());
+      bound->mask = mask->data_ptr<uint8_t>();
+      bound->mask_rows = elements / bound->n;
+    }
     return Error::kOk;
   }
 

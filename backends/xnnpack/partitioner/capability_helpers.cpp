@@ -1,7 +1,6 @@
 #include "backends/xnnpack/partitioner/capability_helpers.h"
 
 #include <algorithm>
-#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -30,16 +29,6 @@ std::string NotAConstantReason(const ir::Value* value, const char* role) {
   if (value->is_constant_like()) return "";
   return absl::StrCat(role, " '", value->name(), "' is computed at run time: XNNPACK packs ", role,
                       "s once, when the program loads");
-}
-
-std::optional<float> ScalarConstant(const ir::Value* value) {
-  if (!value->is_constant_like() || value->dtype() != ir::DType::kFloat32 ||
-      value->type().numel() != 1 || value->data().size() != sizeof(float)) {
-    return std::nullopt;
-  }
-  float scalar;
-  std::memcpy(&scalar, value->data().data(), sizeof(float));
-  return scalar;
 }
 
 std::optional<std::vector<int64_t>> NormalizedDims(const std::vector<int64_t>& dims, int64_t rank) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/backend/scalar_constant.h"
 #include "compiler/ir/graph.h"
 
 namespace torchir::xnnpack {
@@ -26,7 +27,7 @@ std::string ShapeText(const std::vector<int64_t>& sizes);
 std::string NotAConstantReason(const ir::Value* value, const char* role);
 
 // The single float32 element of a constant with bound data; nullopt otherwise.
-std::optional<float> ScalarConstant(const ir::Value* value);
+using backend::ScalarConstant;
 
 // `dims` sorted and made non-negative against `rank`; nullopt when one is out of range.
 std::optional<std::vector<int64_t>> NormalizedDims(const std::vector<int64_t>& dims, int64_t rank);

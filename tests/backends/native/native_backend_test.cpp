@@ -836,8 +836,9 @@ std::vector<float> NaiveLayerNorm(const std::vector<float>& x, size_t cols,
 }
 
 // A layer norm node runs on one and two threads (rows shared: 2048 x 256 floats is at the
-// parallel threshold, 4 operations per element against kMinParallelMacs), with constant or run-time weight and bias, or none, and in place; its
-// error against the definition in double stays at float rounding (values of order 1).
+// parallel threshold, 4 operations per element against kMinParallelMacs), with constant or run-time
+// weight and bias, or none, and in place; its error against the definition in double stays at float
+// rounding (values of order 1).
 TEST_F(NativeBackendTest, LayerNormMatchesTheDefinition) {
   for (uint32_t threads : {1u, 2u}) {
     ASSERT_EQ(RegisterNativeBackend({threads}), Error::kOk);
@@ -871,10 +872,31 @@ TEST_F(NativeBackendTest, LayerNormMatchesTheDefinition) {
   }
 }
 
+// The softmax fused after a product (attention's scores), as the blob records it.
+struct FusedSoftmax {
+  bool softmax = false;
+  float scale = 1.0f;
+  int32_t mask = -1;
+  float fill = 0.0f;
+};
+
+// A product's strides (`strided` in the blob): none when `strided` is false.
+struct MatmulStrides {
+  bool strided = false;
+  uint64_t a_batch = 0, a_row = 0, b_batch = 0, b_row = 0;
+  bool b_transposed = false;
+  uint64_t output_batch = 0, output_row = 0;
+};
+
 std::vector<uint8_t> MatmulBlob(uint64_t batch, uint64_t m, uint64_t k, uint64_t n, int32_t a,
-                                int32_t b, int32_t output, bool b_shared, size_t num_args) {
+                                int32_t b, int32_t output, bool b_shared, size_t num_args,
+                                const FusedSoftmax& softmax = {},
+                                const MatmulStrides& strides = {}) {
   flatbuffers::FlatBufferBuilder builder;
-  const auto node = fb::CreateMatrixMultiply(builder, batch, m, k, n, a, b, output, b_shared);
+  const auto node = fb::CreateMatrixMultiply(
+      builder, batch, m, k, n, a, b, output, b_shared, softmax.softmax, softmax.scale, softmax.mask,
+      softmax.fill, strides.strided, strides.a_batch, strides.a_row, strides.b_batch, strides.b_row,
+      strides.b_transposed, strides.output_batch, strides.output_row);
   fb::FinishBlobBuffer(builder, fb::CreateBlob(builder, 1, static_cast<uint32_t>(num_args), 0, 0, 0,
                                                builder.CreateVector(&node, 1)));
   return std::vector<uint8_t>(builder.GetBufferPointer(),
@@ -920,6 +942,269 @@ TEST_F(NativeBackendTest, MatrixMultiplyMatchesTheDefinition) {
       }
       // 65 products of values in [-1, 1]: float rounding of the sum stays under 1e-5.
       EXPECT_LT(MaxAbsDiff(args.Values(static_cast<size_t>(output)), expected), 1e-5f);
+    }
+  }
+}
+
+// A product with the softmax fused after it (attention's scores: scale, causal mask, softmax
+// over each row) matches the definition in double on one and two threads: batches shared among
+// the threads whole (4), one after another with the GEMM and the softmax shared (3), one GEMM
+// over every batch's rows (one B); the mask shared by every batch (m x n) or one per batch,
+// or none.
+TEST_F(NativeBackendTest, MatrixMultiplyWithSoftmaxMatchesTheDefinition) {
+  const size_t m = 96, k = 65, n = 129;
+  const float scale = 0.125f, fill = -std::numeric_limits<float>::infinity();
+  struct Case {
+    size_t batch;
+    bool b_shared;
+    int mask;  // 0: none, 1: m x n, 2: batch x m x n
+  };
+  for (uint32_t threads : {1u, 2u}) {
+    ASSERT_EQ(RegisterNativeBackend({threads}), Error::kOk);
+    for (const Case& c : {Case{4, false, 1}, Case{3, false, 2}, Case{4, true, 1}, Case{2, false, 0},
+                          Case{3, true, 2}}) {
+      SCOPED_TRACE("threads " + std::to_string(threads) + " batch " + std::to_string(c.batch) +
+                   (c.b_shared ? " shared B" : "") + " mask " + std::to_string(c.mask));
+      const size_t b_batches = c.b_shared ? 1 : c.batch;
+      const std::vector<float> a = RandomFloats(c.batch * m * k, 31);
+      const std::vector<float> b = RandomFloats(b_batches * k * n, 32);
+      DelegateArgs args;
+      const int64_t batch = static_cast<int64_t>(c.batch);
+      const int32_t a_arg = static_cast<int32_t>(
+          args.Add({batch, static_cast<int64_t>(m), static_cast<int64_t>(k)}, a));
+      const int32_t b_arg = static_cast<int32_t>(args.Add(
+          {static_cast<int64_t>(b_batches), static_cast<int64_t>(k), static_cast<int64_t>(n)}, b));
+      // Causal (column above the row masked) shifted by the batch for a per-batch mask.
+      const size_t mask_batches = c.mask == 2 ? c.batch : 1;
+      int32_t mask_arg = -1;
+      const uint8_t* mask = nullptr;
+      if (c.mask != 0) {
+        mask_arg = static_cast<int32_t>(args.AddTyped(
+            {static_cast<int64_t>(mask_batches), static_cast<int64_t>(m), static_cast<int64_t>(n)},
+            ScalarType::kBool));
+        uint8_t* bytes = args.tensor(static_cast<size_t>(mask_arg)).mutable_data_ptr<uint8_t>();
+        for (size_t p = 0; p < mask_batches; ++p) {
+          for (size_t i = 0; i < m; ++i) {
+            for (size_t j = 0; j < n; ++j) bytes[(p * m + i) * n + j] = j > i + p;
+          }
+        }
+        mask = bytes;
+      }
+      const int32_t output =
+          static_cast<int32_t>(args.Add({batch, static_cast<int64_t>(m), static_cast<int64_t>(n)}));
+      ASSERT_EQ(RunBytes(MatmulBlob(c.batch, m, k, n, a_arg, b_arg, output, c.b_shared, args.size(),
+                                    {true, scale, mask_arg, fill}),
+                         args, /*runs=*/2),
+                Error::kOk);
+      std::vector<float> expected(c.batch * m * n);
+      std::vector<double> row(n);
+      for (size_t p = 0; p < c.batch; ++p) {
+        const float* bp = b.data() + (c.b_shared ? 0 : p * k * n);
+        const uint8_t* mp = mask != nullptr ? mask + (c.mask == 2 ? p : 0) * m * n : nullptr;
+        for (size_t i = 0; i < m; ++i) {
+          double max = -std::numeric_limits<double>::infinity(), sum = 0.0;
+          for (size_t j = 0; j < n; ++j) {
+            double dot = 0.0;
+            for (size_t q = 0; q < k; ++q) dot += double{a[(p * m + i) * k + q]} * bp[q * n + j];
+            row[j] = mp != nullptr && mp[i * n + j] != 0 ? -std::numeric_limits<double>::infinity()
+                                                         : scale * dot;
+            max = std::max(max, row[j]);
+          }
+          for (size_t j = 0; j < n; ++j) sum += std::exp(row[j] - max);
+          for (size_t j = 0; j < n; ++j) {
+            expected[(p * m + i) * n + j] = static_cast<float>(std::exp(row[j] - max) / sum);
+          }
+        }
+      }
+      // Scores of 65 products of values in [-1, 1], scaled by 1/8: within 1e-6 before the
+      // softmax, whose outputs (at most 1) then err by about that much relative.
+      EXPECT_LT(MaxAbsDiff(args.Values(static_cast<size_t>(output)), expected), 2e-6f);
+    }
+  }
+}
+
+// Attention's heads read and written in place through strides: q, k and v as [tokens, heads x
+// head_dim] (the linear layers' outputs), the scores q k^T with B transposed from k's rows,
+// the context p v written back into [tokens, heads x head_dim]; on one and two threads (heads
+// shared whole), with one B (heads x tokens rows as one GEMM when strides allow, else one GEMM
+// per head with B packed once).
+TEST_F(NativeBackendTest, StridedMatrixMultiplyReadsHeadsInPlace) {
+  const size_t heads = 4, tokens = 67, dim = 33, width = heads * dim;
+  for (uint32_t threads : {1u, 2u}) {
+    ASSERT_EQ(RegisterNativeBackend({threads}), Error::kOk);
+    const std::vector<float> q = RandomFloats(tokens * width, 41);
+    const std::vector<float> kv = RandomFloats(tokens * width, 42);
+    const std::vector<float> shared_b = RandomFloats(dim * tokens, 43);
+    struct Case {
+      const char* name;
+      bool transposed;  // B = k^T (tokens x tokens output) or v (dim-wide output)
+      bool shared;      // one B [dim, tokens] for every head (not strided)
+      bool strided_output;
+    };
+    for (const Case& c : {Case{"scores", true, false, false}, Case{"context", false, false, true},
+                          Case{"shared B", false, true, true}}) {
+      SCOPED_TRACE(std::string(c.name) + ", threads " + std::to_string(threads));
+      const size_t n = c.transposed || c.shared ? tokens : dim;
+      const size_t inner = c.transposed || c.shared ? dim : tokens;  // the product's K
+      DelegateArgs args;
+      const int64_t t = static_cast<int64_t>(tokens), w = static_cast<int64_t>(width);
+      const int32_t a_arg = static_cast<int32_t>(
+          c.transposed || c.shared ? args.Add({1, t, w}, q)
+                                   : args.Add({static_cast<int64_t>(heads), t, t},
+                                              RandomFloats(heads * tokens * tokens, 44)));
+      const int32_t b_arg = static_cast<int32_t>(
+          c.shared ? args.Add({static_cast<int64_t>(dim), t}, shared_b) : args.Add({1, t, w}, kv));
+      const int32_t output = static_cast<int32_t>(
+          c.strided_output ? args.Add({1, t, static_cast<int64_t>(heads * n)})
+                           : args.Add({static_cast<int64_t>(heads), t, static_cast<int64_t>(n)}));
+      MatmulStrides strides;
+      strides.strided = true;
+      if (c.transposed || c.shared) {
+        strides.a_batch = dim;  // head h's q: columns [h dim, (h + 1) dim) of each token row
+        strides.a_row = width;
+      } else {
+        strides.a_batch = tokens * tokens;  // the scores: contiguous per head
+        strides.a_row = tokens;
+      }
+      if (c.shared) {
+        strides.b_batch = 0;
+        strides.b_row = tokens;
+      } else {
+        strides.b_batch = dim;
+        strides.b_row = width;  // k^T transposed: column j is k's token row j
+        strides.b_transposed = c.transposed;
+      }
+      strides.output_batch = c.strided_output ? n : tokens * n;
+      strides.output_row = c.strided_output ? heads * n : n;
+      ASSERT_EQ(RunBytes(MatmulBlob(heads, tokens, inner, n, a_arg, b_arg, output, c.shared,
+                                    args.size(), {}, strides),
+                         args, /*runs=*/2),
+                Error::kOk);
+      const std::vector<float> a_values = args.Values(static_cast<size_t>(a_arg));
+      const std::vector<float> got = args.Values(static_cast<size_t>(output));
+      float worst = 0.0f;
+      for (size_t h = 0; h < heads; ++h) {
+        for (size_t i = 0; i < tokens; ++i) {
+          for (size_t j = 0; j < n; ++j) {
+            double sum = 0.0;
+            for (size_t p = 0; p < inner; ++p) {
+              const double a = a_values[h * strides.a_batch + i * strides.a_row + p];
+              const double b = c.shared       ? shared_b[p * tokens + j]
+                               : c.transposed ? kv[j * width + h * dim + p]
+                                              : kv[p * width + h * dim + j];
+              sum += a * b;
+            }
+            const float value = got[h * strides.output_batch + i * strides.output_row + j];
+            worst = std::max(worst, std::fabs(value - static_cast<float>(sum)));
+          }
+        }
+      }
+      // Sums of at most 67 products of values in [-1, 1].
+      EXPECT_LT(worst, 2e-5f);
+    }
+  }
+}
+
+// Strides that would reach outside a tensor, outputs whose batches overlap, rows closer than
+// their length and a softmax over strided rows are refused at Init, naming the culprit.
+TEST_F(NativeBackendTest, RefusesMalformedStrides) {
+  const int64_t heads = 2, tokens = 5, dim = 3, width = heads * dim;
+  DelegateArgs args;
+  const int32_t q = static_cast<int32_t>(args.Add({tokens, width}, RandomFloats(30, 1)));
+  const int32_t k = static_cast<int32_t>(args.Add({tokens, width}, RandomFloats(30, 2)));
+  const int32_t output = static_cast<int32_t>(args.Add({heads, tokens, tokens}));
+  MatmulStrides good;
+  good.strided = true;
+  good.a_batch = dim;
+  good.a_row = width;
+  good.b_batch = dim;
+  good.b_row = width;
+  good.b_transposed = true;
+  good.output_batch = tokens * tokens;
+  good.output_row = tokens;
+  struct Refusal {
+    const char* culprit;
+    std::function<void(MatmulStrides&)> edit;
+    bool softmax;
+  };
+  const Refusal refusals[] = {
+      {"", [](MatmulStrides&) {}, false},  // runs: the starting point
+      {"", [](MatmulStrides&) {}, true},
+      {"a argument", [](MatmulStrides& s) { s.a_batch = 4; }, false},
+      {"a argument", [](MatmulStrides& s) { s.a_row = 2; }, false},
+      {"b argument", [](MatmulStrides& s) { s.b_row = 7; }, false},
+      {"b argument",
+       [](MatmulStrides& s) {
+         s.b_transposed = false;  // rows of n = 5 floats, 4 apart
+         s.b_row = 4;
+       },
+       false},
+      {"output argument", [](MatmulStrides& s) { s.output_row = 6; }, false},
+      {"overlap", [](MatmulStrides& s) { s.output_batch = 1; }, false},
+      {"strided output rows",
+       [](MatmulStrides& s) {
+         s.output_batch = 5;
+         s.output_row = 10;
+       },
+       true},
+      {"a argument", [](MatmulStrides& s) { s.a_row = uint64_t{1} << 62; }, false},
+  };
+  for (const Refusal& r : refusals) {
+    SCOPED_TRACE(r.culprit);
+    MatmulStrides strides = good;
+    r.edit(strides);
+    const Error error = RunBytes(MatmulBlob(heads, tokens, dim, tokens, q, k, output, false,
+                                            args.size(), {r.softmax, 1.0f, -1, 0.0f}, strides),
+                                 args);
+    if (r.culprit[0] == '\0') {
+      EXPECT_EQ(error, Error::kOk);
+    } else {
+      EXPECT_EQ(error, Error::kInvalidProgram);
+      EXPECT_NE(g_last_log.find(r.culprit), std::string::npos) << g_last_log;
+      EXPECT_EQ(g_last_log.find('\n'), std::string::npos) << g_last_log;
+    }
+  }
+}
+
+// A fused softmax's mask must be a bool tensor of m x n or batch x m x n elements, and only
+// with the softmax; Init refuses anything else naming the mask.
+TEST_F(NativeBackendTest, RefusesMalformedSoftmaxMasks) {
+  const int64_t m = 4, k = 3, n = 5;
+  DelegateArgs args;
+  const int32_t a = static_cast<int32_t>(args.Add({2, m, k}, RandomFloats(2 * m * k, 1)));
+  const int32_t b = static_cast<int32_t>(args.Add({2, k, n}, RandomFloats(2 * k * n, 2)));
+  const int32_t mask = static_cast<int32_t>(args.AddTyped({1, m, n}, ScalarType::kBool));
+  const int32_t batch_mask = static_cast<int32_t>(args.AddTyped({2, m, n}, ScalarType::kBool));
+  const int32_t short_mask = static_cast<int32_t>(args.AddTyped({1, m, n - 1}, ScalarType::kBool));
+  const int32_t float_mask = static_cast<int32_t>(args.Add({1, m, n}));
+  const int32_t output = static_cast<int32_t>(args.Add({2, m, n}));
+  struct Refusal {
+    bool softmax;
+    int32_t mask;
+    const char* culprit;
+  };
+  const Refusal refusals[] = {
+      {true, mask, ""},  // runs: the starting point
+      {true, batch_mask, ""},
+      {true, -1, ""},
+      {false, mask, "mask without a softmax"},
+      {true, short_mask, "mask argument"},
+      {true, float_mask, "mask argument"},
+      {true, 99, "out of range"},
+      {true, output, "mask argument"},
+  };
+  for (const Refusal& r : refusals) {
+    SCOPED_TRACE(r.culprit);
+    const Error error =
+        RunBytes(MatmulBlob(2, m, k, n, a, b, output, false, args.size(),
+                            {r.softmax, 0.5f, r.mask, -std::numeric_limits<float>::infinity()}),
+                 args);
+    if (r.culprit[0] == '\0') {
+      EXPECT_EQ(error, Error::kOk);
+    } else {
+      EXPECT_EQ(error, Error::kInvalidProgram);
+      EXPECT_NE(g_last_log.find(r.culprit), std::string::npos) << g_last_log;
+      EXPECT_EQ(g_last_log.find('\n'), std::string::npos) << g_last_log;
     }
   }
 }

@@ -1,0 +1,133 @@
+// The native backend's compile side on hand-made Edge graphs: which nodes join a matrix
+// product's delegate (attention's scale, mask and softmax) and what its blob records.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/native/partitioner/native_compile_backend.h"
+#include "backends/native/serialization/native_blob_generated.h"
+#include "tests/backends/xnnpack/partitioner/edge_graph_builder.h"
+
+namespace torchir::native {
+namespace {
+
+using testing::Bool;
+using testing::EdgeGraphBuilder;
+using testing::F32;
+
+// Attention's scores as a model writes them: softmax(where(mask, -inf, (q @ k^T) * scale)) over
+// the last dim, each step optional but the softmax; `edit` changes one thing.
+struct Scores {
+  bool scale = true;
+  bool divide = false;  // / 4 instead of * 0.25
+  bool mask = true;
+  bool batch_mask = false;  // [1, 2, 8, 8] instead of [1, 1, 8, 8]
+  int64_t softmax_dim = -1;
+  bool scale_by_tensor = false;
+  bool product_read_twice = false;
+};
+
+std::unique_ptr<ir::Graph> ScoresGraph(const Scores& s) {
+  EdgeGraphBuilder g;
+  ir::Value* q = g.Input("q", F32({1, 2, 8, 4}));
+  ir::Value* k = g.Input("k", F32({1, 2, 4, 8}));
+  ir::Value* mask = g.Input("mask", Bool({1, s.batch_mask ? 2 : 1, 8, 8}));
+  ir::Value* x = g.Op("edge.matmul", {q, k});
+  if (s.product_read_twice) g.Output(x);
+  if (s.scale) {
+    ir::Value* factor = s.scale_by_tensor ? g.Weight("factor", F32({8}))
+                                          : g.Scalar("factor", s.divide ? 4.0f : 0.25f);
+    x = g.Op(s.divide ? "edge.div" : "edge.mul", {x, factor});
+  }
+  if (s.mask) {
+    x = g.Op("edge.where", {mask, g.Scalar("fill", -std::numeric_limits<float>::infinity()), x});
+  }
+  g.Output(g.Softmax(x, s.softmax_dim));
+  return g.Build();
+}
+
+// The ops of each native delegate, in order.
+std::vector<std::vector<std::string>> DelegateOps(ir::Graph& graph,
+                                                  std::vector<std::vector<uint8_t>>* blobs) {
+  std::unique_ptr<backend::Backend> native = MakeNativeCompileBackend(KernelTarget::kX86Avx2);
+  absl::StatusOr<backend::PartitionResult> result = native->Partition(graph, 0);
+  EXPECT_TRUE(result.ok()) << result.status();
+  std::vector<std::vector<std::string>> ops;
+  if (!result.ok()) return ops;
+  for (const backend::DelegateSummary& delegate : result->delegates) ops.push_back(delegate.ops);
+  for (const emit::DelegatePayload& payload : result->payloads) blobs->push_back(payload.blob);
+  return ops;
+}
+
+const fb::MatrixMultiply& OnlyMatmul(const std::vector<uint8_t>& blob) {
+  const fb::Blob* parsed = fb::GetBlob(blob.data());
+  EXPECT_EQ(parsed->matrix_multiplies()->size(), 1u);
+  return *parsed->matrix_multiplies()->Get(0);
+}
+
+TEST(NativePartitionTest, FusesScaleMaskAndSoftmaxAfterAMatrixProduct) {
+  std::unique_ptr<ir::Graph> graph = ScoresGraph({});
+  std::vector<std::vector<uint8_t>> blobs;
+  ASSERT_EQ(DelegateOps(*graph, &blobs),
+            (std::vector<std::vector<std::string>>{
+                {"edge.matmul", "edge.mul", "edge.where", "edge.softmax"}}));
+  const fb::MatrixMultiply& node = OnlyMatmul(blobs[0]);
+  EXPECT_TRUE(node.softmax());
+  EXPECT_EQ(node.softmax_scale(), 0.25f);
+  EXPECT_EQ(node.softmax_mask(), 2);  // after a and b
+  EXPECT_EQ(node.output(), 3);
+  EXPECT_EQ(node.softmax_mask_fill(), -std::numeric_limits<float>::infinity());
+  EXPECT_EQ(node.batch(), 2u);
+}
+
+TEST(NativePartitionTest, FusesEachOptionalStepAlone) {
+  struct Case {
+    Scores scores;
+    std::vector<std::string> ops;
+    float scale;
+    int32_t mask;
+  };
+  Scores no_mask, no_scale, divide, batch_mask;
+  no_mask.mask = false;
+  no_scale.scale = false;
+  divide.divide = true;
+  batch_mask.batch_mask = true;
+  const Case cases[] = {
+      {no_mask, {"edge.matmul", "edge.mul", "edge.softmax"}, 0.25f, -1},
+      {no_scale, {"edge.matmul", "edge.where", "edge.softmax"}, 1.0f, 2},
+      {divide, {"edge.matmul", "edge.div", "edge.where", "edge.softmax"}, 0.25f, 2},
+      {batch_mask, {"edge.matmul", "edge.mul", "edge.where", "edge.softmax"}, 0.25f, 2},
+  };
+  for (const Case& c : cases) {
+    std::unique_ptr<ir::Graph> graph = ScoresGraph(c.scores);
+    std::vector<std::vector<uint8_t>> blobs;
+    ASSERT_EQ(DelegateOps(*graph, &blobs), (std::vector<std::vector<std::string>>{c.ops}));
+    const fb::MatrixMultiply& node = OnlyMatmul(blobs[0]);
+    EXPECT_TRUE(node.softmax());
+    EXPECT_EQ(node.softmax_scale(), c.scale);
+    EXPECT_EQ(node.softmax_mask(), c.mask);
+  }
+}
+
+// Nothing after the product joins it when the chain does not end in a softmax over the last
+// dim, a step is not a scalar scale, or a step's input has another reader.
+TEST(NativePartitionTest, LeavesTheSoftmaxWhenTheChainDoesNotFit) {
+  Scores other_dim, tensor_scale, read_twice;
+  other_dim.softmax_dim = 2;
+  tensor_scale.scale_by_tensor = true;
+  read_twice.product_read_twice = true;
+  for (const Scores& scores : {other_dim, tensor_scale, read_twice}) {
+    std::unique_ptr<ir::Graph> graph = ScoresGraph(scores);
+    std::vector<std::vector<uint8_t>> blobs;
+    ASSERT_EQ(DelegateOps(*graph, &blobs),
+              (std::vector<std::vector<std::string>>{{"edge.matmul"}}));
+    EXPECT_FALSE(OnlyMatmul(blobs[0]).softmax());
+    EXPECT_EQ(OnlyMatmul(blobs[0]).softmax_mask(), -1);
+  }
+}
+
+}  // namespace
+}  // namespace torchir::native
