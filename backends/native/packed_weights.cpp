@@ -17,23 +17,31 @@ size_t PackedFloats(const GemmConfig& config, size_t k, size_t n) {
   return k * n_padded;
 }
 
-// Calls row(packed, k_index, n0, cols) for every row of every panel in packed order:
-// `packed` is the float offset of the panel row (nr floats) holding B's row k_index,
-// columns [n0, n0 + cols); the rest of the nr floats are padding.
-template <typename RowFn>
-void ForEachPanelRow(const GemmConfig& config, size_t k, size_t n, RowFn row) {
+// Calls panel(packed, k0, kc, n0, cols) for every panel in packed order: K blocks of kc rows,
+// then panels of nr columns, each kc rows of nr floats from float offset `packed`, holding B's
+// rows [k0, k0 + kc) and columns [n0, n0 + cols); the rest of the nr floats are padding.
+template <typename PanelFn>
+void ForEachPanel(const GemmConfig& config, size_t k, size_t n, PanelFn panel) {
   const size_t nr = config.nr;
   size_t packed = 0;
   for (size_t k0 = 0; k0 < k; k0 += config.kc) {
     const size_t kc = k - k0 < config.kc ? k - k0 : config.kc;
     for (size_t n0 = 0; n0 < n; n0 += nr) {
       const size_t cols = n - n0 < nr ? n - n0 : nr;
-      for (size_t kk = 0; kk < kc; ++kk) {
-        row(packed, k0 + kk, n0, cols);
-        packed += nr;
-      }
+      panel(packed, k0, kc, n0, cols);
+      packed += kc * nr;
     }
   }
+}
+
+// Calls row(packed, k_index, n0, cols) for every row of every panel in packed order:
+// `packed` is the float offset of the panel row (nr floats) holding B's row k_index,
+// columns [n0, n0 + cols).
+template <typename RowFn>
+void ForEachPanelRow(const GemmConfig& config, size_t k, size_t n, RowFn row) {
+  ForEachPanel(config, k, n, [&](size_t packed, size_t k0, size_t kc, size_t n0, size_t cols) {
+    for (size_t kk = 0; kk < kc; ++kk) row(packed + kk * config.nr, k0 + kk, n0, cols);
+  });
 }
 
 }  // namespace
@@ -93,24 +101,17 @@ runtime::Error PackBTransposed(const GemmConfig& config, size_t k, size_t n, con
   if (error != runtime::Error::kOk) return error;
   float* dst = PackedData(out);
   const size_t nr = config.nr;
-  // ForEachPanelRow's order (K blocks, then panels of nr columns, kc rows of nr each), filled a
-  // column at a time: each of bt's rows is read contiguously.
-  size_t packed = 0;
-  for (size_t k0 = 0; k0 < k; k0 += config.kc) {
-    const size_t kc = k - k0 < config.kc ? k - k0 : config.kc;
-    for (size_t n0 = 0; n0 < n; n0 += nr) {
-      const size_t cols = n - n0 < nr ? n - n0 : nr;
-      float* panel = dst + packed;
-      for (size_t j = 0; j < cols; ++j) {
-        const float* src = bt + (n0 + j) * ldbt + k0;
-        for (size_t kk = 0; kk < kc; ++kk) panel[kk * nr + j] = src[kk];
-      }
-      for (size_t j = cols; j < nr; ++j) {
-        for (size_t kk = 0; kk < kc; ++kk) panel[kk * nr + j] = 0.0f;
-      }
-      packed += kc * nr;
+  // Each panel filled a column at a time: each of bt's rows is read contiguously.
+  ForEachPanel(config, k, n, [&](size_t packed, size_t k0, size_t kc, size_t n0, size_t cols) {
+    float* panel = dst + packed;
+    for (size_t j = 0; j < cols; ++j) {
+      const float* src = bt + (n0 + j) * ldbt + k0;
+      for (size_t kk = 0; kk < kc; ++kk) panel[kk * nr + j] = src[kk];
     }
-  }
+    for (size_t j = cols; j < nr; ++j) {
+      for (size_t kk = 0; kk < kc; ++kk) panel[kk * nr + j] = 0.0f;
+    }
+  });
   return runtime::Error::kOk;
 }
 

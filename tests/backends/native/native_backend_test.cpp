@@ -1023,6 +1023,18 @@ TEST_F(NativeBackendTest, MatrixMultiplyWithSoftmaxMatchesTheDefinition) {
   }
 }
 
+// A blob table's refusal case: an empty culprit must run, any other must be refused at Init
+// with one line naming it.
+void ExpectRunsOrRefused(Error error, const char* culprit) {
+  if (culprit[0] == '\0') {
+    EXPECT_EQ(error, Error::kOk);
+    return;
+  }
+  EXPECT_EQ(error, Error::kInvalidProgram);
+  EXPECT_NE(g_last_log.find(culprit), std::string::npos) << g_last_log;
+  EXPECT_EQ(g_last_log.find('\n'), std::string::npos) << g_last_log;
+}
+
 // Attention's heads read and written in place through strides: q, k and v as [tokens, heads x
 // head_dim] (the linear layers' outputs), the scores q k^T with B transposed from k's rows,
 // the context p v written back into [tokens, heads x head_dim]; on one and two threads (heads
@@ -1156,13 +1168,7 @@ TEST_F(NativeBackendTest, RefusesMalformedStrides) {
     const Error error = RunBytes(MatmulBlob(heads, tokens, dim, tokens, q, k, output, false,
                                             args.size(), {r.softmax, 1.0f, -1, 0.0f}, strides),
                                  args);
-    if (r.culprit[0] == '\0') {
-      EXPECT_EQ(error, Error::kOk);
-    } else {
-      EXPECT_EQ(error, Error::kInvalidProgram);
-      EXPECT_NE(g_last_log.find(r.culprit), std::string::npos) << g_last_log;
-      EXPECT_EQ(g_last_log.find('\n'), std::string::npos) << g_last_log;
-    }
+    ExpectRunsOrRefused(error, r.culprit);
   }
 }
 
@@ -1199,13 +1205,7 @@ TEST_F(NativeBackendTest, RefusesMalformedSoftmaxMasks) {
         RunBytes(MatmulBlob(2, m, k, n, a, b, output, false, args.size(),
                             {r.softmax, 0.5f, r.mask, -std::numeric_limits<float>::infinity()}),
                  args);
-    if (r.culprit[0] == '\0') {
-      EXPECT_EQ(error, Error::kOk);
-    } else {
-      EXPECT_EQ(error, Error::kInvalidProgram);
-      EXPECT_NE(g_last_log.find(r.culprit), std::string::npos) << g_last_log;
-      EXPECT_EQ(g_last_log.find('\n'), std::string::npos) << g_last_log;
-    }
+    ExpectRunsOrRefused(error, r.culprit);
   }
 }
 

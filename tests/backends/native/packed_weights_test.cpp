@@ -87,6 +87,31 @@ TEST(PackedWeightsTest, UnpackGivesBackBForEveryTarget) {
   }
 }
 
+// PackBTransposed of B^T (N x K rows, ldbt apart) writes exactly PackB's bytes of B, over two
+// K blocks and an N edge on every target; a row stride shorter than K is refused.
+TEST(PackedWeightsTest, TransposedPackingEqualsPackingTheTranspose) {
+  const size_t k = 300, n = 37, ldbt = 305;
+  const std::vector<float> b = Numbered(k, n);
+  std::vector<float> bt(n * ldbt, -1.0f);
+  for (size_t i = 0; i < k; ++i) {
+    for (size_t j = 0; j < n; ++j) bt[j * ldbt + i] = b[i * n + j];
+  }
+  for (KernelTarget target :
+       {KernelTarget::kPortable, KernelTarget::kX86Sse4, KernelTarget::kX86Avx2,
+        KernelTarget::kX86Avx512, KernelTarget::kArmNeon}) {
+    const GemmConfig config = Config(target);
+    std::vector<char> expected(PackedBBytes(config, k, n)), packed(expected.size(), 7);
+    ASSERT_EQ(PackB(config, k, n, b.data(), n, expected.data(), expected.size()), Error::kOk);
+    ASSERT_EQ(PackBTransposed(config, k, n, bt.data(), ldbt, packed.data(), packed.size()),
+              Error::kOk);
+    EXPECT_EQ(packed, expected) << KernelTargetName(target);
+    EXPECT_EQ(PackBTransposed(config, k, n, bt.data(), k - 1, packed.data(), packed.size()),
+              Error::kInvalidArgument);
+    EXPECT_EQ(PackBTransposed(config, k, n, bt.data(), ldbt, packed.data(), packed.size() - 1),
+              Error::kOutOfMemory);
+  }
+}
+
 TEST(PackedWeightsTest, RejectsBadHeadersAndShortBuffers) {
   const GemmConfig config = Config(KernelTarget::kPortable);
   const std::vector<float> b = Numbered(5, 3);
