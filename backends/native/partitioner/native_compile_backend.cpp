@@ -212,7 +212,7 @@ struct Region {
   ir::Node* mask = nullptr;     // edge.where(mask, float32 scalar constant, scores)
   ir::Node* softmax = nullptr;  // edge.softmax over the last dim
   // A matrix product's operands and output read and written through strides instead of these
-  // edge.permute copies (attention's heads): MatmulStrides.
+  // edge.permute copies (attention's heads): ViewsOf, GrowMatmulPermutes.
   ir::Node* a_permute = nullptr;
   ir::Node* b_permute = nullptr;
   ir::Node* output_permute = nullptr;
