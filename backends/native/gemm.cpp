@@ -57,38 +57,48 @@ void PackA(const float* HWY_RESTRICT a, size_t lda, size_t rows, size_t kc,
 }
 
 // The micro-kernel for `rows` (1..kMr) rows, through a table so each row count runs a kernel
-// that computes no padding rows.
-template <size_t kCols, size_t... kIndex>
+// that computes no padding rows; [1] reads A in place (rows args.lda floats apart).
+template <size_t kCols, bool kInPlace, size_t... kIndex>
 constexpr auto MicroKernelTable(std::index_sequence<kIndex...>) {
   using Kernel = void (*)(const TileArgs&, float*, size_t);
-  return std::array<Kernel, sizeof...(kIndex)>{&MicroKernel<kIndex + 1, kCols>...};
+  return std::array<Kernel, sizeof...(kIndex)>{&MicroKernel<kIndex + 1, kCols, false, kInPlace>...};
 }
-constexpr auto kMicroKernels = MicroKernelTable<kNr>(std::make_index_sequence<kMr>());
+constexpr std::array<std::array<void (*)(const TileArgs&, float*, size_t), kMr>, 2> kMicroKernels =
+    {MicroKernelTable<kNr, false>(std::make_index_sequence<kMr>()),
+     MicroKernelTable<kNr, true>(std::make_index_sequence<kMr>())};
 // The same on the first half of the panel, for an N edge of at most kNr / 2 columns (N = 16 on
 // AVX-512's 32-wide panels would otherwise compute twice the FMAs).
 constexpr size_t kHalf = kNr / 2;
-constexpr auto kHalfKernels = MicroKernelTable<kHalf>(std::make_index_sequence<kMr>());
+constexpr std::array<std::array<void (*)(const TileArgs&, float*, size_t), kMr>, 2> kHalfKernels = {
+    MicroKernelTable<kHalf, false>(std::make_index_sequence<kMr>()),
+    MicroKernelTable<kHalf, true>(std::make_index_sequence<kMr>())};
 
 // One tile of C: straight into C when it has all kNr columns (or exactly kNr / 2: the half-width
 // kernel), else through a tile on the stack so the micro-kernel never reads or writes past the N
-// edge (with the half-width kernel when kNr / 2 columns cover the edge).
+// edge (with the half-width kernel when kNr / 2 columns cover the edge). kInPlace: A is read
+// where it is (gemm.cpp GemmForTarget says when), through out-of-line kernels.
+template <bool kInPlace>
 HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_RESTRICT c,
                      size_t ldc) {
   if (cols == kNr) {
-    if (rows == kMr && args.prefetch != nullptr) {
-      MicroKernel<kMr, kNr, true>(args, c, ldc);  // a panel's first tile
-    } else if (rows == kMr) {
-      MicroKernel<kMr>(args, c, ldc);  // the common case, inlined
-    } else {
-      kMicroKernels[rows - 1](args, c, ldc);
+    if constexpr (!kInPlace) {
+      if (rows == kMr && args.prefetch != nullptr) {
+        MicroKernel<kMr, kNr, true>(args, c, ldc);  // a panel's first tile
+        return;
+      }
+      if (rows == kMr) {
+        MicroKernel<kMr>(args, c, ldc);  // the common case, inlined
+        return;
+      }
     }
+    kMicroKernels[kInPlace][rows - 1](args, c, ldc);
     return;
   }
   if (cols == kHalf) {
-    kHalfKernels[rows - 1](args, c, ldc);  // straight into C: it has those columns
+    kHalfKernels[kInPlace][rows - 1](args, c, ldc);  // straight into C: it has those columns
     return;
   }
-  const auto& kernels = cols < kHalf ? kHalfKernels : kMicroKernels;
+  const auto& kernels = cols < kHalf ? kHalfKernels[kInPlace] : kMicroKernels[kInPlace];
   alignas(64) float tile[kMr * kNr];
   TileArgs edge = args;
   if (args.accumulate) {
@@ -105,6 +115,11 @@ HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_
   kernels[rows - 1](edge, tile, kNr);
   for (size_t r = 0; r < rows; ++r) std::memcpy(c + r * ldc, tile + r * kNr, cols * sizeof(float));
 }
+
+// The widest N for which A is read in place (above): the copy's cost, shared by N / kNr panels,
+// was measured below the in-place kernel's at N <= 64 (mobilenet_v2's and resnet50's pointwise
+// layers on Zen 4, docs/native-kernels.md).
+constexpr size_t kInPlaceMaxColumns = 64;
 
 }  // namespace
 
@@ -152,13 +167,21 @@ runtime::Error GemmForTarget(const GemmCall& call) {
       args.hi = hi;
       for (size_t m0 = call.m_begin; m0 < m_end; m0 += config.mc) {
         const size_t mc = m_end - m0 < config.mc ? m_end - m0 : config.mc;
-        // Rows of A kKc floats apart are already what the micro-kernels read (a linear layer or
-        // a pointwise convolution with 256 input features on AVX2 and AVX-512): no copy.
-        const bool in_place = call.a_source == nullptr && call.lda == kKc;
-        const float* a_block = in_place ? call.a + m0 * kKc + k0 : call.scratch;
+        // A is read where it is when its rows are short (at most kKc floats) and few panels
+        // share the copy: pointwise convolutions with few channels, where the copy took a fifth
+        // of the time (N = 16). Else rows are packed kKc floats apart: the kernels then address
+        // them with constant displacements, where a run-time stride costs a few registers (and
+        // 3-7 % of the time of a layer with many panels, measured on Zen 4).
+        // Rows already kKc floats apart (a linear layer with 256 input features on AVX2 and
+        // AVX-512) are what the packed kernels read: no copy either.
+        const bool as_packed = call.a_source == nullptr && call.lda == kKc;
+        const bool in_place =
+            !as_packed && call.a_source == nullptr && call.lda < kKc && n <= kInPlaceMaxColumns;
+        const float* a_block = as_packed || in_place ? call.a + m0 * call.lda + k0 : call.scratch;
+        args.lda = in_place ? call.lda : kKc;
         if (call.a_source != nullptr) {
           call.a_source->copy(call.a_source->context, m0, mc, k0, kc, call.scratch, kKc);
-        } else if (!in_place) {
+        } else if (!as_packed && !in_place) {
           PackA(call.a + m0 * call.lda + k0, call.lda, mc, kc, call.scratch);
         }
         for (size_t j0 = n0; j0 < n_end; j0 += kNr) {
@@ -177,17 +200,20 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           // of a ResNet: 49) each panel serves few tiles, and waiting for it from L3 cost a
           // quarter of the time. Only when those kc x kNr floats lie inside B.
           const float* next_panel = args.b + kc * kNr;
-          const bool has_next =
-              static_cast<size_t>(next_panel - b.data) + kc * kNr <= k * n_padded;
+          const bool has_next = static_cast<size_t>(next_panel - b.data) + kc * kNr <= k * n_padded;
           for (size_t i0 = 0; i0 < mc; i0 += kMr) {
-            args.a = a_block + i0 * kKc;
+            args.a = a_block + i0 * args.lda;
             args.prefetch = i0 == 0 && has_next ? next_panel : nullptr;
             const size_t rows = mc - i0 < kMr ? mc - i0 : kMr;
             if (residual != nullptr && k0 == 0) {
               args.residual = residual + (m0 + i0) * args.residual_stride + j0;
             }
             float* tile = call.c + (m0 + i0) * call.ldc + j0;
-            Tile(args, rows, cols, tile, call.ldc);
+            if (in_place) {
+              Tile<true>(args, rows, cols, tile, call.ldc);
+            } else {
+              Tile<false>(args, rows, cols, tile, call.ldc);
+            }
             if (after_store) {
               ActivationRows(call.epilogue.activation, tile, rows, cols, call.ldc);
             }

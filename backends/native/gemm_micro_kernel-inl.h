@@ -8,7 +8,8 @@
 // stores kRows rows of it to C, clamped
 // on the last K block. kRows < kMr serves the M edge without computing padding rows; kCols =
 // kNr / 2 (the first vector of each row) serves an N edge of at most kNr / 2 columns without
-// computing the other half.
+// computing the other half. kInPlace kernels read A's rows args.lda floats apart where A is
+// (gemm.cpp says when): a register per few rows instead of a constant displacement.
 //
 // Packed A keeps A's rows (row-major, kKc floats apart) rather than BLIS's k-major interleave:
 // the copy is then a memcpy per row instead of a transpose (which cost as much as the
@@ -67,7 +68,8 @@ constexpr size_t kMr = 4, kNr = 8, kKc = 256;
 // What a micro-kernel call computes besides the panels' product.
 struct TileArgs {
   size_t kc;
-  const float* a;     // up to kMr rows of kc floats, kKc floats apart (gemm.cpp PackA)
+  const float* a;     // up to kMr rows of kc floats, lda floats apart
+  size_t lda;         // kKc (packed A: gemm.cpp PackA), or A's own row stride (kInPlace kernels)
   const float* b;     // kc x kNr, k-major (packed_weights.h)
   const float* bias;  // kNr floats; the tile's start value when !accumulate
   // When !accumulate and non-null: kNr floats per row, rows residual_stride floats apart, added
@@ -92,7 +94,7 @@ struct TileArgs {
 #define TORCHIR_NATIVE_ROWS(X) \
   X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
 
-template <size_t kRows, size_t kCols = kNr, bool kPrefetch = false>
+template <size_t kRows, size_t kCols = kNr, bool kPrefetch = false, bool kInPlace = false>
 HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t ldc) {
   static_assert(kRows >= 1 && kRows <= kMr, "a tile has 1..kMr rows");
   static_assert(kCols == kNr || kCols == kNr / 2, "a tile has both vectors or the first");
@@ -147,6 +149,8 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   // The hot loop: 2 loads of B, kRows broadcasts of A, 2 * kRows FMAs; live vectors are the
   // 2 * kRows accumulators, the 2 B vectors and one broadcast at a time.
   const float* HWY_RESTRICT a = args.a;
+  // Packed rows are kKc floats apart: a constant displacement per row, no register.
+  const size_t lda = kInPlace ? args.lda : kKc;
   const float* HWY_RESTRICT b = args.b;
   const float* next = args.prefetch;
   for (size_t k = 0; k < args.kc; ++k) {
@@ -162,7 +166,7 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
     if constexpr (kBoth) b1 = hn::LoadU(d, b + kLanes);
 #define TORCHIR_FMA(i)                                            \
   if constexpr (i < kRows) {                                      \
-    const V a##i = hn::Set(d, a[i * kKc]);                        \
+    const V a##i = hn::Set(d, a[i * lda]);                        \
     c##i##0 = hn::MulAdd(a##i, b0, c##i##0);                      \
     if constexpr (kBoth) c##i##1 = hn::MulAdd(a##i, b1, c##i##1); \
   }
@@ -184,10 +188,16 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
 #undef TORCHIR_CLAMP
   }
 
-#define TORCHIR_STORE(i)                                               \
-  if constexpr (i < kRows) {                                           \
-    hn::StoreU(c##i##0, d, c + i * ldc);                               \
-    if constexpr (kBoth) hn::StoreU(c##i##1, d, c + i * ldc + kLanes); \
+  // One row pointer stepped by ldc, opaque to the compiler: else it computes all kRows row
+  // addresses before the hot loop and keeps them on the stack (a load per store, and the
+  // address arithmetic was a tenth of a K = 16 layer's time).
+  float* row = c;
+#define TORCHIR_STORE(i)                                       \
+  if constexpr (i < kRows) {                                   \
+    asm volatile("" : "+r"(row));                              \
+    hn::StoreU(c##i##0, d, row);                               \
+    if constexpr (kBoth) hn::StoreU(c##i##1, d, row + kLanes); \
+    row += ldc;                                                \
   }
   TORCHIR_NATIVE_ROWS(TORCHIR_STORE)
 #undef TORCHIR_STORE
@@ -199,7 +209,7 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
 
 // The portable kernel: plain C++ the compiler may keep in scalar registers or auto-vectorise.
 // kCols columns of the panel's kNr.
-template <size_t kRows, size_t kCols = kNr, bool kPrefetch = false>
+template <size_t kRows, size_t kCols = kNr, bool kPrefetch = false, bool kInPlace = false>
 HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t ldc) {
   (void)kPrefetch;  // the portable kernel leaves fetching to the hardware
   float acc[kRows][kCols];
@@ -215,7 +225,7 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   const float* HWY_RESTRICT b = args.b;
   for (size_t k = 0; k < args.kc; ++k) {
     for (size_t i = 0; i < kRows; ++i) {
-      for (size_t j = 0; j < kCols; ++j) acc[i][j] += a[i * kKc] * b[j];
+      for (size_t j = 0; j < kCols; ++j) acc[i][j] += a[i * args.lda] * b[j];
     }
     a += 1;
     b += kNr;

@@ -202,6 +202,11 @@ TEST_P(GemmTest, HonoursRowStridesAndLeavesPaddingAlone) {
   // random floats past K in each row must not be read; more rows than mc, and two threads.
   ExpectGemmMatchesReference({130, 40, 100, 256, 41, true, {}}, 9);
   ExpectGemmMatchesReference({130, 33, 256, 256, 0, true, {Activation::kRelu, 0, 0}, 2}, 10);
+  // Shorter row strides with N <= 64: A is read in place through the run-time-stride kernels
+  // (the floats past K in each row must not be read), over mc and with threads; N = 65 packs it.
+  ExpectGemmMatchesReference({130, 64, 40, 45, 0, true, {Activation::kClamp, 0.0f, 0.5f}}, 140);
+  ExpectGemmMatchesReference({229, 24, 96, 100, 27, true, {}, 2}, 141);
+  ExpectGemmMatchesReference({130, 65, 40, 45, 67, false, {}}, 142);
 }
 
 // Each activation on values that straddle its thresholds (bias pushes half of them past).
