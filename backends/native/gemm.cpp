@@ -58,18 +58,19 @@ void PackA(const float* HWY_RESTRICT a, size_t lda, size_t rows, size_t kc,
 
 // The micro-kernel for `rows` (1..kMr) rows, through a table so each row count runs a kernel
 // that computes no padding rows; [1] reads A in place (rows args.lda floats apart).
+using Kernel = void (*)(const TileArgs&, float*, size_t);
+using KernelTable = std::array<Kernel, kMr>;
 template <size_t kCols, bool kInPlace, size_t... kIndex>
-constexpr auto MicroKernelTable(std::index_sequence<kIndex...>) {
-  using Kernel = void (*)(const TileArgs&, float*, size_t);
-  return std::array<Kernel, sizeof...(kIndex)>{&MicroKernel<kIndex + 1, kCols, false, kInPlace>...};
+constexpr KernelTable MicroKernelTable(std::index_sequence<kIndex...>) {
+  return {&MicroKernel<kIndex + 1, kCols, false, kInPlace>...};
 }
-constexpr std::array<std::array<void (*)(const TileArgs&, float*, size_t), kMr>, 2> kMicroKernels =
-    {MicroKernelTable<kNr, false>(std::make_index_sequence<kMr>()),
-     MicroKernelTable<kNr, true>(std::make_index_sequence<kMr>())};
+constexpr std::array<KernelTable, 2> kMicroKernels = {
+    MicroKernelTable<kNr, false>(std::make_index_sequence<kMr>()),
+    MicroKernelTable<kNr, true>(std::make_index_sequence<kMr>())};
 // The same on the first half of the panel, for an N edge of at most kNr / 2 columns (N = 16 on
 // AVX-512's 32-wide panels would otherwise compute twice the FMAs).
 constexpr size_t kHalf = kNr / 2;
-constexpr std::array<std::array<void (*)(const TileArgs&, float*, size_t), kMr>, 2> kHalfKernels = {
+constexpr std::array<KernelTable, 2> kHalfKernels = {
     MicroKernelTable<kHalf, false>(std::make_index_sequence<kMr>()),
     MicroKernelTable<kHalf, true>(std::make_index_sequence<kMr>())};
 
@@ -167,16 +168,15 @@ runtime::Error GemmForTarget(const GemmCall& call) {
       args.hi = hi;
       for (size_t m0 = call.m_begin; m0 < m_end; m0 += config.mc) {
         const size_t mc = m_end - m0 < config.mc ? m_end - m0 : config.mc;
-        // A is read where it is when its rows are short (at most kKc floats) and few panels
-        // share the copy: pointwise convolutions with few channels, where the copy took a fifth
-        // of the time (N = 16). Else rows are packed kKc floats apart: the kernels then address
-        // them with constant displacements, where a run-time stride costs a few registers (and
-        // 3-7 % of the time of a layer with many panels, measured on Zen 4).
         // Rows already kKc floats apart (a linear layer with 256 input features on AVX2 and
-        // AVX-512) are what the packed kernels read: no copy either.
+        // AVX-512) are what the packed kernels read: no copy. Shorter rows are read where they
+        // are too when few panels share the copy (N <= kInPlaceMaxColumns: pointwise
+        // convolutions with few channels, where the copy took a fifth of the time at N = 16),
+        // by kernels that take their stride at run time. Else rows are packed kKc floats apart,
+        // for the packed kernels' constant displacements: a run-time stride costs a few
+        // registers, and 3-7 % of the time of a layer with many panels (Zen 4).
         const bool as_packed = call.a_source == nullptr && call.lda == kKc;
-        const bool in_place =
-            !as_packed && call.a_source == nullptr && call.lda < kKc && n <= kInPlaceMaxColumns;
+        const bool in_place = call.a_source == nullptr && call.lda < kKc && n <= kInPlaceMaxColumns;
         const float* a_block = as_packed || in_place ? call.a + m0 * call.lda + k0 : call.scratch;
         args.lda = in_place ? call.lda : kKc;
         if (call.a_source != nullptr) {
