@@ -1,9 +1,19 @@
 // torchir-verify: runs a model at one stage of the compiler and compares its
 // outputs with the ones PyTorch computed.
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
-#include <iostream>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -13,10 +23,9 @@
 #include "absl/strings/str_join.h"
 #include "tools/cli/command_line.h"
 #include "tools/cli/report_error.h"
-#include "tools/pipeline/load_model.h"
 #include "tools/pipeline/compile_program.h"
+#include "tools/pipeline/load_model.h"
 #include "tools/pipeline/lower.h"
-#include "tools/pipeline/run_program.h"
 #include "tools/pipeline/tensor_file.h"
 #include "tools/reference/edge_reference.h"
 #include "tools/reference/reference_executor.h"
@@ -51,6 +60,8 @@ constexpr char kEpilog[] =
 
 // The backend --stage pte compiles for (--backend).
 std::string g_backend;
+// The --inputs file, which --stage pte hands to torchir-run.
+std::string g_inputs_path;
 
 // One stage that can be verified: how to compute the outputs there.
 struct Stage {
@@ -58,6 +69,82 @@ struct Stage {
   absl::StatusOr<std::vector<HostTensor>> (*run)(const torchir::pipeline::LoadedModel& model,
                                                  const std::vector<HostTensor>& inputs);
 };
+
+// The graph outputs read by name from `path`, as the graph's types.
+absl::StatusOr<std::vector<HostTensor>> ReadTensorsFor(
+    const std::string& path, const std::vector<torchir::ir::Value*>& values,
+    const std::string& role) {
+  std::vector<std::string> names;
+  std::vector<torchir::ir::TensorType> types;
+  for (const torchir::ir::Value* value : values) {
+    names.push_back(value->name());
+    types.push_back(value->type());
+  }
+  return torchir::pipeline::ReadNamedTensors(path, names, types, role);
+}
+
+// Runs `program` once in a torchir-run process (the one beside this executable) on the tensors
+// of `inputs_path` and reads back its outputs. Files go to a fresh directory under $TMPDIR,
+// removed afterwards.
+absl::StatusOr<std::vector<HostTensor>> RunInTorchirRun(
+    const std::vector<uint8_t>& program, const std::string& inputs_path,
+    const std::vector<torchir::ir::Value*>& outputs) {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  const std::filesystem::path runner = self.parent_path() / "torchir-run";
+  if (error || !std::filesystem::exists(runner)) {
+    return absl::NotFoundError(
+        absl::StrCat("--stage pte runs the program with torchir-run, expected at '",
+                     runner.string(), "': build it beside torchir-verify"));
+  }
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/torchir-verify.XXXXXX");
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("cannot make a directory like '", pattern, "': ", std::strerror(errno)));
+  }
+  const std::filesystem::path dir = pattern;
+  struct Cleanup {
+    std::filesystem::path dir;
+    ~Cleanup() {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  } cleanup{dir};
+  const std::string pte = (dir / "program.pte").string();
+  const std::string out = (dir / "outputs.safetensors").string();
+  {
+    std::ofstream file(pte, std::ios::binary);
+    file.write(reinterpret_cast<const char*>(program.data()),
+               static_cast<std::streamsize>(program.size()));
+    if (!file.flush()) return absl::InternalError("cannot write '" + pte + "'");
+  }
+  std::vector<std::string> args = {runner.string(), pte, "--inputs", inputs_path,
+                                   "--outputs",     out, "--quiet"};
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (const int spawn = posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
+      spawn != 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot start '", runner.string(), "': ", std::strerror(spawn)));
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return absl::InternalError(absl::StrCat("waitpid: ", std::strerror(errno)));
+  }
+  if (WIFSIGNALED(status)) {
+    return absl::InternalError(absl::StrCat("torchir-run died of signal ", WTERMSIG(status), " (",
+                                            strsignal(WTERMSIG(status)), ") running the program"));
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return absl::InternalError(absl::StrCat("torchir-run failed (exit ", WEXITSTATUS(status),
+                                            ") running the program; its message is above"));
+  }
+  return ReadTensorsFor(out, outputs, "program output");
+}
 
 absl::StatusOr<std::vector<HostTensor>> RunAten(const torchir::pipeline::LoadedModel& model,
                                                 const std::vector<HostTensor>& inputs) {
@@ -80,6 +167,10 @@ absl::StatusOr<std::vector<HostTensor>> RunEdge(const torchir::pipeline::LoadedM
   return torchir::reference::RunEdgeReference(**edge, inputs);
 }
 
+// The program runs in a torchir-run process, not in this one: the reference executor's LibTorch
+// (torch 2.x) exports its own, newer cpuinfo, and in one process Debian's XNNPACK binds to it and
+// reads its CPU flags through the older struct layout (on a CPU without AVX-512 it then runs
+// AVX-512 kernels and dies of SIGILL). torchir-run links no LibTorch (docs/decisions.md).
 absl::StatusOr<std::vector<HostTensor>> RunPte(const torchir::pipeline::LoadedModel& model,
                                                const std::vector<HostTensor>& inputs) {
   torchir::pipeline::CompileOptions options;
@@ -87,12 +178,10 @@ absl::StatusOr<std::vector<HostTensor>> RunPte(const torchir::pipeline::LoadedMo
   absl::StatusOr<torchir::pipeline::CompiledProgram> compiled =
       torchir::pipeline::CompileProgram(model, options);
   if (!compiled.ok()) return compiled.status();
-  absl::StatusOr<std::unique_ptr<torchir::pipeline::HostProgram>> program =
-      torchir::pipeline::HostProgram::FromBytes(compiled->bytes, model.graph->model_name + ".pte");
-  if (!program.ok()) return program.status();
-  if (absl::Status status = (*program)->SetInputs(inputs); !status.ok()) return status;
-  if (absl::Status status = (*program)->Execute(); !status.ok()) return status;
-  return (*program)->Outputs();
+  // `inputs` were read from g_inputs_path and checked against the graph: torchir-run reads them
+  // again from there.
+  (void)inputs;
+  return RunInTorchirRun(compiled->bytes, g_inputs_path, model.graph->outputs());
 }
 
 constexpr Stage kStages[] = {{"aten", RunAten}, {"edge", RunEdge}, {"pte", RunPte}};
@@ -104,18 +193,6 @@ std::string StageNames() {
 }
 
 // The tensors of `path` that `values` name, in order (tensor_file.h).
-absl::StatusOr<std::vector<HostTensor>> ReadTensorsFor(
-    const std::string& path, const std::vector<torchir::ir::Value*>& values,
-    const std::string& role) {
-  std::vector<std::string> names;
-  std::vector<torchir::ir::TensorType> types;
-  for (const torchir::ir::Value* value : values) {
-    names.push_back(value->name());
-    types.push_back(value->type());
-  }
-  return torchir::pipeline::ReadNamedTensors(path, names, types, role);
-}
-
 std::string FormatTolerance(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), "%g", value);
@@ -189,6 +266,7 @@ int main(int argc, char** argv) {
   }
 
   g_backend = cli.Get("backend");
+  g_inputs_path = cli.Get("inputs");
   if (absl::Status known = torchir::pipeline::CheckBackendList(g_backend); !known.ok()) {
     cli.UsageError("--backend: " + std::string(known.message()));
   }
@@ -216,9 +294,9 @@ int main(int argc, char** argv) {
   if (!actual.ok()) return torchir::cli::ReportError(actual.status(), verbose);
 
   std::cout << options.model_path << ": stage " << stage->name
-            << (std::string(stage->name) == "pte" ? " (backend " + g_backend + ")" : "") << ", atol "
-            << FormatTolerance(tolerance.atol) << ", rtol " << FormatTolerance(tolerance.rtol)
-            << "\n";
+            << (std::string(stage->name) == "pte" ? " (backend " + g_backend + ")" : "")
+            << ", atol " << FormatTolerance(tolerance.atol) << ", rtol "
+            << FormatTolerance(tolerance.rtol) << "\n";
   int passed = 0, failed = 0;
   for (size_t i = 0; i < graph.outputs().size(); ++i) {
     const torchir::ir::Value& output = *graph.outputs()[i];

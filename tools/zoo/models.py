@@ -451,7 +451,10 @@ _OPS = [
     # reduced precision: weights and activations stored as bfloat16 / float16, every op
     # computed as PyTorch's CPU kernels do (in float32, rounded to the dtype after each op)
     _op("bfloat16_ops", lambda m, x: _reduced_ops(m, x, torch.bfloat16), [FEAT],
-        "conv + relu + residual add, layer norm, gelu, softmax, linear, mean in bfloat16",
+        "conv + relu + residual add, layer norm, gelu, softmax, linear, mean in bfloat16 "
+        "(torch 1.13's bfloat16 convolution on a CPU without AVX-512 is 10x off float "
+        "accumulation rounded once, which torch 2.x computes)",
+        only=("pytorch_ir",),
         conv=lambda: nn.Conv2d(8, 8, 3, padding=1).to(torch.bfloat16),
         ln=lambda: nn.LayerNorm(10).to(torch.bfloat16),
         fc=lambda: nn.Linear(10, 6).to(torch.bfloat16)),
