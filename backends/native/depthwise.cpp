@@ -106,6 +106,84 @@ HWY_INLINE void Block(D d, const DepthwiseCall& call, const PixelBlock& px, size
 }
 #undef TORCHIR_DW_PAIRS
 
+// The row-reuse block (AVX2): kRowPixels output pixels of a row, all taps inside the input
+// along x, stride and dilation 1 along x, channels [c, c + lanes). Pixel p's tap kx reads input
+// column p + kx, so a kernel row's kRowPixels + kKw - 1 columns are each loaded once and each
+// feeds every (pixel, tap) pair that reads it, where Block loads every (pixel, tap) input anew.
+// At stride 2 (8 * 2 + 1 columns for 8 pixels) it measured slower than Block. Live vectors:
+// kRowPixels accumulators, the kernel row's kKw weights and one input column (8 + 5 + 1 = 14 of
+// AVX2's 16 for a 5-wide kernel).
+constexpr size_t kRowPixels = 8;
+#if HWY_TARGET == HWY_AVX2
+constexpr bool kRowReuse = true;
+#else
+// Not measured on other targets yet (docs/native-kernels.md): they keep the 4-pixel Block.
+constexpr bool kRowReuse = false;
+#endif
+
+#define TORCHIR_DW_ROW_PIXELS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define TORCHIR_DW_ROW_TAPS(X) X(0) X(1) X(2) X(3) X(4)
+// Columns 0..11: enough for 8 pixels of a 5-wide kernel.
+#define TORCHIR_DW_ROW_COLUMNS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+template <size_t kKw, class D>
+HWY_INLINE void RowBlock(D d, const DepthwiseCall& call, const PixelBlock& px, size_t c) {
+  static_assert(kKw <= 5 && kRowPixels + kKw - 1 <= 12,
+                "TORCHIR_DW_ROW_TAPS and _COLUMNS cover a 5-wide kernel");
+  static_assert(kRowPixels == 8, "TORCHIR_DW_ROW_PIXELS covers 8 pixels");
+  constexpr size_t kColumns = kRowPixels + kKw - 1;
+  using V = decltype(hn::Zero(d));
+  const Convolution2dShape& s = *call.shape;
+  const size_t channels = s.input_channels;
+  const size_t row_step = s.dilation_height * s.input_width * channels;
+  const size_t tap_stride = call.weights->padded_channels;
+  V start = hn::Zero(d);
+  if (call.bias != nullptr) start = hn::LoadU(d, call.bias + c);
+#define TORCHIR_DW_ROW_DECLARE(p) V acc##p = start;
+  TORCHIR_DW_ROW_PIXELS(TORCHIR_DW_ROW_DECLARE)
+#undef TORCHIR_DW_ROW_DECLARE
+  for (size_t ky = px.ky_range.begin; ky < px.ky_range.end; ++ky) {
+    const float* HWY_RESTRICT in = px.in + (ky - px.ky_range.begin) * row_step + c;
+    const float* HWY_RESTRICT w = call.weights->data + ky * kKw * tap_stride + c;
+#define TORCHIR_DW_ROW_WEIGHT(kx) \
+  V w##kx = hn::Zero(d);          \
+  if constexpr (kx < kKw) w##kx = hn::LoadU(d, w + kx * tap_stride);
+    TORCHIR_DW_ROW_TAPS(TORCHIR_DW_ROW_WEIGHT)
+#undef TORCHIR_DW_ROW_WEIGHT
+    // Column j feeds pixel p through tap j - p when that tap exists.
+#define TORCHIR_DW_ROW_FMA(p)                                         \
+  if constexpr (kJ >= p && kJ - p < kKw) {                            \
+    constexpr size_t kTap = kJ - p;                                   \
+    if constexpr (kTap == 0) acc##p = hn::MulAdd(column, w0, acc##p); \
+    if constexpr (kTap == 1) acc##p = hn::MulAdd(column, w1, acc##p); \
+    if constexpr (kTap == 2) acc##p = hn::MulAdd(column, w2, acc##p); \
+    if constexpr (kTap == 3) acc##p = hn::MulAdd(column, w3, acc##p); \
+    if constexpr (kTap == 4) acc##p = hn::MulAdd(column, w4, acc##p); \
+  }
+#define TORCHIR_DW_ROW_COLUMN(j)                      \
+  if constexpr (j < kColumns) {                       \
+    constexpr size_t kJ = j;                          \
+    const V column = hn::LoadU(d, in + j * channels); \
+    TORCHIR_DW_ROW_PIXELS(TORCHIR_DW_ROW_FMA)         \
+  }
+    TORCHIR_DW_ROW_COLUMNS(TORCHIR_DW_ROW_COLUMN)
+#undef TORCHIR_DW_ROW_COLUMN
+#undef TORCHIR_DW_ROW_FMA
+    (void)w3;
+    (void)w4;
+  }
+  const V lo = hn::Set(d, call.lo), hi = hn::Set(d, call.hi);
+#define TORCHIR_DW_ROW_STORE(p)                                                     \
+  if (px.residual != nullptr) {                                                     \
+    acc##p = hn::Add(acc##p, hn::LoadU(d, px.residual + p * px.residual_step + c)); \
+  }                                                                                 \
+  hn::StoreU(hn::Min(hn::Max(acc##p, lo), hi), d, px.out + p * channels + c);
+  TORCHIR_DW_ROW_PIXELS(TORCHIR_DW_ROW_STORE)
+#undef TORCHIR_DW_ROW_STORE
+}
+#undef TORCHIR_DW_ROW_COLUMNS
+#undef TORCHIR_DW_ROW_TAPS
+#undef TORCHIR_DW_ROW_PIXELS
+
 // Channels [c_begin, channels) of pixel p of `px`, one at a time (fewer than a vector's lanes),
 // adding in the same order as Block.
 void ScalarChannels(const DepthwiseCall& call, const PixelBlock& px, size_t p, size_t c_begin,
@@ -146,6 +224,43 @@ HWY_INLINE void Channels(D d, const DepthwiseCall& call, const PixelBlock& px, s
   }
 }
 
+// Channels [c_begin, c_end) of the kRowPixels pixels of `px` by RowBlock, the last channels
+// (fewer than a vector's lanes) one at a time.
+template <size_t kKw, class D>
+HWY_INLINE void RowChannels(D d, const DepthwiseCall& call, const PixelBlock& px, size_t c_begin,
+                            size_t c_end) {
+  const size_t lanes = hn::Lanes(d);
+  size_t c = c_begin;
+  for (; c + lanes <= c_end; c += lanes) RowBlock<kKw>(d, call, px, c);
+  if (c < c_end) {
+    for (size_t p = 0; p < kRowPixels; ++p) ScalarChannels(call, px, p, c, c_end);
+  }
+}
+
+// The RowBlock instance that serves a layer, or kNone (the 4-pixel Block serves it).
+enum class RowKernel { kNone, k3, k5 };
+
+RowKernel RowKernelFor(const Convolution2dShape& s) {
+  if (!kRowReuse || s.stride_width != 1 || s.dilation_width != 1) return RowKernel::kNone;
+  if (s.kernel_width == 3) return RowKernel::k3;
+  if (s.kernel_width == 5) return RowKernel::k5;
+  return RowKernel::kNone;
+}
+
+// kRowPixels pixels of `px` through the RowBlock instance `kernel` (not kNone).
+template <class D>
+void RowPixels(D d, RowKernel kernel, const DepthwiseCall& call, const PixelBlock& px,
+               size_t c_begin, size_t c_end) {
+  switch (kernel) {
+    case RowKernel::k3:
+      return RowChannels<3>(d, call, px, c_begin, c_end);
+    case RowKernel::k5:
+      return RowChannels<5>(d, call, px, c_begin, c_end);
+    case RowKernel::kNone:
+      return;
+  }
+}
+
 }  // namespace
 
 void DepthwiseRowsForTarget(const DepthwiseCall& call) {
@@ -157,6 +272,7 @@ void DepthwiseRowsForTarget(const DepthwiseCall& call) {
   const TapRange interior = InteriorColumns(s, ow);
   const size_t ox_begin = interior.begin, ox_end = interior.end;
   constexpr size_t kBlockPixels = 4;
+  const RowKernel row_kernel = RowKernelFor(s);
   // Activations other than a clamp run on each block of pixels just stored (still in L1).
   const bool after_store = IsAppliedAfterStore(call.activation);
   // Rows go in slices of at most 256 channels, as equal as multiples of 32 (2 vectors of every
@@ -179,6 +295,9 @@ void DepthwiseRowsForTarget(const DepthwiseCall& call) {
           PixelBlock none = px;
           none.in = nullptr;
           ScalarChannels(call, none, 0, c_begin, c_end);
+        } else if (row_kernel != RowKernel::kNone && ox >= ox_begin && ox + kRowPixels <= ox_end) {
+          RowPixels(d, row_kernel, call, px, c_begin, c_end);
+          done = kRowPixels;
         } else if (ox >= ox_begin && ox + kBlockPixels <= ox_end) {
           Channels<kBlockPixels, 2>(d, call, px, c_begin, c_end);
           done = kBlockPixels;

@@ -148,11 +148,41 @@ TEST_P(DepthwiseTest, MatchesReferenceForKernelsStridesDilationsAndPadding) {
   }
 }
 
+// Rows wide enough for blocks of 8 interior pixels (the row-reuse kernel on AVX2, for 3- and
+// 5-wide kernels at stride 1 and dilation 1) next to edge pixels and leftovers of 1-7 pixels:
+// widths 9-26, every channel count's vector blocks and scalar tail, padded and unpadded, and
+// strides and dilations of 2 beside them, which keep the 4-pixel blocks.
+TEST_P(DepthwiseTest, MatchesReferenceOnWideRows) {
+  uint32_t seed = 400;
+  for (size_t kernel : {3, 5}) {
+    for (size_t width = 9; width <= 26; ++width) {
+      const size_t pad = kernel / 2;
+      const size_t c = 5 + width % 4 * 9;  // 5, 14, 23, 32
+      ExpectDepthwiseMatchesReference(Depthwise(1, 4, width, c, kernel, 1, 1, pad, pad, pad, pad),
+                                      {}, seed++);
+      ExpectDepthwiseMatchesReference(Depthwise(2, kernel + 1, width, c, kernel, 1, 1, 0, 0, 0, 0),
+                                      {}, seed++);
+      ExpectDepthwiseMatchesReference(
+          Depthwise(1, 5, width, 8, kernel, 1, 1, pad, pad + 1, 0, pad - 1), {}, seed++);
+      ExpectDepthwiseMatchesReference(
+          Depthwise(1, 5, width, 16, kernel, 1 + width % 2, 2 - width % 2, pad, pad, pad, pad), {},
+          seed++);
+      if (HasFailure()) return;
+    }
+  }
+}
+
+// On rows of 8 pixels (4-pixel blocks) and of 20 (8-pixel blocks where the target has them).
 TEST_P(DepthwiseTest, AppliesEveryEpilogue) {
-  const Convolution2dShape s = Depthwise(2, 7, 8, 45, 3, 1, 1, 1, 1, 1, 1);
   uint32_t seed = 200;
-  for (const Options& options : EveryEpilogueCase())
-    ExpectDepthwiseMatchesReference(s, options, seed++);
+  for (size_t width : {8, 20}) {
+    for (size_t kernel : {3, 5}) {
+      const Convolution2dShape s =
+          Depthwise(2, 7, width, 45, kernel, 1, 1, kernel / 2, kernel / 2, kernel / 2, kernel / 2);
+      for (const Options& options : EveryEpilogueCase())
+        ExpectDepthwiseMatchesReference(s, options, seed++);
+    }
+  }
 }
 
 TEST_P(DepthwiseTest, MatchesReferenceWithThreads) {
