@@ -12,6 +12,11 @@
 //                              timing), xnn_run_operator without a pool
 //   Native/<layer>/residual    Convolution2d with a residual add and relu (what a ResNet block
 //                              ends with), to show the epilogue costs nothing measurable
+//   Native/<layer>/cold        (x86-64) as Native/<layer>, but the packed weights are flushed
+//                              from every cache level (clflush, outside the timing) before each
+//                              iteration: the layer as it runs inside a model whose weights do
+//                              not stay in the caches between inferences (resnet50: 100 MB),
+//                              with the input still warm as the previous layer left it
 //   Winograd/<layer>           WinogradConvolution2d (winograd.h) on the 3x3 stride-1 layers,
 //                              filter transformed and packed before the timing, bias, no
 //                              activation; GFLOPS count the direct convolution's FLOPs
@@ -28,6 +33,9 @@
 #include <benchmark/benchmark.h>
 #include <time.h>
 #include <xnnpack.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -150,7 +158,18 @@ void ReportRate(benchmark::State& state, const Layer& layer) {
       benchmark::Counter(flops / g_peak, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_Native(benchmark::State& state, Layer layer, bool residual) {
+enum class Run { kPlain, kResidual, kColdWeights };
+
+#if defined(__x86_64__)
+// Evicts [data, data + bytes) from every cache level of every core.
+void FlushFromCaches(const void* data, size_t bytes) {
+  const char* p = static_cast<const char*>(data);
+  for (size_t offset = 0; offset < bytes; offset += 64) _mm_clflush(p + offset);
+  _mm_mfence();
+}
+#endif
+
+void BM_Native(benchmark::State& state, Layer layer, Run run) {
   const Convolution2dShape s = ShapeOf(layer);
   const size_t out_floats = s.output_height() * s.output_width() * s.output_channels;
   const std::vector<float> input =
@@ -162,7 +181,7 @@ void BM_Native(benchmark::State& state, Layer layer, bool residual) {
   const std::vector<float> skip = RandomFloats(out_floats, 4);
   std::vector<float> output(out_floats);
   Epilogue epilogue;
-  if (residual) {
+  if (run == Run::kResidual) {
     epilogue.activation = Activation::kRelu;
     epilogue.residual = skip.data();
     epilogue.residual_stride = s.output_channels;
@@ -197,6 +216,13 @@ void BM_Native(benchmark::State& state, Layer layer, bool residual) {
     return;
   }
   for (auto _ : state) {
+#if defined(__x86_64__)
+    if (run == Run::kColdWeights) {
+      state.PauseTiming();
+      FlushFromCaches(packed.data(), packed.size() * sizeof(float));
+      state.ResumeTiming();
+    }
+#endif
     const runtime::Error error =
         layer.depthwise ? DepthwiseConvolution2d(s, input.data(), depthwise_weights, bias.data(),
                                                  output.data(), epilogue)
@@ -319,17 +345,21 @@ void RegisterAll() {
   size_t index = 0;
   for (const Layer& layer : kLayers) {
     const std::string name = layer.name;
-    benchmark::RegisterBenchmark(("Native/" + name).c_str(), BM_Native, layer, false);
+    benchmark::RegisterBenchmark(("Native/" + name).c_str(), BM_Native, layer, Run::kPlain);
     benchmark::RegisterBenchmark(("Xnnpack/" + name).c_str(), BM_Xnnpack, layer);
 #if TORCHIR_BENCH_LIBTORCH
     benchmark::RegisterBenchmark(("LibTorch/" + name).c_str(), BM_LibTorch, layer);
 #endif
-    benchmark::RegisterBenchmark(("Native/" + name + "/again").c_str(), BM_Native, layer, false);
+    benchmark::RegisterBenchmark(("Native/" + name + "/again").c_str(), BM_Native, layer, Run::kPlain);
+#if defined(__x86_64__)
+    benchmark::RegisterBenchmark(("Native/" + name + "/cold").c_str(), BM_Native, layer,
+                                 Run::kColdWeights);
+#endif
     if (!layer.depthwise && layer.kernel == 3 && layer.stride == 1) {
       benchmark::RegisterBenchmark(("Native/" + name + "/residual").c_str(), BM_Native, layer,
-                                   true);
+                                   Run::kResidual);
       benchmark::RegisterBenchmark(("Winograd/" + name).c_str(), BM_Winograd, layer, false);
-      benchmark::RegisterBenchmark(("Native/" + name + "/direct").c_str(), BM_Native, layer, false);
+      benchmark::RegisterBenchmark(("Native/" + name + "/direct").c_str(), BM_Native, layer, Run::kPlain);
       benchmark::RegisterBenchmark(("Winograd/" + name + "/again").c_str(), BM_Winograd, layer,
                                    false);
       benchmark::RegisterBenchmark(("Winograd/" + name + "/residual").c_str(), BM_Winograd, layer,

@@ -30,6 +30,13 @@ SECONDS_PER_TARGET=$2
 shift 2
 ZOO_DIR=${TORCHIR_ZOO_DIR:-$OUT/../zoo}
 CXX=${FUZZ_CXX:-clang++}
+# Compiles go through ccache when it is installed (a fresh clone's CI run then recompiles
+# nothing it compiled before); paths are hashed relative to the checkout, as scripts/setup.sh does.
+CACHED_CXX=("$CXX")
+if command -v ccache > /dev/null; then
+  CACHED_CXX=(ccache "$CXX")
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$SOURCE_DIR} CCACHE_NOHASHDIR=true
+fi
 PYTHON=${TORCHIR_PYTHON:-/usr/bin/python3}
 
 # RapidJSON 1.1.0 (Debian's) computes `nullptr + n` in internal::Stack::Reserve
@@ -96,7 +103,8 @@ for source in "${SOURCES[@]}"; do
   objects+=("$object")
   if stale "$object"; then
     # -fsanitize=fuzzer-no-link: coverage instrumentation without libFuzzer's main.
-    "$CXX" "${CXXFLAGS[@]}" -fsanitize=fuzzer-no-link -c "$SOURCE_DIR/$source" -o "$object" &
+    "${CACHED_CXX[@]}" "${CXXFLAGS[@]}" -fsanitize=fuzzer-no-link -c "$SOURCE_DIR/$source" \
+      -o "$object" &
     pids+=($!)
     if (( ${#pids[@]} >= 2 )); then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
   fi
@@ -104,9 +112,11 @@ done
 for pid in "${pids[@]}"; do wait "$pid"; done
 for target in "${ALL_TARGETS[@]}"; do
   if stale "$OUT/$target"; then
+    "${CACHED_CXX[@]}" "${CXXFLAGS[@]}" -fsanitize=fuzzer-no-link -c \
+      "$SOURCE_DIR/tests/fuzz/$target.cpp" -o "$OUT/obj/$target.o"
     # shellcheck disable=SC2086
-    "$CXX" "${CXXFLAGS[@]}" -fsanitize=fuzzer "$SOURCE_DIR/tests/fuzz/$target.cpp" \
-      "${objects[@]}" $ABSL_LIBS -o "$OUT/$target"
+    "$CXX" "${CXXFLAGS[@]}" -fsanitize=fuzzer "$OUT/obj/$target.o" "${objects[@]}" $ABSL_LIBS \
+      -o "$OUT/$target"
   fi
 done
 

@@ -28,6 +28,13 @@ COMPILE=$3
 shift 3
 mkdir -p "$OUT/obj" "$OUT/seeds" "$OUT/corpus" "$OUT/artifacts"
 CXX=${FUZZ_CXX:-clang++}
+# Compiles go through ccache when it is installed (a fresh clone's CI run then recompiles
+# nothing it compiled before); paths are hashed relative to the checkout, as scripts/setup.sh does.
+CACHED_CXX=("$CXX")
+if command -v ccache > /dev/null; then
+  CACHED_CXX=(ccache "$CXX")
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$SOURCE_DIR} CCACHE_NOHASHDIR=true
+fi
 CXXFLAGS=(-std=c++17 -g -O1 -fno-omit-frame-pointer -fno-exceptions -fno-rtti
           -fsanitize=address,undefined -fno-sanitize-recover=undefined
           -I"$SOURCE_DIR" -I"$BUILD_DIR/generated")
@@ -50,15 +57,18 @@ for source in "${SOURCES[@]}"; do
   object="$OUT/obj/$(echo "${source%.cpp}" | tr / _).o"
   objects+=("$object")
   if stale "$object"; then
-    "$CXX" "${CXXFLAGS[@]}" -fsanitize=fuzzer-no-link -c "$SOURCE_DIR/$source" -o "$object" &
+    "${CACHED_CXX[@]}" "${CXXFLAGS[@]}" -fsanitize=fuzzer-no-link -c "$SOURCE_DIR/$source" \
+      -o "$object" &
     pids+=($!)
     if (( ${#pids[@]} >= 2 )); then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
   fi
 done
 for pid in "${pids[@]}"; do wait "$pid"; done
 if stale "$OUT/fuzz_program_loader"; then
-  "$CXX" "${CXXFLAGS[@]}" -fsanitize=fuzzer "$SOURCE_DIR/tests/fuzz/fuzz_program_loader.cpp" \
-    "${objects[@]}" "${LIBS[@]}" -o "$OUT/fuzz_program_loader"
+  "${CACHED_CXX[@]}" "${CXXFLAGS[@]}" -fsanitize=fuzzer-no-link -c \
+    "$SOURCE_DIR/tests/fuzz/fuzz_program_loader.cpp" -o "$OUT/obj/fuzz_program_loader.o"
+  "$CXX" "${CXXFLAGS[@]}" -fsanitize=fuzzer "$OUT/obj/fuzz_program_loader.o" "${objects[@]}" \
+    "${LIBS[@]}" -o "$OUT/fuzz_program_loader"
 fi
 
 rm -f "$OUT/seeds"/*
