@@ -122,6 +122,8 @@ std::string_view TorchPathName(TorchPath path) {
       return "torchscript_onednn";
     case TorchPath::kTraced:
       return "torchscript_traced";
+    case TorchPath::kOneDnnBlas:
+      return "torchscript_blas";
   }
   return "?";
 }
@@ -131,6 +133,7 @@ std::string_view TorchPathFile(TorchPath path) {
     case TorchPath::kMobile:
       return "mobile.pt";
     case TorchPath::kOneDnn:
+    case TorchPath::kOneDnnBlas:
       return "traced_frozen.pt";
     case TorchPath::kTraced:
       return "traced.pt";
@@ -140,7 +143,7 @@ std::string_view TorchPathFile(TorchPath path) {
 
 struct LibTorchModel::Impl {
   TorchPath path;
-  std::optional<torch::jit::Module> module;          // kOneDnn, kTraced
+  std::optional<torch::jit::Module> module;          // kOneDnn(Blas), kTraced
   std::optional<torch::jit::mobile::Module> mobile;  // kMobile
   std::vector<c10::IValue> inputs;
   c10::IValue result;
@@ -163,7 +166,8 @@ absl::StatusOr<std::unique_ptr<LibTorchModel>> LibTorchModel::Load(
       case TorchPath::kMobile:
         impl->mobile = torch::jit::_load_for_mobile(file);
         break;
-      case TorchPath::kOneDnn: {
+      case TorchPath::kOneDnn:
+      case TorchPath::kOneDnnBlas: {
         torch::jit::Module frozen = torch::jit::load(file);
         frozen.eval();
         impl->module = torch::jit::optimize_for_inference(frozen);
@@ -208,16 +212,21 @@ void InitLibTorch() {
 
 void SetLibTorchThreads(TorchPath path, int threads) {
   // OpenMP's thread count and the size of the pthreadpool behind the XNNPACK ops.
-  torch::set_num_threads(threads);
+  torch::set_num_threads(path == TorchPath::kOneDnnBlas ? 1 : threads);
   // PyTorch Mobile builds run ATen on that pthreadpool; Debian's LibTorch runs
   // it on OpenMP, whose spinning workers starve the pool's threads on 2 cores
   // (mobilenet_v2 at 2 threads: 470 ms instead of 35). Keep OpenMP out.
   if (path == TorchPath::kMobile) {
     if (SetThreadsFunction set = OpenMpSetThreads()) set(1);
   }
-  // The zoo's matmuls are too small for OpenBLAS to split, and its idle
-  // workers would spin beside OpenMP's.
-  if (SetThreadsFunction set = OpenBlasSetThreads()) set(1);
+  // Linear layers and matmuls reach OpenBLAS. The transformers' GEMMs split
+  // well (a 128x256x768 sgemm: 0.60 ms on one OpenBLAS thread, 0.31-0.33 on two,
+  // Zen 3), but OpenBLAS's idle workers spin beside OpenMP's: with two of each
+  // on two cores gpt_small took 23-34 ms against 14.7 with one OpenBLAS thread
+  // and 10.3-10.5 with one OpenMP thread (kOneDnnBlas).
+  if (SetThreadsFunction set = OpenBlasSetThreads()) {
+    set(path == TorchPath::kOneDnnBlas ? threads : 1);
+  }
 }
 
 std::string DescribeLibTorchBlas() {

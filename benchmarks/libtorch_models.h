@@ -25,10 +25,16 @@ enum class TorchPath {
   kOneDnn,
   // traced.pt through torch::jit::load, unoptimised: the eager-like baseline.
   kTraced,
+  // kOneDnn's module with ATen on one OpenMP thread and OpenBLAS on all of the
+  // run's: the fastest TorchScript setting for the transformers at 2 threads
+  // (their matmuls reach OpenBLAS, whose workers and OpenMP's spin against
+  // each other when both have two). Registered for 2 threads and more only:
+  // at 1 thread it is kOneDnn.
+  kOneDnnBlas,
 };
 
 inline constexpr TorchPath kTorchPaths[] = {TorchPath::kMobile, TorchPath::kOneDnn,
-                                            TorchPath::kTraced};
+                                            TorchPath::kTraced, TorchPath::kOneDnnBlas};
 
 // "pytorch_mobile", "torchscript_onednn", "torchscript_traced".
 std::string_view TorchPathName(TorchPath path);
@@ -63,7 +69,8 @@ void InitLibTorch();
 // Runs `path` on `threads` threads: OpenMP (ATen's and oneDNN's kernels) and
 // the pthreadpool behind the XNNPACK ops get `threads`, except that kMobile
 // runs ATen's own kernels on one OpenMP thread (a PyTorch Mobile build has no
-// OpenMP); OpenBLAS always gets one.
+// OpenMP); OpenBLAS gets one, except on kOneDnnBlas, where OpenMP gets one and
+// OpenBLAS `threads`.
 void SetLibTorchThreads(TorchPath path, int threads);
 
 // Which BLAS LibTorch resolved and how fast it is, for the report:

@@ -14,6 +14,8 @@
 //   <model>/pytorch_mobile/threads:N      mobile.pt on the lite interpreter (XNNPACK)
 //   <model>/torchscript_onednn/threads:N  traced_frozen.pt + optimize_for_inference (oneDNN)
 //   <model>/torchscript_traced/threads:N  traced.pt, unoptimised (eager-like)
+//   <model>/torchscript_blas/threads:N    torchscript_onednn's module with ATen on one OpenMP
+//                                         thread and OpenBLAS on N (N >= 2: the transformers)
 //   <model>/load/<variant>                from the file to ready to run
 // A torchir backend that CompileProgram does not offer is left out. Every
 // variant is checked against expected.safetensors before it is timed and
@@ -172,6 +174,7 @@ SummaryLayout RegisterBenchmarks(const std::vector<std::string>& models) {
     }
     for (TorchPath path : kTorchPaths) {
       for (int threads : kThreadCounts) {
+        if (threads == 1 && path == TorchPath::kOneDnnBlas) continue;  // kOneDnn at 1 thread
         benchmark::RegisterBenchmark(
             LatencyBenchmarkName(model, std::string(TorchPathName(path)), threads).c_str(),
             TorchLatency, model, path, threads)
@@ -186,6 +189,7 @@ SummaryLayout RegisterBenchmarks(const std::vector<std::string>& models) {
           ->UseRealTime();
     }
     for (TorchPath path : kTorchPaths) {
+      if (path == TorchPath::kOneDnnBlas) continue;  // kOneDnn's load
       benchmark::RegisterBenchmark(
           LoadBenchmarkName(model, std::string(TorchPathName(path))).c_str(), TorchLoad, model,
           path)

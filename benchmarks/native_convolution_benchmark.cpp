@@ -350,7 +350,8 @@ void RegisterAll() {
 #if TORCHIR_BENCH_LIBTORCH
     benchmark::RegisterBenchmark(("LibTorch/" + name).c_str(), BM_LibTorch, layer);
 #endif
-    benchmark::RegisterBenchmark(("Native/" + name + "/again").c_str(), BM_Native, layer, Run::kPlain);
+    benchmark::RegisterBenchmark(("Native/" + name + "/again").c_str(), BM_Native, layer,
+                                 Run::kPlain);
 #if defined(__x86_64__)
     benchmark::RegisterBenchmark(("Native/" + name + "/cold").c_str(), BM_Native, layer,
                                  Run::kColdWeights);
@@ -359,7 +360,8 @@ void RegisterAll() {
       benchmark::RegisterBenchmark(("Native/" + name + "/residual").c_str(), BM_Native, layer,
                                    Run::kResidual);
       benchmark::RegisterBenchmark(("Winograd/" + name).c_str(), BM_Winograd, layer, false);
-      benchmark::RegisterBenchmark(("Native/" + name + "/direct").c_str(), BM_Native, layer, Run::kPlain);
+      benchmark::RegisterBenchmark(("Native/" + name + "/direct").c_str(), BM_Native, layer,
+                                   Run::kPlain);
       benchmark::RegisterBenchmark(("Winograd/" + name + "/again").c_str(), BM_Winograd, layer,
                                    false);
       benchmark::RegisterBenchmark(("Winograd/" + name + "/residual").c_str(), BM_Winograd, layer,

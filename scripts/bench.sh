@@ -83,7 +83,8 @@ export LD_LIBRARY_PATH="$OPENBLAS_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # the TorchScript paths 1.1-5.6x slower at 2 threads here, and the brief spin after
 # a PyTorch run is over before the next benchmark's warm-up ends. PyTorch
 # Mobile, whose XNNPACK pool OpenMP's spinning would starve, runs ATen on one
-# OpenMP thread instead (benchmarks/libtorch_models.h). OpenBLAS: 1 thread.
+# OpenMP thread instead (benchmarks/libtorch_models.h). OpenBLAS: 1 thread at
+# start; each TorchScript run sets it to the run's thread count.
 unset OMP_WAIT_POLICY GOMP_SPINCOUNT
 export OMP_NUM_THREADS=2
 export OPENBLAS_NUM_THREADS=1
