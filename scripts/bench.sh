@@ -84,7 +84,7 @@ export LD_LIBRARY_PATH="$OPENBLAS_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # a PyTorch run is over before the next benchmark's warm-up ends. PyTorch
 # Mobile, whose XNNPACK pool OpenMP's spinning would starve, runs ATen on one
 # OpenMP thread instead (benchmarks/libtorch_models.h). OpenBLAS: 1 thread at
-# start; each TorchScript run sets it to the run's thread count.
+# start; torchscript_blas runs set it to their thread count (ATen: 1).
 unset OMP_WAIT_POLICY GOMP_SPINCOUNT
 export OMP_NUM_THREADS=2
 export OPENBLAS_NUM_THREADS=1
