@@ -5,6 +5,8 @@
 //   Peak/<target>                      12 independent FMA chains on registers only: the
 //                                      machine's FMA throughput for that vector width
 //   Native/<target>/M/N/K              Gemm() on pre-packed B, bias, no activation
+//   Native/best/<fc1 layer>/M/N/K/gelu the same with the GELU epilogue (erf form) that follows
+//                                      a transformer's first feed-forward product
 //   Xnnpack/M/N/K                      xnn_create_fully_connected_nc_f32 (packs at create,
 //                                      outside the timing), xnn_run_operator without a pool
 //   LibTorch/M/N/K                     at::linear on 1 thread (libtorch_layers.h), when the
@@ -108,7 +110,8 @@ void ReportRate(benchmark::State& state, const Shape& shape, double peak) {
 
 pthreadpool_t g_pool2 = nullptr;  // 2 threads, for the threads:2 rows
 
-void BM_Native(benchmark::State& state, Shape shape, int64_t target, pthreadpool_t pool) {
+void BM_Native(benchmark::State& state, Shape shape, int64_t target, pthreadpool_t pool,
+               Activation activation) {
   ForcedTarget forced(target);
   GemmConfig config;
   if (!GetGemmConfig(CurrentKernelTarget(), &config)) {
@@ -130,10 +133,12 @@ void BM_Native(benchmark::State& state, Shape shape, int64_t target, pthreadpool
     state.SkipWithError("packing failed");
     return;
   }
+  Epilogue epilogue;
+  epilogue.activation = activation;
   for (auto _ : state) {
     const runtime::Error error =
-        Gemm(shape.m, a.data(), shape.k, view, bias.data(), c.data(), shape.n, {}, scratch.data(),
-             scratch.size() * sizeof(float), pool);
+        Gemm(shape.m, a.data(), shape.k, view, bias.data(), c.data(), shape.n, epilogue,
+             scratch.data(), scratch.size() * sizeof(float), pool);
     if (error != runtime::Error::kOk) {
       state.SkipWithError("Gemm failed");
       return;
@@ -210,16 +215,21 @@ void RegisterAll() {
   for (const Shape& shape : kShapes) {
     const std::string name = ShapeName(shape);
     benchmark::RegisterBenchmark(("Native/best/" + name).c_str(), BM_Native, shape, int64_t{0},
-                                 nullptr);
+                                 nullptr, Activation::kNone);
     benchmark::RegisterBenchmark(("Xnnpack/" + name).c_str(), BM_Xnnpack, shape, nullptr);
 #if TORCHIR_BENCH_LIBTORCH
     benchmark::RegisterBenchmark(("LibTorch/" + name).c_str(), BM_LibTorch, shape);
 #endif
     benchmark::RegisterBenchmark(("Native/best/" + name + "/again").c_str(), BM_Native, shape,
-                                 int64_t{0}, nullptr);
+                                 int64_t{0}, nullptr, Activation::kNone);
+    // The feed-forward layers' first product is followed by GELU (erf form) in the transformers.
+    if (name.find("_fc1") != std::string::npos) {
+      benchmark::RegisterBenchmark(("Native/best/" + name + "/gelu").c_str(), BM_Native, shape,
+                                   int64_t{0}, nullptr, Activation::kGelu);
+    }
     if (g_avx2 != 0) {
       benchmark::RegisterBenchmark(("Native/avx2/" + name).c_str(), BM_Native, shape, g_avx2,
-                                   nullptr);
+                                   nullptr, Activation::kNone);
     }
     if (++index == std::size(kShapes) / 2) RegisterPeaks("middle");
   }
@@ -229,7 +239,7 @@ void RegisterAll() {
     const std::string name = ShapeName(shape) + "/threads:2";
     // Wall-clock time: CPU time would count the calling thread only.
     benchmark::RegisterBenchmark(("Native/best/" + name).c_str(), BM_Native, shape, int64_t{0},
-                                 g_pool2)
+                                 g_pool2, Activation::kNone)
         ->UseRealTime();
     benchmark::RegisterBenchmark(("Xnnpack/" + name).c_str(), BM_Xnnpack, shape, g_pool2)
         ->UseRealTime();

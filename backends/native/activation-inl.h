@@ -132,12 +132,34 @@ HWY_NOINLINE void ActivateRows(float* HWY_RESTRICT data, size_t rows, size_t col
   const hn::ScalableTag<float> d;
   const size_t lanes = hn::Lanes(d);
   HWY_ALIGN float tail[hn::MaxLanes(d)];
+  // The full vectors, four at a time in row-major order across the rows: four independent
+  // chains of ~40 operations (GELU's) in one block for the scheduler to interleave. On Zen 3 a
+  // GELU-ended 128 x 1024 x 256 GEMM took 0.90 ms against 0.925 one vector at a time (the
+  // GELU's share 0.19 against 0.215 ms; torchir_native_gemm_benchmark, .../gelu rows).
+  const size_t per_row = cols / lanes;
+  const size_t vectors = rows * per_row;
+  size_t v = 0;
+  for (; v + 4 <= vectors; v += 4) {
+    float* p[4];
+    for (size_t i = 0; i < 4; ++i) {
+      p[i] = data + (v + i) / per_row * stride + (v + i) % per_row * lanes;
+    }
+    const auto y0 = Activate<kActivation>(d, hn::LoadU(d, p[0]));
+    const auto y1 = Activate<kActivation>(d, hn::LoadU(d, p[1]));
+    const auto y2 = Activate<kActivation>(d, hn::LoadU(d, p[2]));
+    const auto y3 = Activate<kActivation>(d, hn::LoadU(d, p[3]));
+    hn::StoreU(y0, d, p[0]);
+    hn::StoreU(y1, d, p[1]);
+    hn::StoreU(y2, d, p[2]);
+    hn::StoreU(y3, d, p[3]);
+  }
+  for (; v < vectors; ++v) {
+    float* p = data + v / per_row * stride + v % per_row * lanes;
+    hn::StoreU(Activate<kActivation>(d, hn::LoadU(d, p)), d, p);
+  }
   for (size_t r = 0; r < rows; ++r) {
     float* row = data + r * stride;
-    size_t j = 0;
-    for (; j + lanes <= cols; j += lanes) {
-      hn::StoreU(Activate<kActivation>(d, hn::LoadU(d, row + j)), d, row + j);
-    }
+    const size_t j = per_row * lanes;
     if (j < cols) {
       std::memset(tail, 0, sizeof(tail));
       std::memcpy(tail, row + j, (cols - j) * sizeof(float));
