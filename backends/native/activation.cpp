@@ -31,17 +31,27 @@ void ApplyActivationForTarget(const Epilogue& epilogue, float* data, size_t coun
   }
 }
 
-void ExpForTarget(const float* x, float* y, size_t count) {
+// y[i] = function(d, x[i]) for i < count, vector by vector; the tail through a zeroed buffer.
+template <class Function>
+void MapFloats(const float* x, float* y, size_t count, Function function) {
   const hn::ScalableTag<float> d;
   const size_t lanes = hn::Lanes(d);
   size_t i = 0;
-  for (; i + lanes <= count; i += lanes) hn::StoreU(Exponential(d, hn::LoadU(d, x + i)), d, y + i);
+  for (; i + lanes <= count; i += lanes) hn::StoreU(function(d, hn::LoadU(d, x + i)), d, y + i);
   if (i < count) {
     HWY_ALIGN float tail[hn::MaxLanes(d)] = {};
     std::memcpy(tail, x + i, (count - i) * sizeof(float));
-    hn::Store(Exponential(d, hn::Load(d, tail)), d, tail);
+    hn::Store(function(d, hn::Load(d, tail)), d, tail);
     std::memcpy(y + i, tail, (count - i) * sizeof(float));
   }
+}
+
+void ExpForTarget(const float* x, float* y, size_t count) {
+  MapFloats(x, y, count, [](auto d, auto v) { return Exponential(d, v); });
+}
+
+void ErfForTarget(const float* x, float* y, size_t count) {
+  MapFloats(x, y, count, [](auto d, auto v) { return Erf(d, v); });
 }
 
 }  // namespace HWY_NAMESPACE
@@ -53,6 +63,7 @@ namespace torchir::native {
 
 HWY_EXPORT(ApplyActivationForTarget);
 HWY_EXPORT(ExpForTarget);
+HWY_EXPORT(ErfForTarget);
 
 void ApplyActivation(const Epilogue& epilogue, float* data, size_t count) {
   HWY_DYNAMIC_DISPATCH(ApplyActivationForTarget)(epilogue, data, count);
@@ -60,6 +71,10 @@ void ApplyActivation(const Epilogue& epilogue, float* data, size_t count) {
 
 void Exp(const float* x, float* y, size_t count) {
   HWY_DYNAMIC_DISPATCH(ExpForTarget)(x, y, count);
+}
+
+void Erf(const float* x, float* y, size_t count) {
+  HWY_DYNAMIC_DISPATCH(ErfForTarget)(x, y, count);
 }
 
 }  // namespace torchir::native

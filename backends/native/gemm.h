@@ -28,7 +28,7 @@ enum class Activation : uint32_t {
   kNone = 0,
   kRelu = 1,      // max(x, 0)
   kClamp = 2,     // min(max(x, min), max): relu6 and hardtanh
-  kGelu = 3,      // x * (1 + erf(x / sqrt 2)) / 2, erf within 1.5e-7 (Abramowitz & Stegun 7.1.26)
+  kGelu = 3,      // x * (1 + erf(x / sqrt 2)) / 2, erf within 4.4e-7 (a rational fit)
   kGeluTanh = 4,  // x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2
   // The rest use exp within 1.5e-7 relative error (activation-inl.h).
   kHardswish = 5,    // x * min(max(x + 3, 0), 6) / 6: MobileNetV3

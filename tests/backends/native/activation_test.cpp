@@ -103,13 +103,47 @@ TEST_P(ActivationTest, ExpOfSpecialValues) {
   EXPECT_TRUE(std::isnan(y[12]));
 }
 
+// The stated bound: within 4.4e-7 of std::erf for every float (every 256th float of each sign
+// up to 6, past the clamp at 4, so every exponent and the whole fitted range is exercised), +-1
+// far out and at the infinities, odd in its argument.
+TEST_P(ActivationTest, ErfIsWithinItsStatedErrorOfStdErf) {
+  std::vector<float> x = EveryNthFloat(-6.0f, 6.0f, 256);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float far : {-inf, -1e30f, -100.0f, 100.0f, 1e30f, inf}) x.push_back(far);
+  std::vector<float> y(x.size());
+  Erf(x.data(), y.data(), x.size());
+  double worst = 0.0;
+  float worst_x = 0.0f;
+  size_t failures = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double error = std::fabs(y[i] - std::erf(static_cast<double>(x[i])));
+    if (error > worst) {
+      worst = error;
+      worst_x = x[i];
+    }
+    if (!(error <= 4.4e-7) && ++failures <= 5) {
+      ADD_FAILURE() << "erf(" << x[i] << ") = " << y[i] << ", expected "
+                    << std::erf(static_cast<double>(x[i])) << ": error " << error;
+    }
+  }
+  EXPECT_EQ(failures, 0u);
+  std::vector<float> negated(x.size());
+  for (size_t i = 0; i < x.size(); ++i) negated[i] = -x[i];
+  std::vector<float> y_negated(x.size());
+  Erf(negated.data(), y_negated.data(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(y_negated[i], -y[i]) << "x = " << x[i];
+  std::printf("%s: erf's worst error %.3g at x = %.9g over %zu arguments\n",
+              hwy::TargetName(GetParam()), worst, worst_x, x.size());
+}
+
 // Each activation computed after the store against its definition in double precision (the
 // portable kernels' formulas), over [-20, 20] in steps of 1/64 (hardswish's and hardsigmoid's
 // -3 and 3 exactly) and far out: within 1 ulp of the result plus 4 ulp of the inputs' scale for
 // hardswish / hardsigmoid (one rounding each for x + 3, the product and the * (1 / 6)), and
 // within 6e-7 relative or 1e-37 absolute for sigmoid and silu (exp's 1.5e-7, the add and the
 // division; far out, e^-x overflows to +inf as std::exp does in the portable kernels, and
-// silu(-90) is -0 instead of -7.4e-38). Lengths 1..40 cover every vector tail.
+// silu(-90) is -0 instead of -7.4e-38), and for GELU within |x| / 2 times erf's bound and a few
+// roundings. Lengths 1..40 cover every vector tail.
 TEST_P(ActivationTest, ActivationsMatchTheirDefinitions) {
   std::vector<float> x;
   for (int i = -20 * 64; i <= 20 * 64; ++i) x.push_back(static_cast<float>(i) / 64.0f);
@@ -118,7 +152,7 @@ TEST_P(ActivationTest, ActivationsMatchTheirDefinitions) {
   }
   const double u = std::ldexp(1.0, -24);
   for (Activation activation : {Activation::kHardswish, Activation::kHardsigmoid,
-                                Activation::kSigmoid, Activation::kSilu}) {
+                                Activation::kSigmoid, Activation::kSilu, Activation::kGelu}) {
     SCOPED_TRACE(static_cast<int>(activation));
     const Epilogue epilogue{activation, 0.0f, 0.0f};
     for (size_t length : {size_t{1}, size_t{3}, size_t{17}, size_t{40}, x.size()}) {
@@ -130,6 +164,10 @@ TEST_P(ActivationTest, ActivationsMatchTheirDefinitions) {
         double tolerance;
         if (activation == Activation::kHardswish || activation == Activation::kHardsigmoid) {
           tolerance = 4 * u * std::fabs(exact) + 2 * u * (std::fabs(x[i]) + 3.0);
+        } else if (activation == Activation::kGelu) {
+          // x / 2 times erf's 4.4e-7 plus the roundings of x / sqrt 2 and 1 + erf, then the
+          // product's.
+          tolerance = 0.5 * std::fabs(x[i]) * (4.4e-7 + 4 * u) + u * std::fabs(exact);
         } else {
           tolerance = 6e-7 * std::fabs(exact) + 1e-37;
         }
@@ -142,9 +180,9 @@ TEST_P(ActivationTest, ActivationsMatchTheirDefinitions) {
   }
 }
 
-// NaN stays NaN through silu and sigmoid (exp passes it on).
+// NaN stays NaN through silu and sigmoid (exp passes it on) and GELU (x / 2 times the rest).
 TEST_P(ActivationTest, NanPropagatesThroughExpBasedActivations) {
-  for (Activation activation : {Activation::kSigmoid, Activation::kSilu}) {
+  for (Activation activation : {Activation::kSigmoid, Activation::kSilu, Activation::kGelu}) {
     float value = std::numeric_limits<float>::quiet_NaN();
     ApplyActivation({activation, 0.0f, 0.0f}, &value, 1);
     EXPECT_TRUE(std::isnan(value)) << static_cast<int>(activation);
