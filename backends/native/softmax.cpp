@@ -97,21 +97,22 @@ void SoftmaxRowsForTarget(const SoftmaxCall& call) {
     const float max = mask != nullptr
                           ? ScaleMaskMax<true>(d, x, mask, call.scale, call.mask_fill, cols, y)
                           : ScaleMaskMax<false>(d, x, mask, call.scale, call.mask_fill, cols, y);
-    // Pass 2: e = exp(y - max) in place, summed in two accumulators; the tail through a padded
-    // vector (exp of the padding's -inf is 0).
+    // Pass 2: e = exp(y - max) in place, summed in two accumulators, 0 where it would be
+    // subnormal (Exponential<true>: no slow underflowing arithmetic on masked entries); the
+    // tail through a padded vector (exp of the padding's -inf is 0).
     const V m = hn::Set(d, max);
     V s0 = hn::Zero(d), s1 = hn::Zero(d);
     size_t i = 0;
     for (; i + 2 * lanes <= cols; i += 2 * lanes) {
-      const V e0 = Exponential(d, hn::Sub(hn::LoadU(d, y + i), m));
-      const V e1 = Exponential(d, hn::Sub(hn::LoadU(d, y + i + lanes), m));
+      const V e0 = Exponential<true>(d, hn::Sub(hn::LoadU(d, y + i), m));
+      const V e1 = Exponential<true>(d, hn::Sub(hn::LoadU(d, y + i + lanes), m));
       hn::StoreU(e0, d, y + i);
       hn::StoreU(e1, d, y + i + lanes);
       s0 = hn::Add(s0, e0);
       s1 = hn::Add(s1, e1);
     }
     for (; i + lanes <= cols; i += lanes) {
-      const V e = Exponential(d, hn::Sub(hn::LoadU(d, y + i), m));
+      const V e = Exponential<true>(d, hn::Sub(hn::LoadU(d, y + i), m));
       hn::StoreU(e, d, y + i);
       s0 = hn::Add(s0, e);
     }
@@ -119,7 +120,7 @@ void SoftmaxRowsForTarget(const SoftmaxCall& call) {
       HWY_ALIGN float tail[hn::MaxLanes(d)];
       for (size_t t = 0; t < lanes; ++t) tail[t] = -std::numeric_limits<float>::infinity();
       std::memcpy(tail, y + i, (cols - i) * sizeof(float));
-      const V e = Exponential(d, hn::Sub(hn::Load(d, tail), m));
+      const V e = Exponential<true>(d, hn::Sub(hn::Load(d, tail), m));
       hn::Store(e, d, tail);
       std::memcpy(y + i, tail, (cols - i) * sizeof(float));
       s1 = hn::Add(s1, e);

@@ -18,7 +18,9 @@ namespace torchir::native {
 // For each row r of `cols` floats: v = scale * input[r, c], replaced by mask_fill where
 // mask[r % mask_rows, c] is non-zero (mask: mask_rows x cols bytes, or null for none), then
 // output[r, c] = exp(v - max_c v) / sum_c exp(v - max_c v). Exponentials are
-// activation-inl.h's (relative error <= 1.5e-7); the sum is in float. A row whose values are all
+// activation-inl.h's (relative error <= 1.5e-7), 0 where exp(v - max) is below the smallest
+// normal float (v - max < -87.34: 1.2e-38 of the row's sum at most); the sum is in float. A row
+// whose values are all
 // -inf becomes NaN, as in PyTorch. `output` may be `input` (in place), not otherwise overlap it.
 // Rows are shared among the pool's threads when given. kInvalidArgument for zero sizes, null
 // tensors, or a mask with zero rows.

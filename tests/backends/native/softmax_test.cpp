@@ -122,6 +122,22 @@ TEST_P(SoftmaxTest, LargeInputsDoNotOverflow) {
   for (size_t i = 0; i < input.size(); ++i) EXPECT_NEAR(output[i], expected[i], 1e-6) << i;
 }
 
+// Entries far below the row's maximum: exp(v - max) where it is a normal float (-87 and -87.3
+// below), exactly 0 where it would be subnormal or underflow (-87.4, -100, -1000), as the masked
+// entries are.
+TEST_P(SoftmaxTest, EntriesWithSubnormalExponentialsAreZero) {
+  const std::vector<float> input = {0.0f, -87.0f, -87.3f, -87.4f, -100.0f, -1000.0f, 0.0f, -1.0f};
+  std::vector<float> output(input.size());
+  ASSERT_EQ(Softmax(1, input.size(), input.data(), 1.0f, nullptr, 0, 0.0f, output.data()),
+            Error::kOk);
+  const double sum = 2 + std::exp(-1.0) + std::exp(-87.0) + std::exp(-87.3);
+  for (size_t i : {0, 1, 2, 6, 7}) {
+    const double expected = std::exp(static_cast<double>(input[i])) / sum;
+    EXPECT_NEAR(output[i], expected, 1e-6 * expected) << i;
+  }
+  for (size_t i : {3, 4, 5}) EXPECT_EQ(output[i], 0.0f) << i;
+}
+
 // A row masked whole has no finite value: NaN, as PyTorch gives; the other rows are unaffected.
 TEST_P(SoftmaxTest, RowMaskedWholeIsNaN) {
   const size_t cols = 20;
