@@ -122,6 +122,20 @@ HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_
 // layers on Zen 4, docs/native-kernels.md).
 constexpr size_t kInPlaceMaxColumns = 64;
 
+// The rows of the tile at row i0 of an mc-row block: kMr, except that a remainder of fewer than
+// kFewestRows rows is not left alone: with the last full tile it makes kMr + 1 to kMr + 3 rows,
+// split in two tiles of about half each. A tile of r rows has 2 r independent FMA chains (two
+// vectors of B), and below 8 chains it waits on the FMA's latency (4 cycles, 2 FMAs a cycle on
+// the cores we target), so it costs as long as a 4-row tile: on AVX2, 6 + 2 rows took the time
+// of 6 + 4 and 4 + 4 take 8 (docs/native-kernels.md).
+constexpr size_t kFewestRows = kMr / 2 < 4 ? kMr / 2 : 4;
+HWY_INLINE size_t TileRows(size_t mc, size_t i0) {
+  const size_t left = mc - i0;
+  if (left < kMr) return left;
+  if (left == kMr || left >= kMr + kFewestRows) return kMr;
+  return (left + 1) / 2;
+}
+
 }  // namespace
 
 runtime::Error GemmForTarget(const GemmCall& call) {
@@ -201,10 +215,10 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           // quarter of the time. Only when those kc x kNr floats lie inside B.
           const float* next_panel = args.b + kc * kNr;
           const bool has_next = static_cast<size_t>(next_panel - b.data) + kc * kNr <= k * n_padded;
-          for (size_t i0 = 0; i0 < mc; i0 += kMr) {
+          for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
             args.a = a_block + i0 * args.lda;
             args.prefetch = i0 == 0 && has_next ? next_panel : nullptr;
-            const size_t rows = mc - i0 < kMr ? mc - i0 : kMr;
+            rows = TileRows(mc, i0);
             if (residual != nullptr && k0 == 0) {
               args.residual = residual + (m0 + i0) * args.residual_stride + j0;
             }

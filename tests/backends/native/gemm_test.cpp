@@ -151,11 +151,13 @@ TEST_P(GemmTest, DispatchesToTheForcedTarget) {
 
 // Every tail of the micro-kernel: M around every target's mr (4, 6, 12, 14), N around every nr
 // (8, 16, 32), K of 1 and around one K block (256); the activation cycles through the kinds.
+// M of mr + 1..3 and 2 mr + 1..3 (7-9, 13-15 for mr = 6, 15-17 and 29 for 14) are the edges
+// whose last full tile and remainder run as two tiles of about half each (gemm.cpp TileRows).
 TEST_P(GemmTest, MatchesReferenceOnTailShapes) {
   const Epilogue epilogues[] = {
       {Activation::kNone, 0, 0}, {Activation::kRelu, 0, 0}, {Activation::kClamp, -0.5f, 0.75f}};
   uint32_t seed = 1;
-  for (size_t m : {1, 2, 4, 5, 6, 7, 12, 13, 14, 15, 29}) {
+  for (size_t m : {1, 2, 4, 5, 6, 7, 9, 12, 13, 14, 15, 16, 17, 29}) {
     for (size_t n : {1, 3, 8, 9, 16, 17, 31, 32, 33}) {
       for (size_t k : {1, 2, 7, 255, 256, 257}) {
         ExpectGemmMatchesReference({m, n, k, 0, 0, seed % 2 == 0, epilogues[seed % 3]}, seed);
