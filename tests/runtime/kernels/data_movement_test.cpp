@@ -89,6 +89,14 @@ TEST_P(DataMovementTest, Permute) {
                                                       {{}, {}},
                                                       {{7}, {0}},
                                                       {{37, 19}, {1, 0}},
+                                                      // Channels last for 1-5 channels: the
+                                                      // few-columns path and the tiles.
+                                                      {{1, 3, 9, 11}, {0, 2, 3, 1}},
+                                                      {{2, 2, 5, 7}, {0, 2, 3, 1}},
+                                                      {{2, 4, 3, 3}, {0, 2, 3, 1}},
+                                                      {{1, 5, 6, 5}, {0, 2, 3, 1}},
+                                                      {{3, 37}, {1, 0}},
+                                                      {{4, 2, 19}, {0, 2, 1}},
                                                       {{0, 3}, {1, 0}}};
   for (const auto& [sizes, dims] : cases) {
     ExpectMatches(
@@ -429,8 +437,8 @@ TEST(ScatterKernel, OneWritePerTargetAlongEveryDim) {
                            verify::Tolerance{0, 0}, -2.0, 2.0, 0, 4);
   }
   ExpectMatchesReference(
-      *ScatterGraph(ir::DType::kFloat32, {4, 5, 6}, {4, 5, 1}, {4, 5, 1}, 2, ir::DType::kInt32),
-      73, verify::Tolerance{0, 0}, -2.0, 2.0, 0, 4);
+      *ScatterGraph(ir::DType::kFloat32, {4, 5, 6}, {4, 5, 1}, {4, 5, 1}, 2, ir::DType::kInt32), 73,
+      verify::Tolerance{0, 0}, -2.0, 2.0, 0, 4);
 }
 
 TEST(ScatterKernel, AccumulateAddsRepeatedTargets) {
