@@ -84,7 +84,7 @@ double Flops(const Layer& l) {
 
 // resnet18's distinct convolutions, resnet50's that resnet18 does not have (its bottleneck 1x1
 // layers, the stride-2 3x3 of each stage's first block, the stride-2 1x1 downsamples), then
-// mobilenet_v2's distinct depthwise and pointwise ones.
+// mobilenet_v2's stem and its distinct depthwise and pointwise ones.
 constexpr Layer kLayers[] = {
     {"resnet18_conv1_7x7_224", false, 224, 3, 64, 7, 2, 3},
     {"resnet18_3x3_56", false, 56, 64, 64, 3, 1, 1},
@@ -115,6 +115,7 @@ constexpr Layer kLayers[] = {
     {"resnet50_1x1_7_512to2048", false, 7, 512, 2048, 1, 1, 0},
     {"resnet50_1x1s2_14_1024to2048", false, 14, 1024, 2048, 1, 2, 0},
     {"resnet50_1x1_7_2048to512", false, 7, 2048, 512, 1, 1, 0},
+    {"mobilenet_v2_conv1_3x3s2_224", false, 224, 3, 32, 3, 2, 1},
     {"mobilenet_v2_dw_112x32", true, 112, 32, 32, 3, 1, 1},
     {"mobilenet_v2_dws2_112x96", true, 112, 96, 96, 3, 2, 1},
     {"mobilenet_v2_dw_56x144", true, 56, 144, 144, 3, 1, 1},

@@ -121,6 +121,10 @@ HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_
 // was measured below the in-place kernel's at N <= 64 (mobilenet_v2's and resnet50's pointwise
 // layers on Zen 4, docs/native-kernels.md).
 constexpr size_t kInPlaceMaxColumns = 64;
+// ... and at any N when rows have at most this many floats: with K this short the copy is a
+// larger share of each tile's work than the run-time stride costs (mobilenet_v2's 16 -> 96
+// expansion at 112 x 112: 0.95-0.97 of the time on Zen 3; 24 -> 144 0.98-0.99, 32 -> 192 level).
+constexpr size_t kInPlaceMaxFeatures = 32;
 
 // The rows of the tile at row i0 of an mc-row block: kMr, except that a remainder of fewer than
 // kFewestRows rows is not left alone: with the last full tile it makes kMr + 1 to kMr + 3 rows,
@@ -185,12 +189,14 @@ runtime::Error GemmForTarget(const GemmCall& call) {
         // Rows already kKc floats apart (a linear layer with 256 input features on AVX2 and
         // AVX-512) are what the packed kernels read: no copy. Shorter rows are read where they
         // are too when few panels share the copy (N <= kInPlaceMaxColumns: pointwise
-        // convolutions with few channels, where the copy took a fifth of the time at N = 16),
+        // convolutions with few channels, where the copy took a fifth of the time at N = 16) or
+        // when they are short (K <= kInPlaceMaxFeatures),
         // by kernels that take their stride at run time. Else rows are packed kKc floats apart,
         // for the packed kernels' constant displacements: a run-time stride costs a few
         // registers, and 3-7 % of the time of a layer with many panels (Zen 4).
         const bool as_packed = call.a_source == nullptr && call.lda == kKc;
-        const bool in_place = call.a_source == nullptr && call.lda < kKc && n <= kInPlaceMaxColumns;
+        const bool in_place = call.a_source == nullptr && call.lda < kKc &&
+                              (n <= kInPlaceMaxColumns || k <= kInPlaceMaxFeatures);
         const float* a_block = as_packed || in_place ? call.a + m0 * call.lda + k0 : call.scratch;
         args.lda = in_place ? call.lda : kKc;
         if (call.a_source != nullptr) {
