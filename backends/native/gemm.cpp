@@ -121,10 +121,13 @@ HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_
 // was measured below the in-place kernel's at N <= 64 (mobilenet_v2's and resnet50's pointwise
 // layers on Zen 4, docs/native-kernels.md).
 constexpr size_t kInPlaceMaxColumns = 64;
-// ... and at any N when rows have at most this many floats: with K this short the copy is a
-// larger share of each tile's work than the run-time stride costs (mobilenet_v2's 16 -> 96
-// expansion at 112 x 112: 0.95-0.97 of the time on Zen 3; 24 -> 144 0.98-0.99, 32 -> 192 level).
-constexpr size_t kInPlaceMaxFeatures = 32;
+// ... and, on AVX2, at any N when rows have at most this many floats: with K this short the copy
+// is a larger share of each tile's work than the run-time stride costs in the 6-row kernel
+// (Zen 3: mobilenet_v2's 16 -> 96 expansion at 112 x 112 0.95-0.97 of the time, 24 -> 144
+// 0.98-0.99; resnet50's 64 -> 256 at 56 x 56 0.97-0.98; K = 128 gained 1-2 %, within the noise).
+// Other targets keep the rule above until measured: AVX-512's 14-row kernel spills row offsets
+// (docs/native-kernels.md).
+constexpr size_t kInPlaceMaxFeatures = kThisTarget == KernelTarget::kX86Avx2 ? 64 : 0;
 
 // The rows of the tile at row i0 of an mc-row block: kMr, except that a remainder of fewer than
 // kFewestRows rows is not left alone: with the last full tile it makes kMr + 1 to kMr + 3 rows,
@@ -190,7 +193,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
         // AVX-512) are what the packed kernels read: no copy. Shorter rows are read where they
         // are too when few panels share the copy (N <= kInPlaceMaxColumns: pointwise
         // convolutions with few channels, where the copy took a fifth of the time at N = 16) or
-        // when they are short (K <= kInPlaceMaxFeatures),
+        // when they are short (K <= kInPlaceMaxFeatures, AVX2),
         // by kernels that take their stride at run time. Else rows are packed kKc floats apart,
         // for the packed kernels' constant displacements: a run-time stride costs a few
         // registers, and 3-7 % of the time of a layer with many panels (Zen 4).
