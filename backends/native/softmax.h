@@ -20,8 +20,8 @@ namespace torchir::native {
 // output[r, c] = exp(v - max_c v) / sum_c exp(v - max_c v). Exponentials are
 // activation-inl.h's (relative error <= 1.5e-7), 0 where exp(v - max) is below the smallest
 // normal float (v - max < -87.34: 1.2e-38 of the row's sum at most); the sum is in float. A row
-// whose values are all
-// -inf becomes NaN, as in PyTorch. `output` may be `input` (in place), not otherwise overlap it.
+// whose values are all -inf becomes NaN, as in PyTorch. `output` may be `input` (in place), not
+// otherwise overlap it.
 // Rows are shared among the pool's threads when given. kInvalidArgument for zero sizes, null
 // tensors, or a mask with zero rows.
 runtime::Error Softmax(size_t rows, size_t cols, const float* input, float scale,
