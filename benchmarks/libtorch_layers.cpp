@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <utility>
 
+#include "benchmarks/openblas_threads.h"
+
 namespace torchir::benchmarks {
 namespace {
 
@@ -42,6 +44,7 @@ std::unique_ptr<LibTorchConvolution> LibTorchConvolution::Create(const TorchConv
                                                                  std::string* error) {
   try {
     at::set_num_threads(1);
+    SetOpenBlasThreads(1);  // the slow2d path's GEMM, and at::linear's
     torch::manual_seed(0);
     auto impl = std::make_unique<Impl>();
     const int64_t size = static_cast<int64_t>(shape.size);
@@ -88,6 +91,7 @@ std::unique_ptr<LibTorchLinear> LibTorchLinear::Create(size_t m, size_t n, size_
                                                        std::string* error) {
   try {
     at::set_num_threads(1);
+    SetOpenBlasThreads(1);  // the slow2d path's GEMM, and at::linear's
     torch::manual_seed(0);
     auto impl = std::make_unique<Impl>();
     impl->input = torch::randn({static_cast<int64_t>(m), static_cast<int64_t>(k)});

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "benchmarks/openblas_threads.h"
 
 namespace torchir::benchmarks {
 namespace {
@@ -78,16 +79,11 @@ absl::Status Flatten(const c10::IValue& value, std::vector<HostTensor>* out) {
   return absl::InvalidArgumentError(absl::StrCat("output of type ", value.tagKind()));
 }
 
-// OpenBLAS's own controls, looked up at run time: LibTorch reaches BLAS only
-// through libblas.so.3, which may or may not be OpenBLAS.
+// OpenMP's and OpenBLAS's own controls, looked up at run time: LibTorch reaches
+// BLAS only through libblas.so.3, which may or may not be OpenBLAS
+// (openblas_threads.h sets OpenBLAS's threads).
 using SetThreadsFunction = void (*)(int);
 using GetConfigFunction = const char* (*)();
-
-SetThreadsFunction OpenBlasSetThreads() {
-  static SetThreadsFunction function =
-      reinterpret_cast<SetThreadsFunction>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-  return function;
-}
 
 SetThreadsFunction OpenMpSetThreads() {
   static SetThreadsFunction function =
@@ -224,9 +220,7 @@ void SetLibTorchThreads(TorchPath path, int threads) {
   // Zen 3), but OpenBLAS's idle workers spin beside OpenMP's: with two of each
   // on two cores gpt_small took 23-34 ms against 14.7 with one OpenBLAS thread
   // and 10.3-10.5 with one OpenMP thread (kOneDnnBlas).
-  if (SetThreadsFunction set = OpenBlasSetThreads()) {
-    set(path == TorchPath::kOneDnnBlas ? threads : 1);
-  }
+  SetOpenBlasThreads(path == TorchPath::kOneDnnBlas ? threads : 1);
 }
 
 std::string DescribeLibTorchBlas() {

@@ -1,13 +1,14 @@
 // torchir's native convolutions (backends/native/convolution.h, depthwise.h) on every distinct
-// convolution of resnet18 and the depthwise and pointwise layers of mobilenet_v2 (224 x 224
-// input, batch 1), side by side in one run with a register-only FMA peak loop and XNNPACK's
+// convolution of resnet18, the depthwise and pointwise layers of mobilenet_v2 and the distinct
+// layers of regnet_x_400mf (grouped 3x3, 16 channels a group; 224 x 224 input, batch 1), side by
+// side in one run with a register-only FMA peak loop and XNNPACK's
 // convolution operator, at 1 thread.
 //
 //   Peak/<when>                12 independent FMA chains on registers only (as in
 //                              native_gemm_benchmark.cpp): the FMA throughput of the dispatch
 //                              target's vectors, at the start, middle and end of the run
-//   Native/<layer>             Convolution2d or DepthwiseConvolution2d on weights packed before
-//                              the timing, bias, no activation
+//   Native/<layer>             Convolution2d, GroupedConvolution2d or DepthwiseConvolution2d on
+//                              weights packed before the timing, bias, no activation
 //   Xnnpack/<layer>            xnn_create_convolution2d_nhwc_f32 (packs at create, outside the
 //                              timing), xnn_run_operator without a pool
 //   Native/<layer>/residual    Convolution2d with a residual add and relu (what a ResNet block
@@ -66,8 +67,10 @@ using ::torchir::benchmarks::RandomFloats;
 
 struct Layer {
   const char* name;
-  bool depthwise;
   size_t size, cin, cout, kernel, stride, pad;  // square input, square kernel, symmetric padding
+  size_t groups = 1;                            // cin == cout == groups: depthwise
+
+  bool depthwise() const { return groups > 1 && groups == cin && groups == cout; }
 };
 
 Convolution2dShape ShapeOf(const Layer& l) {
@@ -79,72 +82,93 @@ double Flops(const Layer& l) {
   const Convolution2dShape s = ShapeOf(l);
   const double pixels = static_cast<double>(s.output_height() * s.output_width());
   const double taps = static_cast<double>(l.kernel * l.kernel);
-  return 2.0 * pixels * taps * (l.depthwise ? l.cout : static_cast<double>(l.cin) * l.cout);
+  return 2.0 * pixels * taps * static_cast<double>(l.cin / l.groups) * l.cout;
 }
 
 // resnet18's distinct convolutions, resnet50's that resnet18 does not have (its bottleneck 1x1
 // layers, the stride-2 3x3 of each stage's first block, the stride-2 1x1 downsamples), then
-// mobilenet_v2's stem and its distinct depthwise and pointwise ones.
+// mobilenet_v2's stem and its distinct depthwise and pointwise ones, then regnet_x_400mf's (its
+// stem is mobilenet_v2's): per stage the first block's stride-2 1x1 shortcut, 1x1 and stride-2
+// grouped 3x3, then the 1x1 and grouped 3x3 of the stage's width.
 constexpr Layer kLayers[] = {
-    {"resnet18_conv1_7x7_224", false, 224, 3, 64, 7, 2, 3},
-    {"resnet18_3x3_56", false, 56, 64, 64, 3, 1, 1},
-    {"resnet18_3x3s2_56", false, 56, 64, 128, 3, 2, 1},
-    {"resnet18_3x3_28", false, 28, 128, 128, 3, 1, 1},
-    {"resnet18_1x1s2_56", false, 56, 64, 128, 1, 2, 0},
-    {"resnet18_3x3s2_28", false, 28, 128, 256, 3, 2, 1},
-    {"resnet18_3x3_14", false, 14, 256, 256, 3, 1, 1},
-    {"resnet18_1x1s2_28", false, 28, 128, 256, 1, 2, 0},
-    {"resnet18_3x3s2_14", false, 14, 256, 512, 3, 2, 1},
-    {"resnet18_3x3_7", false, 7, 512, 512, 3, 1, 1},
-    {"resnet18_1x1s2_14", false, 14, 256, 512, 1, 2, 0},
-    {"resnet50_1x1_56_64to64", false, 56, 64, 64, 1, 1, 0},
-    {"resnet50_1x1_56_64to256", false, 56, 64, 256, 1, 1, 0},
-    {"resnet50_1x1_56_256to64", false, 56, 256, 64, 1, 1, 0},
-    {"resnet50_1x1_56_256to128", false, 56, 256, 128, 1, 1, 0},
-    {"resnet50_3x3s2_56_128", false, 56, 128, 128, 3, 2, 1},
-    {"resnet50_1x1_28_128to512", false, 28, 128, 512, 1, 1, 0},
-    {"resnet50_1x1s2_56_256to512", false, 56, 256, 512, 1, 2, 0},
-    {"resnet50_1x1_28_512to128", false, 28, 512, 128, 1, 1, 0},
-    {"resnet50_1x1_28_512to256", false, 28, 512, 256, 1, 1, 0},
-    {"resnet50_3x3s2_28_256", false, 28, 256, 256, 3, 2, 1},
-    {"resnet50_1x1_14_256to1024", false, 14, 256, 1024, 1, 1, 0},
-    {"resnet50_1x1s2_28_512to1024", false, 28, 512, 1024, 1, 2, 0},
-    {"resnet50_1x1_14_1024to256", false, 14, 1024, 256, 1, 1, 0},
-    {"resnet50_1x1_14_1024to512", false, 14, 1024, 512, 1, 1, 0},
-    {"resnet50_3x3s2_14_512", false, 14, 512, 512, 3, 2, 1},
-    {"resnet50_1x1_7_512to2048", false, 7, 512, 2048, 1, 1, 0},
-    {"resnet50_1x1s2_14_1024to2048", false, 14, 1024, 2048, 1, 2, 0},
-    {"resnet50_1x1_7_2048to512", false, 7, 2048, 512, 1, 1, 0},
-    {"mobilenet_v2_conv1_3x3s2_224", false, 224, 3, 32, 3, 2, 1},
-    {"mobilenet_v2_dw_112x32", true, 112, 32, 32, 3, 1, 1},
-    {"mobilenet_v2_dws2_112x96", true, 112, 96, 96, 3, 2, 1},
-    {"mobilenet_v2_dw_56x144", true, 56, 144, 144, 3, 1, 1},
-    {"mobilenet_v2_dws2_56x144", true, 56, 144, 144, 3, 2, 1},
-    {"mobilenet_v2_dw_28x192", true, 28, 192, 192, 3, 1, 1},
-    {"mobilenet_v2_dws2_28x192", true, 28, 192, 192, 3, 2, 1},
-    {"mobilenet_v2_dw_14x384", true, 14, 384, 384, 3, 1, 1},
-    {"mobilenet_v2_dw_14x576", true, 14, 576, 576, 3, 1, 1},
-    {"mobilenet_v2_dws2_14x576", true, 14, 576, 576, 3, 2, 1},
-    {"mobilenet_v2_dw_7x960", true, 7, 960, 960, 3, 1, 1},
-    {"mobilenet_v2_pw_112_32to16", false, 112, 32, 16, 1, 1, 0},
-    {"mobilenet_v2_pw_112_16to96", false, 112, 16, 96, 1, 1, 0},
-    {"mobilenet_v2_pw_56_96to24", false, 56, 96, 24, 1, 1, 0},
-    {"mobilenet_v2_pw_56_24to144", false, 56, 24, 144, 1, 1, 0},
-    {"mobilenet_v2_pw_56_144to24", false, 56, 144, 24, 1, 1, 0},
-    {"mobilenet_v2_pw_28_144to32", false, 28, 144, 32, 1, 1, 0},
-    {"mobilenet_v2_pw_28_32to192", false, 28, 32, 192, 1, 1, 0},
-    {"mobilenet_v2_pw_28_192to32", false, 28, 192, 32, 1, 1, 0},
-    {"mobilenet_v2_pw_14_192to64", false, 14, 192, 64, 1, 1, 0},
-    {"mobilenet_v2_pw_14_64to384", false, 14, 64, 384, 1, 1, 0},
-    {"mobilenet_v2_pw_14_384to64", false, 14, 384, 64, 1, 1, 0},
-    {"mobilenet_v2_pw_14_384to96", false, 14, 384, 96, 1, 1, 0},
-    {"mobilenet_v2_pw_14_96to576", false, 14, 96, 576, 1, 1, 0},
-    {"mobilenet_v2_pw_14_576to96", false, 14, 576, 96, 1, 1, 0},
-    {"mobilenet_v2_pw_7_576to160", false, 7, 576, 160, 1, 1, 0},
-    {"mobilenet_v2_pw_7_160to960", false, 7, 160, 960, 1, 1, 0},
-    {"mobilenet_v2_pw_7_960to160", false, 7, 960, 160, 1, 1, 0},
-    {"mobilenet_v2_pw_7_960to320", false, 7, 960, 320, 1, 1, 0},
-    {"mobilenet_v2_pw_7_320to1280", false, 7, 320, 1280, 1, 1, 0},
+    {"resnet18_conv1_7x7_224", 224, 3, 64, 7, 2, 3},
+    {"resnet18_3x3_56", 56, 64, 64, 3, 1, 1},
+    {"resnet18_3x3s2_56", 56, 64, 128, 3, 2, 1},
+    {"resnet18_3x3_28", 28, 128, 128, 3, 1, 1},
+    {"resnet18_1x1s2_56", 56, 64, 128, 1, 2, 0},
+    {"resnet18_3x3s2_28", 28, 128, 256, 3, 2, 1},
+    {"resnet18_3x3_14", 14, 256, 256, 3, 1, 1},
+    {"resnet18_1x1s2_28", 28, 128, 256, 1, 2, 0},
+    {"resnet18_3x3s2_14", 14, 256, 512, 3, 2, 1},
+    {"resnet18_3x3_7", 7, 512, 512, 3, 1, 1},
+    {"resnet18_1x1s2_14", 14, 256, 512, 1, 2, 0},
+    {"resnet50_1x1_56_64to64", 56, 64, 64, 1, 1, 0},
+    {"resnet50_1x1_56_64to256", 56, 64, 256, 1, 1, 0},
+    {"resnet50_1x1_56_256to64", 56, 256, 64, 1, 1, 0},
+    {"resnet50_1x1_56_256to128", 56, 256, 128, 1, 1, 0},
+    {"resnet50_3x3s2_56_128", 56, 128, 128, 3, 2, 1},
+    {"resnet50_1x1_28_128to512", 28, 128, 512, 1, 1, 0},
+    {"resnet50_1x1s2_56_256to512", 56, 256, 512, 1, 2, 0},
+    {"resnet50_1x1_28_512to128", 28, 512, 128, 1, 1, 0},
+    {"resnet50_1x1_28_512to256", 28, 512, 256, 1, 1, 0},
+    {"resnet50_3x3s2_28_256", 28, 256, 256, 3, 2, 1},
+    {"resnet50_1x1_14_256to1024", 14, 256, 1024, 1, 1, 0},
+    {"resnet50_1x1s2_28_512to1024", 28, 512, 1024, 1, 2, 0},
+    {"resnet50_1x1_14_1024to256", 14, 1024, 256, 1, 1, 0},
+    {"resnet50_1x1_14_1024to512", 14, 1024, 512, 1, 1, 0},
+    {"resnet50_3x3s2_14_512", 14, 512, 512, 3, 2, 1},
+    {"resnet50_1x1_7_512to2048", 7, 512, 2048, 1, 1, 0},
+    {"resnet50_1x1s2_14_1024to2048", 14, 1024, 2048, 1, 2, 0},
+    {"resnet50_1x1_7_2048to512", 7, 2048, 512, 1, 1, 0},
+    {"mobilenet_v2_conv1_3x3s2_224", 224, 3, 32, 3, 2, 1},
+    {"mobilenet_v2_dw_112x32", 112, 32, 32, 3, 1, 1, 32},
+    {"mobilenet_v2_dws2_112x96", 112, 96, 96, 3, 2, 1, 96},
+    {"mobilenet_v2_dw_56x144", 56, 144, 144, 3, 1, 1, 144},
+    {"mobilenet_v2_dws2_56x144", 56, 144, 144, 3, 2, 1, 144},
+    {"mobilenet_v2_dw_28x192", 28, 192, 192, 3, 1, 1, 192},
+    {"mobilenet_v2_dws2_28x192", 28, 192, 192, 3, 2, 1, 192},
+    {"mobilenet_v2_dw_14x384", 14, 384, 384, 3, 1, 1, 384},
+    {"mobilenet_v2_dw_14x576", 14, 576, 576, 3, 1, 1, 576},
+    {"mobilenet_v2_dws2_14x576", 14, 576, 576, 3, 2, 1, 576},
+    {"mobilenet_v2_dw_7x960", 7, 960, 960, 3, 1, 1, 960},
+    {"mobilenet_v2_pw_112_32to16", 112, 32, 16, 1, 1, 0},
+    {"mobilenet_v2_pw_112_16to96", 112, 16, 96, 1, 1, 0},
+    {"mobilenet_v2_pw_56_96to24", 56, 96, 24, 1, 1, 0},
+    {"mobilenet_v2_pw_56_24to144", 56, 24, 144, 1, 1, 0},
+    {"mobilenet_v2_pw_56_144to24", 56, 144, 24, 1, 1, 0},
+    {"mobilenet_v2_pw_28_144to32", 28, 144, 32, 1, 1, 0},
+    {"mobilenet_v2_pw_28_32to192", 28, 32, 192, 1, 1, 0},
+    {"mobilenet_v2_pw_28_192to32", 28, 192, 32, 1, 1, 0},
+    {"mobilenet_v2_pw_14_192to64", 14, 192, 64, 1, 1, 0},
+    {"mobilenet_v2_pw_14_64to384", 14, 64, 384, 1, 1, 0},
+    {"mobilenet_v2_pw_14_384to64", 14, 384, 64, 1, 1, 0},
+    {"mobilenet_v2_pw_14_384to96", 14, 384, 96, 1, 1, 0},
+    {"mobilenet_v2_pw_14_96to576", 14, 96, 576, 1, 1, 0},
+    {"mobilenet_v2_pw_14_576to96", 14, 576, 96, 1, 1, 0},
+    {"mobilenet_v2_pw_7_576to160", 7, 576, 160, 1, 1, 0},
+    {"mobilenet_v2_pw_7_160to960", 7, 160, 960, 1, 1, 0},
+    {"mobilenet_v2_pw_7_960to160", 7, 960, 160, 1, 1, 0},
+    {"mobilenet_v2_pw_7_960to320", 7, 960, 320, 1, 1, 0},
+    {"mobilenet_v2_pw_7_320to1280", 7, 320, 1280, 1, 1, 0},
+    {"regnet_x_400mf_1x1s2_112_32to32", 112, 32, 32, 1, 2, 0},
+    {"regnet_x_400mf_1x1_112_32to32", 112, 32, 32, 1, 1, 0},
+    {"regnet_x_400mf_3x3s2g2_112_32", 112, 32, 32, 3, 2, 1, 2},
+    {"regnet_x_400mf_1x1_56_32to32", 56, 32, 32, 1, 1, 0},
+    {"regnet_x_400mf_1x1s2_56_32to64", 56, 32, 64, 1, 2, 0},
+    {"regnet_x_400mf_1x1_56_32to64", 56, 32, 64, 1, 1, 0},
+    {"regnet_x_400mf_3x3s2g4_56_64", 56, 64, 64, 3, 2, 1, 4},
+    {"regnet_x_400mf_1x1_28_64to64", 28, 64, 64, 1, 1, 0},
+    {"regnet_x_400mf_3x3g4_28_64", 28, 64, 64, 3, 1, 1, 4},
+    {"regnet_x_400mf_1x1s2_28_64to160", 28, 64, 160, 1, 2, 0},
+    {"regnet_x_400mf_1x1_28_64to160", 28, 64, 160, 1, 1, 0},
+    {"regnet_x_400mf_3x3s2g10_28_160", 28, 160, 160, 3, 2, 1, 10},
+    {"regnet_x_400mf_1x1_14_160to160", 14, 160, 160, 1, 1, 0},
+    {"regnet_x_400mf_3x3g10_14_160", 14, 160, 160, 3, 1, 1, 10},
+    {"regnet_x_400mf_1x1s2_14_160to400", 14, 160, 400, 1, 2, 0},
+    {"regnet_x_400mf_1x1_14_160to400", 14, 160, 400, 1, 1, 0},
+    {"regnet_x_400mf_3x3s2g25_14_400", 14, 400, 400, 3, 2, 1, 25},
+    {"regnet_x_400mf_1x1_7_400to400", 7, 400, 400, 1, 1, 0},
+    {"regnet_x_400mf_3x3g25_7_400", 7, 400, 400, 3, 1, 1, 25},
 };
 
 double g_peak = 0;  // FLOP/s, median at start-up
@@ -176,8 +200,7 @@ void BM_Native(benchmark::State& state, Layer layer, Run run) {
   const std::vector<float> input =
       RandomFloats(s.input_height * s.input_width * s.input_channels, 1);
   const std::vector<float> weights = RandomFloats(
-      s.output_channels * (layer.depthwise ? 1 : s.input_channels) * layer.kernel * layer.kernel,
-      2);
+      s.output_channels * (s.input_channels / layer.groups) * layer.kernel * layer.kernel, 2);
   const std::vector<float> bias = RandomFloats(s.output_channels, 3);
   const std::vector<float> skip = RandomFloats(out_floats, 4);
   std::vector<float> output(out_floats);
@@ -195,22 +218,23 @@ void BM_Native(benchmark::State& state, Layer layer, Run run) {
   // float storage keeps the packed data 4-byte aligned; the headers are 64 bytes.
   std::vector<float> packed;
   std::vector<float> scratch;
-  PackedB gemm_weights;
+  std::vector<PackedB> gemm_weights(layer.groups);
   PackedDepthwise depthwise_weights;
   bool packed_ok;
-  if (layer.depthwise) {
+  if (layer.depthwise()) {
     packed.resize(DepthwisePackedWeightsBytes(s) / sizeof(float));
     packed_ok = PackDepthwiseWeights(s, weights.data(), packed.data(),
                                      packed.size() * sizeof(float)) == runtime::Error::kOk &&
                 ViewPackedDepthwise(packed.data(), packed.size() * sizeof(float),
                                     &depthwise_weights) == runtime::Error::kOk;
   } else {
-    packed.resize(ConvolutionPackedWeightsBytes(config, s) / sizeof(float));
+    packed.resize(GroupedConvolutionPackedWeightsBytes(config, s, layer.groups) / sizeof(float));
     scratch.resize(ConvolutionScratchBytes(config, s, 1) / sizeof(float) + 1);
-    packed_ok = PackConvolutionWeights(config, s, weights.data(), packed.data(),
-                                       packed.size() * sizeof(float)) == runtime::Error::kOk &&
-                ViewPackedB(packed.data(), packed.size() * sizeof(float), &gemm_weights) ==
-                    runtime::Error::kOk;
+    packed_ok =
+        PackGroupedConvolutionWeights(config, s, layer.groups, weights.data(), packed.data(),
+                                      packed.size() * sizeof(float)) == runtime::Error::kOk &&
+        ViewPackedGroupedWeights(packed.data(), packed.size() * sizeof(float), s, layer.groups,
+                                 gemm_weights.data()) == runtime::Error::kOk;
   }
   if (!packed_ok) {
     state.SkipWithError("packing failed");
@@ -225,10 +249,11 @@ void BM_Native(benchmark::State& state, Layer layer, Run run) {
     }
 #endif
     const runtime::Error error =
-        layer.depthwise ? DepthwiseConvolution2d(s, input.data(), depthwise_weights, bias.data(),
-                                                 output.data(), epilogue)
-                        : Convolution2d(s, input.data(), gemm_weights, bias.data(), output.data(),
-                                        epilogue, scratch.data(), scratch.size() * sizeof(float));
+        layer.depthwise() ? DepthwiseConvolution2d(s, input.data(), depthwise_weights, bias.data(),
+                                                   output.data(), epilogue)
+                          : GroupedConvolution2d(s, layer.groups, input.data(), gemm_weights.data(),
+                                                 bias.data(), output.data(), epilogue,
+                                                 scratch.data(), scratch.size() * sizeof(float));
     if (error != runtime::Error::kOk) {
       state.SkipWithError("the convolution failed");
       return;
@@ -287,7 +312,7 @@ void BM_Xnnpack(benchmark::State& state, Layer layer) {
   const Convolution2dShape s = ShapeOf(layer);
   const std::vector<float> input =
       RandomFloats(s.input_height * s.input_width * s.input_channels, 1);
-  const size_t groups = layer.depthwise ? s.input_channels : 1;
+  const size_t groups = layer.groups;
   const size_t group_in = s.input_channels / groups, group_out = s.output_channels / groups;
   // OHWI (per group): the values are random, only the amount matters.
   const std::vector<float> kernel =
@@ -322,7 +347,7 @@ void BM_Xnnpack(benchmark::State& state, Layer layer) {
 
 #if TORCHIR_BENCH_LIBTORCH
 void BM_LibTorch(benchmark::State& state, Layer layer) {
-  const size_t groups = layer.depthwise ? layer.cin : 1;
+  const size_t groups = layer.groups;
   const ::torchir::benchmarks::TorchConvolutionShape shape{
       layer.size, layer.cin, layer.cout, layer.kernel, layer.stride, layer.pad, groups};
   std::string error;
@@ -357,7 +382,7 @@ void RegisterAll() {
     benchmark::RegisterBenchmark(("Native/" + name + "/cold").c_str(), BM_Native, layer,
                                  Run::kColdWeights);
 #endif
-    if (!layer.depthwise && layer.kernel == 3 && layer.stride == 1) {
+    if (layer.groups == 1 && layer.kernel == 3 && layer.stride == 1) {
       benchmark::RegisterBenchmark(("Native/" + name + "/residual").c_str(), BM_Native, layer,
                                    Run::kResidual);
       benchmark::RegisterBenchmark(("Winograd/" + name).c_str(), BM_Winograd, layer, false);
