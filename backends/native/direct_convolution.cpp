@@ -82,13 +82,13 @@ HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, float* p, size_t count) {
 // form arrays).
 #define TORCHIR_DC_INDICES(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define TORCHIR_DC_SPLITS_OF(p, X) X(p, 0) X(p, 1) X(p, 2) X(p, 3) X(p, 4) X(p, 5) X(p, 6) X(p, 7)
-#define TORCHIR_DC_UNITS(X)                                                        \
-  TORCHIR_DC_SPLITS_OF(0, X)                                                       \
-  TORCHIR_DC_SPLITS_OF(1, X)                                                       \
-  TORCHIR_DC_SPLITS_OF(2, X)                                                       \
-  TORCHIR_DC_SPLITS_OF(3, X)                                                       \
-  TORCHIR_DC_SPLITS_OF(4, X) TORCHIR_DC_SPLITS_OF(5, X) TORCHIR_DC_SPLITS_OF(6, X) \
-      TORCHIR_DC_SPLITS_OF(7, X)
+#define TORCHIR_DC_UNITS(X)  \
+  TORCHIR_DC_SPLITS_OF(0, X) \
+  TORCHIR_DC_SPLITS_OF(1, X) \
+  TORCHIR_DC_SPLITS_OF(2, X) \
+  TORCHIR_DC_SPLITS_OF(3, X) \
+  TORCHIR_DC_SPLITS_OF(4, X) \
+  TORCHIR_DC_SPLITS_OF(5, X) TORCHIR_DC_SPLITS_OF(6, X) TORCHIR_DC_SPLITS_OF(7, X)
 template <size_t kPixels, size_t kSplit, size_t kVectors, class D>
 HWY_INLINE void GroupBlock(D d, const DirectCall& call, const PixelBlock& px, const Chunk& chunk) {
   static_assert(
@@ -226,23 +226,27 @@ constexpr bool kManyRegisters = true;
 
 // How the pixels of a row go, per number of vectors per chunk: blocks of kFull interior pixels
 // with one partial sum each; fewer interior pixels (a row's last ones) in blocks of kHalf, then
-// of kQuarter, each with more partial sums; pixels at the edges (their own tap range) alone with
-// kSingleSplit sums: at least 8 chains of FMAs each (the FMA's latency times its throughput),
-// with accumulators, weight vectors and a broadcast within the register file (two vectors on
-// AVX2: 6 x 2 + 2 + 1 of 16 for the full blocks). At most 8 pixels: their broadcasts address
-// the input through one index register each.
+// of kThree (0: none), then of kQuarter, each with more partial sums; pixels at the edges (their
+// own tap range) alone with kSingleSplit sums: at least 8 chains of FMAs each (the FMA's latency
+// times its throughput) where the registers allow, with accumulators, weight vectors and a
+// broadcast within the register file (two vectors on AVX2: 6 x 2 + 2 + 1 of 16 for the full
+// blocks). At most 8 pixels: their broadcasts address the input through one index register each.
+// On AVX2 the two-vector blocks below 6 pixels take one sum each (a second would not fit): 4
+// pixels make 8 chains and 3 make 6, which still beats 2 pixels and a lone one (Zen 3: a 7-pixel
+// row as 1 + 4 + 1 + 1 ran regnet_x_400mf's 7 x 7 grouped layer 1.13x as fast as 1 + 3 + 2 + 1,
+// and 27 interior pixels as 6 x 4 + 3 ran 1.07x as fast as 6 x 4 + 2 + 1).
 template <size_t kVectors>
 struct RowPlan;
 template <>
 struct RowPlan<1> {
-  static constexpr size_t kFull = 8, kHalf = 4, kHalfSplit = 2, kQuarter = 2, kQuarterSplit = 4,
-                          kSingleSplit = 8;
+  static constexpr size_t kFull = 8, kHalf = 4, kHalfSplit = 2, kThree = 0, kQuarter = 2,
+                          kQuarterSplit = 4, kSingleSplit = 8;
 };
 template <>
 struct RowPlan<2> {
-  static constexpr size_t kFull = kManyRegisters ? 8 : 6, kHalf = kManyRegisters ? 4 : 3,
-                          kHalfSplit = kManyRegisters ? 2 : 1, kQuarter = 2, kQuarterSplit = 2,
-                          kSingleSplit = kManyRegisters ? 4 : 2;
+  static constexpr size_t kFull = kManyRegisters ? 8 : 6, kHalf = 4,
+                          kHalfSplit = kManyRegisters ? 2 : 1, kThree = kManyRegisters ? 0 : 3,
+                          kQuarter = 2, kQuarterSplit = 2, kSingleSplit = kManyRegisters ? 4 : 2;
 };
 
 // The chunk of output rows [row_begin, row_end).
@@ -266,6 +270,10 @@ void ChunkRows(D d, const DirectCall& call, const Chunk& chunk) {
       } else if (left >= Plan::kHalf) {
         GroupBlock<Plan::kHalf, Plan::kHalfSplit, kVectors>(d, call, px, chunk);
         done = Plan::kHalf;
+      } else if (Plan::kThree != 0 && left >= Plan::kThree) {
+        constexpr size_t kThree = Plan::kThree != 0 ? Plan::kThree : 1;  // 0: never reached
+        GroupBlock<kThree, 1, kVectors>(d, call, px, chunk);
+        done = kThree;
       } else if (left >= Plan::kQuarter) {
         GroupBlock<Plan::kQuarter, Plan::kQuarterSplit, kVectors>(d, call, px, chunk);
         done = Plan::kQuarter;
