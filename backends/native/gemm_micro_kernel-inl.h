@@ -153,7 +153,51 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   const size_t lda = kInPlace ? args.lda : kKc;
   const float* HWY_RESTRICT b = args.b;
   const float* next = args.prefetch;
-  for (size_t k = 0; k < args.kc; ++k) {
+  size_t k = 0;
+  // A tile of one or two rows has only 2 or 4 chains of FMAs and would wait on their latency
+  // (gemm.cpp TileRows keeps such tiles to M < kMr: a classifier's single row, a
+  // squeeze-excitation block's pooled vector): its K loop takes kSplitK steps at a time, step j
+  // into partial tile j, so it has 8 chains, and adds the partial tiles at the end.
+  constexpr size_t kSplitK = kRows == 1 ? 4 : kRows == 2 ? 2 : 1;
+  if constexpr (kSplitK > 1) {
+#define TORCHIR_DECLARE_SPLIT(j)                    \
+  V s##j##00 = hn::Zero(d), s##j##01 = hn::Zero(d); \
+  V s##j##10 = hn::Zero(d), s##j##11 = hn::Zero(d); \
+  (void)s##j##01;                                   \
+  (void)s##j##10;                                   \
+  (void)s##j##11;
+    TORCHIR_DECLARE_SPLIT(1)
+    TORCHIR_DECLARE_SPLIT(2) TORCHIR_DECLARE_SPLIT(3)
+#undef TORCHIR_DECLARE_SPLIT
+#define TORCHIR_SPLIT_STEP(j, t00, t01, t10, t11)                 \
+  if constexpr (j < kSplitK) {                                    \
+    const V b0 = hn::LoadU(d, b + j * kNr);                       \
+    V b1 = b0;                                                    \
+    if constexpr (kBoth) b1 = hn::LoadU(d, b + j * kNr + kLanes); \
+    const V a0 = hn::Set(d, a[j]);                                \
+    t00 = hn::MulAdd(a0, b0, t00);                                \
+    if constexpr (kBoth) t01 = hn::MulAdd(a0, b1, t01);           \
+    if constexpr (kRows > 1) {                                    \
+      const V a1 = hn::Set(d, a[lda + j]);                        \
+      t10 = hn::MulAdd(a1, b0, t10);                              \
+      if constexpr (kBoth) t11 = hn::MulAdd(a1, b1, t11);         \
+    }                                                             \
+  }
+        for (; k + kSplitK <= args.kc; k += kSplitK) {
+      TORCHIR_SPLIT_STEP(0, c00, c01, c10, c11)
+      TORCHIR_SPLIT_STEP(1, s100, s101, s110, s111)
+      TORCHIR_SPLIT_STEP(2, s200, s201, s210, s211)
+      TORCHIR_SPLIT_STEP(3, s300, s301, s310, s311)
+      a += kSplitK;
+      b += kSplitK * kNr;
+    }
+#undef TORCHIR_SPLIT_STEP
+    c00 = hn::Add(c00, hn::Add(s100, hn::Add(s200, s300)));
+    c01 = hn::Add(c01, hn::Add(s101, hn::Add(s201, s301)));
+    c10 = hn::Add(c10, hn::Add(s110, hn::Add(s210, s310)));
+    c11 = hn::Add(c11, hn::Add(s111, hn::Add(s211, s311)));
+  }
+  for (; k < args.kc; ++k) {
     if constexpr (kPrefetch) {
       // Locality 2: into L2 (prefetcht1 on x86), not L1, which holds this panel and A's rows.
       for (size_t line = 0; line < kNr * sizeof(float); line += 64) {
