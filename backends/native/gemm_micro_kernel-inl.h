@@ -77,11 +77,12 @@ struct TileArgs {
   // it may be C itself).
   const float* residual;
   size_t residual_stride;
-  // Null, or the packed B the next panel's tiles will read (kc x kNr, k-major like b): the
-  // kernels with kPrefetch fetch it into L2 alongside b, one cache line per 64 bytes, so a panel
-  // streamed from L3 or memory (a layer with few rows reads each B panel for few tiles) arrives
-  // while this one computes.
+  // Null, or rows of the packed B the next panel's tiles will read (k-major like b, kNr floats a
+  // row): the kernels with kPrefetch fetch the first prefetch_rows of them into L2 alongside b,
+  // one row per step of the K loop, so a panel streamed from L3 or memory (a layer with few rows
+  // reads each B panel for few tiles) arrives while this one computes.
   const float* prefetch;
+  size_t prefetch_rows;
   bool accumulate;  // start from C (a later K block) instead of the bias
   bool clamp;       // the last K block of an epilogue: clamp to [lo, hi] before storing
   float lo;
@@ -167,7 +168,8 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   (void)s##j##10;                                   \
   (void)s##j##11;
     TORCHIR_DECLARE_SPLIT(1)
-    TORCHIR_DECLARE_SPLIT(2) TORCHIR_DECLARE_SPLIT(3)
+    TORCHIR_DECLARE_SPLIT(2)
+    TORCHIR_DECLARE_SPLIT(3)
 #undef TORCHIR_DECLARE_SPLIT
 #define TORCHIR_SPLIT_STEP(j, t00, t01, t10, t11)                 \
   if constexpr (j < kSplitK) {                                    \
@@ -200,10 +202,12 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   for (; k < args.kc; ++k) {
     if constexpr (kPrefetch) {
       // Locality 2: into L2 (prefetcht1 on x86), not L1, which holds this panel and A's rows.
-      for (size_t line = 0; line < kNr * sizeof(float); line += 64) {
-        __builtin_prefetch(reinterpret_cast<const char*>(next) + line, 0, 2);
+      if (k < args.prefetch_rows) {
+        for (size_t line = 0; line < kNr * sizeof(float); line += 64) {
+          __builtin_prefetch(reinterpret_cast<const char*>(next) + line, 0, 2);
+        }
+        next += kNr;
       }
-      next += kNr;
     }
     const V b0 = hn::LoadU(d, b);
     V b1 = b0;  // no ?: on vectors: SVE's are sizeless types
