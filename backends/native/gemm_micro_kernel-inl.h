@@ -160,17 +160,12 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   // squeeze-excitation block's pooled vector): its K loop takes kSplitK steps at a time, step j
   // into partial tile j, so it has 8 chains, and adds the partial tiles at the end.
   constexpr size_t kSplitK = kRows == 1 ? 4 : kRows == 2 ? 2 : 1;
-  if constexpr (kSplitK > 1) {
 #define TORCHIR_DECLARE_SPLIT(j)                    \
   V s##j##00 = hn::Zero(d), s##j##01 = hn::Zero(d); \
   V s##j##10 = hn::Zero(d), s##j##11 = hn::Zero(d); \
   (void)s##j##01;                                   \
   (void)s##j##10;                                   \
   (void)s##j##11;
-    TORCHIR_DECLARE_SPLIT(1)
-    TORCHIR_DECLARE_SPLIT(2)
-    TORCHIR_DECLARE_SPLIT(3)
-#undef TORCHIR_DECLARE_SPLIT
 #define TORCHIR_SPLIT_STEP(j, t00, t01, t10, t11)                 \
   if constexpr (j < kSplitK) {                                    \
     const V b0 = hn::LoadU(d, b + j * kNr);                       \
@@ -185,7 +180,11 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
       if constexpr (kBoth) t11 = hn::MulAdd(a1, b1, t11);         \
     }                                                             \
   }
-        for (; k + kSplitK <= args.kc; k += kSplitK) {
+  if constexpr (kSplitK > 1) {
+    TORCHIR_DECLARE_SPLIT(1)
+    TORCHIR_DECLARE_SPLIT(2)
+    TORCHIR_DECLARE_SPLIT(3)
+    for (; k + kSplitK <= args.kc; k += kSplitK) {
       TORCHIR_SPLIT_STEP(0, c00, c01, c10, c11)
       TORCHIR_SPLIT_STEP(1, s100, s101, s110, s111)
       TORCHIR_SPLIT_STEP(2, s200, s201, s210, s211)
@@ -193,12 +192,13 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
       a += kSplitK;
       b += kSplitK * kNr;
     }
-#undef TORCHIR_SPLIT_STEP
     c00 = hn::Add(c00, hn::Add(s100, hn::Add(s200, s300)));
     c01 = hn::Add(c01, hn::Add(s101, hn::Add(s201, s301)));
     c10 = hn::Add(c10, hn::Add(s110, hn::Add(s210, s310)));
     c11 = hn::Add(c11, hn::Add(s111, hn::Add(s211, s311)));
   }
+#undef TORCHIR_SPLIT_STEP
+#undef TORCHIR_DECLARE_SPLIT
   for (; k < args.kc; ++k) {
     if constexpr (kPrefetch) {
       // Locality 2: into L2 (prefetcht1 on x86), not L1, which holds this panel and A's rows.
