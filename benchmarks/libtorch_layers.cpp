@@ -36,12 +36,36 @@ std::string BackendName(at::native::ConvBackend backend) {
 struct LibTorchConvolution::Impl {
   torch::Tensor input, weight, bias;
   int64_t stride, pad, groups;
+  Path path;
   torch::Tensor output;
   std::string backend;
 };
 
+namespace {
+
+// The prepacked path's operands in place of the eager ones: the input in the blocked layout a
+// oneDNN convolution outputs, the weights reordered for this layer, the bias a oneDNN tensor (as
+// torch.utils.mkldnn's MkldnnConv2d keeps them).
+void PrepackForOneDnn(torch::Tensor* input, torch::Tensor* weight, torch::Tensor* bias,
+                      int64_t stride, int64_t pad, int64_t groups) {
+  const int64_t cin = input->size(1);
+  torch::Tensor blocked = input->contiguous().to_mkldnn();
+  if (cin > 3) {
+    const torch::Tensor identity = at::mkldnn_reorder_conv2d_weight(
+        torch::eye(cin).reshape({cin, cin, 1, 1}).contiguous().to_mkldnn(), {0, 0}, {1, 1}, {1, 1},
+        1);
+    blocked = at::mkldnn_convolution(blocked, identity, c10::nullopt, {0, 0}, {1, 1}, {1, 1}, 1);
+  }
+  *input = blocked;
+  *weight = at::mkldnn_reorder_conv2d_weight(weight->contiguous().to_mkldnn(), {pad, pad},
+                                             {stride, stride}, {1, 1}, groups);
+  *bias = bias->to_mkldnn();
+}
+
+}  // namespace
+
 std::unique_ptr<LibTorchConvolution> LibTorchConvolution::Create(const TorchConvolutionShape& shape,
-                                                                 std::string* error) {
+                                                                 std::string* error, Path path) {
   try {
     at::set_num_threads(1);
     SetOpenBlasThreads(1);  // the slow2d path's GEMM, and at::linear's
@@ -58,12 +82,31 @@ std::unique_ptr<LibTorchConvolution> LibTorchConvolution::Create(const TorchConv
     impl->weight = torch::randn({cout, cin / impl->groups, kernel, kernel})
                        .contiguous(at::MemoryFormat::ChannelsLast);
     impl->bias = torch::randn({cout});
+    impl->path = path;
     c10::InferenceMode guard;
     impl->backend = BackendName(at::native::select_conv_backend(
         impl->input, impl->weight, impl->bias, {impl->stride, impl->stride}, {impl->pad, impl->pad},
         {1, 1}, /*transposed=*/false, {0, 0}, impl->groups));
+    torch::Tensor expected;
+    if (path == Path::kOneDnnPrepacked) {
+      impl->backend = "mkldnn_prepacked";
+      expected = at::conv2d(impl->input, impl->weight, impl->bias, {impl->stride, impl->stride},
+                            {impl->pad, impl->pad}, {1, 1}, impl->groups);
+      PrepackForOneDnn(&impl->input, &impl->weight, &impl->bias, impl->stride, impl->pad,
+                       impl->groups);
+    }
     std::unique_ptr<LibTorchConvolution> convolution(new LibTorchConvolution(std::move(impl)));
     convolution->Run();
+    if (path == Path::kOneDnnPrepacked) {
+      const torch::Tensor got = convolution->impl_->output.to_dense();
+      const double scale = expected.abs().max().item<double>() + 1.0;
+      const double difference = (got - expected).abs().max().item<double>();
+      if (!(difference <= 1e-4 * scale)) {
+        *error = "the prepacked oneDNN convolution differs from at::conv2d by " +
+                 std::to_string(difference);
+        return nullptr;
+      }
+    }
     return convolution;
   } catch (const std::exception& e) {
     *error = e.what();
@@ -76,6 +119,12 @@ LibTorchConvolution::~LibTorchConvolution() = default;
 
 void LibTorchConvolution::Run() {
   c10::InferenceMode guard;
+  if (impl_->path == Path::kOneDnnPrepacked) {
+    impl_->output =
+        at::mkldnn_convolution(impl_->input, impl_->weight, impl_->bias, {impl_->pad, impl_->pad},
+                               {impl_->stride, impl_->stride}, {1, 1}, impl_->groups);
+    return;
+  }
   impl_->output =
       at::conv2d(impl_->input, impl_->weight, impl_->bias, {impl_->stride, impl_->stride},
                  {impl_->pad, impl_->pad}, {1, 1}, impl_->groups);

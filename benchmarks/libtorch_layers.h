@@ -1,8 +1,8 @@
-// LibTorch's eager layers for the per-layer suites' third column, one thread, as a PyTorch user
-// runs them: at::conv2d on channels-last tensors with oneDNN (MKLDNN) enabled, so ATen picks the
-// backend it picks for that layer (native_convolution_benchmark.cpp), and at::linear
-// (native_gemm_benchmark.cpp). This header is LibTorch-free: LibTorch compiles slowly, so only
-// libtorch_layers.cpp includes it.
+// LibTorch's layers for the per-layer suites' third and fourth columns, one thread: as a PyTorch
+// user runs them eagerly (at::conv2d on channels-last tensors with oneDNN (MKLDNN) enabled, so
+// ATen picks the backend it picks for that layer; at::linear), and a convolution as TorchScript +
+// oneDNN runs it inside a frozen network (LibTorchConvolution::Path::kOneDnnPrepacked). This header
+// is LibTorch-free: LibTorch compiles slowly, so only libtorch_layers.cpp includes it.
 #pragma once
 
 #include <cstddef>
@@ -18,17 +18,31 @@ struct TorchConvolutionShape {
 
 class LibTorchConvolution {
  public:
+  enum class Path {
+    // at::conv2d on channels-last tensors, as eager PyTorch runs the layer: ATen picks the
+    // backend (oneDNN for most 3x3 layers, slow2d, i.e. im2col + OpenBLAS, for most 1x1 ones)
+    // and oneDNN reorders the weights at every call.
+    kEager,
+    // What TorchScript + oneDNN (torch.jit.freeze + optimize_for_inference, the model suite's
+    // torchscript_onednn) runs for a convolution inside a network: at::mkldnn_convolution on
+    // oneDNN tensors, the weights reordered once (at::mkldnn_reorder_conv2d_weight) and the input
+    // already in the blocked layout a previous oneDNN convolution leaves (made here by a 1x1
+    // identity convolution; the 3-channel stems take the plain layout, as a network's first
+    // layer does). The output stays a oneDNN tensor.
+    kOneDnnPrepacked,
+  };
+
   // Random input, weights and bias of `shape`, input and weights channels-last; sets LibTorch to
-  // one intra-op thread. Null (and *error set to LibTorch's message) when LibTorch refuses.
+  // one intra-op thread. Null (and *error set to LibTorch's message) when LibTorch refuses, or
+  // when kOneDnnPrepacked's output differs from at::conv2d's (a check of the path).
   static std::unique_ptr<LibTorchConvolution> Create(const TorchConvolutionShape& shape,
-                                                     std::string* error);
+                                                     std::string* error, Path path = Path::kEager);
   ~LibTorchConvolution();
 
-  // One at::conv2d call under c10::InferenceMode (the output is allocated by ATen, as in eager
-  // PyTorch).
+  // One convolution under c10::InferenceMode (the output is allocated by ATen, as in PyTorch).
   void Run();
   // The backend ATen selects for this layer (at::native::select_conv_backend): "mkldnn",
-  // "slow2d", "xnnpack2d", ...
+  // "slow2d", "xnnpack2d", ...; "mkldnn_prepacked" for kOneDnnPrepacked.
   const std::string& backend() const;
 
  private:

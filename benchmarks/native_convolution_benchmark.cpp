@@ -21,15 +21,20 @@
 //   Winograd/<layer>           WinogradConvolution2d (winograd.h) on the 3x3 stride-1 layers,
 //                              filter transformed and packed before the timing, bias, no
 //                              activation; GFLOPS count the direct convolution's FLOPs
-//                              (effective rate); .../residual with a residual add and relu
+//                              (effective rate); .../residual with a residual add and relu,
+//                              .../cold (x86-64) with U flushed as in Native/<layer>/cold
 //   LibTorch/<layer>           at::conv2d on channels-last tensors, 1 thread, oneDNN enabled
 //                              (libtorch_layers.h; the label names the backend ATen picked),
 //                              when the build has LibTorch (TORCHIR_BUILD_TOOLS)
+//   OneDnn/<layer>             the layer as TorchScript + oneDNN runs it inside a frozen network:
+//                              at::mkldnn_convolution on weights reordered once and an input in
+//                              oneDNN's blocked layout (libtorch_layers.h, kOneDnnPrepacked)
 //
-// Each layer runs Native, Xnnpack, Native again (A-B-A; with LibTorch, LibTorch/<layer> runs
-// between Xnnpack and Native again); 3x3 stride-1 layers then run Winograd, Native, Winograd
-// again (B-A-B against the direct implicit GEMM). Counters: GFLOPS (2 multiply-adds per tap and
-// channel pair) and of_peak (fraction of the median peak measured at start-up). Use
+// Each layer runs Native, Xnnpack, Native again (A-B-A; with LibTorch, LibTorch/<layer> and
+// OneDnn/<layer> run between Xnnpack and Native again); 3x3 stride-1 layers then run Winograd,
+// Native, Winograd again (B-A-B against the direct implicit GEMM). Counters: GFLOPS (2
+// multiply-adds per tap and channel pair) and of_peak (fraction of the median peak measured at
+// start-up). Use
 // --benchmark_repetitions for the spread. Results and commands: docs/native-kernels.md.
 #include <benchmark/benchmark.h>
 #include <time.h>
@@ -264,7 +269,7 @@ void BM_Native(benchmark::State& state, Layer layer, Run run) {
   ReportRate(state, layer);
 }
 
-void BM_Winograd(benchmark::State& state, Layer layer, bool residual) {
+void BM_Winograd(benchmark::State& state, Layer layer, Run run) {
   const Convolution2dShape s = ShapeOf(layer);
   const size_t out_floats = s.output_height() * s.output_width() * s.output_channels;
   const std::vector<float> input =
@@ -275,7 +280,7 @@ void BM_Winograd(benchmark::State& state, Layer layer, bool residual) {
   const std::vector<float> skip = RandomFloats(out_floats, 4);
   std::vector<float> output(out_floats);
   Epilogue epilogue;
-  if (residual) {
+  if (run == Run::kResidual) {
     epilogue.activation = Activation::kRelu;
     epilogue.residual = skip.data();
     epilogue.residual_stride = s.output_channels;
@@ -296,6 +301,13 @@ void BM_Winograd(benchmark::State& state, Layer layer, bool residual) {
     return;
   }
   for (auto _ : state) {
+#if defined(__x86_64__)
+    if (run == Run::kColdWeights) {
+      state.PauseTiming();
+      FlushFromCaches(packed.data(), packed.size() * sizeof(float));
+      state.ResumeTiming();
+    }
+#endif
     if (WinogradConvolution2d(s, input.data(), view, bias.data(), output.data(), epilogue,
                               scratch.data(),
                               scratch.size() * sizeof(float)) != runtime::Error::kOk) {
@@ -346,13 +358,14 @@ void BM_Xnnpack(benchmark::State& state, Layer layer) {
 }
 
 #if TORCHIR_BENCH_LIBTORCH
-void BM_LibTorch(benchmark::State& state, Layer layer) {
+void BM_LibTorch(benchmark::State& state, Layer layer,
+                 ::torchir::benchmarks::LibTorchConvolution::Path path) {
   const size_t groups = layer.groups;
   const ::torchir::benchmarks::TorchConvolutionShape shape{
       layer.size, layer.cin, layer.cout, layer.kernel, layer.stride, layer.pad, groups};
   std::string error;
   std::unique_ptr<::torchir::benchmarks::LibTorchConvolution> convolution =
-      ::torchir::benchmarks::LibTorchConvolution::Create(shape, &error);
+      ::torchir::benchmarks::LibTorchConvolution::Create(shape, &error, path);
   if (convolution == nullptr) {
     state.SkipWithError(("LibTorch refused the layer: " + error).c_str());
     return;
@@ -374,7 +387,11 @@ void RegisterAll() {
     benchmark::RegisterBenchmark(("Native/" + name).c_str(), BM_Native, layer, Run::kPlain);
     benchmark::RegisterBenchmark(("Xnnpack/" + name).c_str(), BM_Xnnpack, layer);
 #if TORCHIR_BENCH_LIBTORCH
-    benchmark::RegisterBenchmark(("LibTorch/" + name).c_str(), BM_LibTorch, layer);
+    benchmark::RegisterBenchmark(("LibTorch/" + name).c_str(), BM_LibTorch, layer,
+                                 ::torchir::benchmarks::LibTorchConvolution::Path::kEager);
+    benchmark::RegisterBenchmark(
+        ("OneDnn/" + name).c_str(), BM_LibTorch, layer,
+        ::torchir::benchmarks::LibTorchConvolution::Path::kOneDnnPrepacked);
 #endif
     benchmark::RegisterBenchmark(("Native/" + name + "/again").c_str(), BM_Native, layer,
                                  Run::kPlain);
@@ -385,13 +402,17 @@ void RegisterAll() {
     if (layer.groups == 1 && layer.kernel == 3 && layer.stride == 1) {
       benchmark::RegisterBenchmark(("Native/" + name + "/residual").c_str(), BM_Native, layer,
                                    Run::kResidual);
-      benchmark::RegisterBenchmark(("Winograd/" + name).c_str(), BM_Winograd, layer, false);
+      benchmark::RegisterBenchmark(("Winograd/" + name).c_str(), BM_Winograd, layer, Run::kPlain);
       benchmark::RegisterBenchmark(("Native/" + name + "/direct").c_str(), BM_Native, layer,
                                    Run::kPlain);
       benchmark::RegisterBenchmark(("Winograd/" + name + "/again").c_str(), BM_Winograd, layer,
-                                   false);
+                                   Run::kPlain);
+#if defined(__x86_64__)
+      benchmark::RegisterBenchmark(("Winograd/" + name + "/cold").c_str(), BM_Winograd, layer,
+                                   Run::kColdWeights);
+#endif
       benchmark::RegisterBenchmark(("Winograd/" + name + "/residual").c_str(), BM_Winograd, layer,
-                                   true);
+                                   Run::kResidual);
     }
     if (++index == std::size(kLayers) / 2) benchmark::RegisterBenchmark("Peak/middle", BM_Peak);
   }

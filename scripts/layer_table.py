@@ -7,7 +7,9 @@ whatever `--benchmark_display_aggregates_only` showed), and prints one row per l
 the median [min-max] of the runs of each column, the median's fraction of the FMA peak measured
 in the same run (the `Peak/...` rows, median of all of them), and the ratios of native to the
 other columns. `Native/<layer>` and `Native/<layer>/again` are pooled as the native column;
-`Winograd/<layer>` (and `/again`) is its own column where the suite has it.
+`Winograd/<layer>` (and `/again`) is its own column where the suite has it, and so is
+`OneDnn/<layer>` (the convolution as TorchScript + oneDNN runs it inside a network); with it, the
+last ratio is the best native against the faster of LibTorch's two columns.
 
     scripts/layer_table.py conv.json            # the table, then a summary of the ratios
     scripts/layer_table.py conv.json --filter resnet50
@@ -18,7 +20,7 @@ import re
 import statistics
 import sys
 
-COLUMNS = ("Native", "Winograd", "Xnnpack", "LibTorch")
+COLUMNS = ("Native", "Winograd", "Xnnpack", "LibTorch", "OneDnn")
 
 
 def load(path):
@@ -80,16 +82,26 @@ def main():
         sys.exit(f"layer_table: no per-layer runs in {args.json}")
     peak = statistics.median(peaks) if peaks else None
     has_winograd = any("Winograd" in runs[layer] for layer in order)
+    has_onednn = any("OneDnn" in runs[layer] for layer in order)
+    # The PyTorch columns the last ratio takes the faster of.
+    torch_columns = ("LibTorch", "OneDnn") if has_onednn else ("LibTorch",)
+    best_title = "best native / best PyTorch" if has_onednn else "best native / LibTorch"
     header = ["layer", "native", "of peak"]
     if has_winograd:
         header += ["Winograd", "of peak"]
-    header += ["XNNPACK", "LibTorch", "ATen's backend", "native / XNNPACK", "native / LibTorch"]
-    if has_winograd:
-        header += ["best native / LibTorch"]
+    header += ["XNNPACK", "LibTorch", "ATen's backend"]
+    if has_onednn:
+        header += ["oneDNN prepacked"]
+    header += ["native / XNNPACK", "native / LibTorch"]
+    if has_onednn:
+        header += ["native / oneDNN"]
+    if has_winograd or has_onednn:
+        header += [best_title]
+    ratio_count = 2 + has_onednn + (has_winograd or has_onednn)
     print("| " + " | ".join(header) + " |")
-    print("|" + "|".join("---:" if i >= len(header) - 3 else "---" for i in range(len(header))) +
-          "|")
-    ratios = {"xnnpack": [], "libtorch": [], "best": []}
+    print("|" + "|".join("---:" if i >= len(header) - ratio_count else "---"
+                         for i in range(len(header))) + "|")
+    ratios = {"xnnpack": [], "libtorch": [], "onednn": [], "best": []}
     for layer in order:
         columns = runs[layer]
         med = {c: statistics.median(v) for c, v in columns.items() if v}
@@ -100,17 +112,23 @@ def main():
                     f"{med['Winograd'] / peak:.0%}" if peak and "Winograd" in med else "-"]
         row += [cell(columns.get("Xnnpack")), cell(columns.get("LibTorch")),
                 labels.get(layer, "-")]
-        for key, other in (("xnnpack", "Xnnpack"), ("libtorch", "LibTorch")):
+        if has_onednn:
+            row.append(cell(columns.get("OneDnn")))
+        pairs = [("xnnpack", "Xnnpack"), ("libtorch", "LibTorch")]
+        if has_onednn:
+            pairs.append(("onednn", "OneDnn"))
+        for key, other in pairs:
             if "Native" in med and other in med:
                 ratios[key].append((med["Native"] / med[other], layer))
                 row.append(f"{med['Native'] / med[other]:.2f}")
             else:
                 row.append("-")
-        if has_winograd:
+        if has_winograd or has_onednn:
             best = max(med.get("Native", 0), med.get("Winograd", 0))
-            if best and "LibTorch" in med:
-                ratios["best"].append((best / med["LibTorch"], layer))
-                row.append(f"{best / med['LibTorch']:.2f}")
+            torch_best = max((med[c] for c in torch_columns if c in med), default=0)
+            if best and torch_best:
+                ratios["best"].append((best / torch_best, layer))
+                row.append(f"{best / torch_best:.2f}")
             else:
                 row.append("-")
         print("| " + " | ".join(row) + " |")
@@ -119,7 +137,7 @@ def main():
         print(f"FMA peak (median of {len(peaks)} Peak runs): {peak:.0f} GFLOP/s "
               f"[{min(peaks):.0f}-{max(peaks):.0f}]")
     for key, title in (("xnnpack", "native / XNNPACK"), ("libtorch", "native / LibTorch"),
-                       ("best", "best native / LibTorch")):
+                       ("onednn", "native / oneDNN prepacked"), ("best", best_title)):
         if ratios[key]:
             low = min(ratios[key])
             print(f"{title}: lowest {low[0]:.2f} ({low[1]}), "
