@@ -169,6 +169,11 @@ runtime::Error GemmForTarget(const GemmCall& call) {
   // micro-kernel always loads nr floats.
   alignas(64) float edge_bias[kNr];
 
+  // Rows per M block: as many blocks as mc rows need, their rows shared out evenly in whole
+  // tiles, so no block is a remainder of a few rows that streams all of B for them (resnet50's
+  // 14 x 14 layers: 196 rows as 66 + 66 + 64, not 96 + 96 + 4, with 1-2 MB of B per block).
+  const size_t m_blocks = (call.m + config.mc - 1) / config.mc;
+  const size_t block_rows = ((call.m + m_blocks - 1) / m_blocks + kMr - 1) / kMr * kMr;
   for (size_t n0 = call.n_begin; n0 < call.n_end; n0 += config.nc) {
     const size_t n_end = call.n_end - n0 < config.nc ? call.n_end : n0 + config.nc;
     for (size_t k0 = 0; k0 < k; k0 += config.kc) {
@@ -188,8 +193,8 @@ runtime::Error GemmForTarget(const GemmCall& call) {
                                   call.epilogue.activation == Activation::kClamp);
       args.lo = lo;
       args.hi = hi;
-      for (size_t m0 = call.m_begin; m0 < m_end; m0 += config.mc) {
-        const size_t mc = m_end - m0 < config.mc ? m_end - m0 : config.mc;
+      for (size_t m0 = call.m_begin; m0 < m_end; m0 += block_rows) {
+        const size_t mc = m_end - m0 < block_rows ? m_end - m0 : block_rows;
         // Rows already kKc floats apart (a linear layer with 256 input features on AVX2 and
         // AVX-512) are what the packed kernels read: no copy. Shorter rows are read where they
         // are too when few panels share the copy (N <= kInPlaceMaxColumns: pointwise
