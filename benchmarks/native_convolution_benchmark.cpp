@@ -199,6 +199,21 @@ void FlushFromCaches(const void* data, size_t bytes) {
 }
 #endif
 
+// Run::kColdWeights: evicts the packed weights before the next iteration, outside the timing.
+void FlushWhenCold(benchmark::State& state, Run run, const std::vector<float>& packed) {
+#if defined(__x86_64__)
+  if (run == Run::kColdWeights) {
+    state.PauseTiming();
+    FlushFromCaches(packed.data(), packed.size() * sizeof(float));
+    state.ResumeTiming();
+  }
+#else
+  (void)state;
+  (void)run;
+  (void)packed;
+#endif
+}
+
 void BM_Native(benchmark::State& state, Layer layer, Run run) {
   const Convolution2dShape s = ShapeOf(layer);
   const size_t out_floats = s.output_height() * s.output_width() * s.output_channels;
@@ -246,13 +261,7 @@ void BM_Native(benchmark::State& state, Layer layer, Run run) {
     return;
   }
   for (auto _ : state) {
-#if defined(__x86_64__)
-    if (run == Run::kColdWeights) {
-      state.PauseTiming();
-      FlushFromCaches(packed.data(), packed.size() * sizeof(float));
-      state.ResumeTiming();
-    }
-#endif
+    FlushWhenCold(state, run, packed);
     const runtime::Error error =
         layer.depthwise() ? DepthwiseConvolution2d(s, input.data(), depthwise_weights, bias.data(),
                                                    output.data(), epilogue)
@@ -301,13 +310,7 @@ void BM_Winograd(benchmark::State& state, Layer layer, Run run) {
     return;
   }
   for (auto _ : state) {
-#if defined(__x86_64__)
-    if (run == Run::kColdWeights) {
-      state.PauseTiming();
-      FlushFromCaches(packed.data(), packed.size() * sizeof(float));
-      state.ResumeTiming();
-    }
-#endif
+    FlushWhenCold(state, run, packed);
     if (WinogradConvolution2d(s, input.data(), view, bias.data(), output.data(), epilogue,
                               scratch.data(),
                               scratch.size() * sizeof(float)) != runtime::Error::kOk) {
