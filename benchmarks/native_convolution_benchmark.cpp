@@ -34,8 +34,8 @@
 // OneDnn/<layer> run between Xnnpack and Native again); 3x3 stride-1 layers then run Winograd,
 // Native, Winograd again (B-A-B against the direct implicit GEMM). Counters: GFLOPS (2
 // multiply-adds per tap and channel pair) and of_peak (fraction of the median peak measured at
-// start-up). Use
-// --benchmark_repetitions for the spread. Results and commands: docs/native-kernels.md.
+// start-up). Use --benchmark_repetitions for the spread. Results and commands:
+// docs/native-kernels.md.
 #include <benchmark/benchmark.h>
 #include <time.h>
 #include <xnnpack.h>
