@@ -19,6 +19,16 @@ struct CompileSpecView {
   Span<const uint8_t> value;
 };
 
+class EventTracer;
+
+// Where a delegate call that times the nodes inside it reports them: node k of the call's debug
+// handle (Method::instruction_debug_node(instruction, k)) through
+// tracer->DelegateNodeEvent(instruction, k, begin_ns, end_ns), from the calling thread.
+struct DelegateTrace {
+  EventTracer* tracer;
+  size_t instruction;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -32,6 +42,12 @@ class Backend {
                              KernelArgs args, MemoryAllocator& allocator) = 0;
   // Runs the subgraph. Must not allocate.
   virtual Error Execute(void* handle, KernelArgs args) = 0;
+  // Execute while an EventTracer is installed (torchir-run --profile, torchir-bench): a backend
+  // that can time the nodes it runs reports them to `trace`; the others just run.
+  virtual Error ExecuteTraced(void* handle, KernelArgs args, const DelegateTrace& trace) {
+    (void)trace;
+    return Execute(handle, args);
+  }
   // Releases everything Init acquired.
   virtual void Destroy(void* handle) = 0;
   // Bytes of working memory Execute needs for `handle` (0: none). The Method binds

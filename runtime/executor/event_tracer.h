@@ -20,8 +20,11 @@ class EventTracer {
   // For backends that can time the nodes inside a delegate call: node `node` (a
   // position in the instruction's debug handle, Method::instruction_debug_node)
   // of delegate instruction `index` ran from `begin_ns` to `end_ns`
-  // (NowNanoseconds). Called between that instruction's Begin and End. The
-  // XNNPACK delegate cannot report nodes and never calls it.
+  // (NowNanoseconds). Called between that instruction's Begin and End, from
+  // the thread that runs the Method, once per node or once per piece of work
+  // a node does (a matrix product's softmax, one batch at a time). The native
+  // delegate reports its nodes (Backend::ExecuteTraced); the XNNPACK delegate
+  // cannot and never calls it.
   virtual void DelegateNodeEvent(size_t index, size_t node, uint64_t begin_ns, uint64_t end_ns) {
     (void)index;
     (void)node;

@@ -384,7 +384,10 @@ Error Method::Execute() {
     KernelArgs args(instruction.args, instruction.num_args);
     Error error;
     if (is_delegate) {
-      error = instruction.backend->Execute(instruction.delegate_handle, args);
+      error = tracer_ == nullptr
+                  ? instruction.backend->Execute(instruction.delegate_handle, args)
+                  : instruction.backend->ExecuteTraced(instruction.delegate_handle, args,
+                                                       DelegateTrace{tracer_, i});
     } else {
       context.instruction_name = instruction.name;
       error = instruction.kernel->run(context, args);

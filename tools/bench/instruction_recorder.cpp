@@ -10,6 +10,11 @@ InstructionRecorder::InstructionRecorder(size_t num_instructions, size_t traced_
   events_.reserve(num_instructions * traced_iterations + node_event_capacity);
 }
 
+void InstructionRecorder::SizeNodeTotals(const std::vector<size_t>& nodes) {
+  node_totals_.assign(nodes.size(), {});
+  for (size_t i = 0; i < nodes.size(); ++i) node_totals_[i].assign(nodes[i], 0);
+}
+
 void InstructionRecorder::BeginIteration(uint32_t iteration, bool record_events) {
   iteration_ = iteration;
   record_ = record_events;
@@ -34,6 +39,9 @@ void InstructionRecorder::EndInstruction(size_t index, runtime::Error status) {
 
 void InstructionRecorder::DelegateNodeEvent(size_t index, size_t node, uint64_t begin_ns,
                                             uint64_t end_ns) {
+  if (index < node_totals_.size() && node < node_totals_[index].size() && end_ns > begin_ns) {
+    node_totals_[index][node] += end_ns - begin_ns;
+  }
   if (!record_) return;
   InstructionEvent event;
   event.iteration = iteration_;

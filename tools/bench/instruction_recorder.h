@@ -31,6 +31,11 @@ class InstructionRecorder : public runtime::EventTracer {
   InstructionRecorder(size_t num_instructions, size_t traced_iterations,
                       size_t node_event_capacity = 0);
 
+  // Sizes the per-node totals: instruction i has nodes[i] debug nodes
+  // (Method::instruction_num_debug_nodes). Without it node events only go to
+  // the trace.
+  void SizeNodeTotals(const std::vector<size_t>& nodes);
+
   // Starts timed iteration `iteration`; `record_events` keeps its events.
   void BeginIteration(uint32_t iteration, bool record_events);
 
@@ -40,6 +45,9 @@ class InstructionRecorder : public runtime::EventTracer {
 
   // Nanoseconds each instruction took, summed over every timed iteration.
   const std::vector<uint64_t>& totals() const { return totals_; }
+  // Nanoseconds the delegate reported for node k of instruction i, summed over
+  // every timed iteration: node_totals()[i][k] (empty before SizeNodeTotals).
+  const std::vector<std::vector<uint64_t>>& node_totals() const { return node_totals_; }
   // In the order they ended (instructions in execution order, a delegate's
   // nodes before the delegate call itself).
   const std::vector<InstructionEvent>& events() const { return events_; }
@@ -49,6 +57,7 @@ class InstructionRecorder : public runtime::EventTracer {
   void Keep(const InstructionEvent& event);
 
   std::vector<uint64_t> totals_;
+  std::vector<std::vector<uint64_t>> node_totals_;
   std::vector<InstructionEvent> events_;
   uint64_t begin_ns_ = 0;
   uint32_t iteration_ = 0;

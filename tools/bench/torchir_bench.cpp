@@ -146,13 +146,15 @@ int main(int argc, char** argv) {
   const bool tracing = !options.trace.empty();
   const auto traced =
       static_cast<size_t>(tracing ? std::min(options.trace_iterations, options.iterations) : 0);
-  // Room for every node of every delegate call too, should its backend report them.
+  // Room for the nodes of every delegate call too, should its backend report them: up to 8
+  // events a node (the native delegate reports a matrix product and its softmax per batch).
   size_t delegate_nodes = 0;
   for (size_t i = 0; i < method.num_instructions(); ++i) {
     if (method.instruction_is_delegate(i)) delegate_nodes += method.instruction_num_debug_nodes(i);
   }
   torchir::bench::InstructionRecorder recorder(method.num_instructions(), traced,
-                                               traced * delegate_nodes);
+                                               traced * delegate_nodes * 8);
+  recorder.SizeNodeTotals(torchir::bench::DebugNodeCounts(method));
   if (options.profile || tracing) method.set_event_tracer(&recorder);
   std::vector<double> latencies;
   latencies.reserve(static_cast<size_t>(options.iterations));
@@ -223,7 +225,8 @@ int main(int argc, char** argv) {
   std::printf("peak resident memory %s (%s before load)\n", Kib(peak_rss_kib).c_str(),
               Kib(rss_before_load_kib).c_str());
   if (options.profile) {
-    torchir::bench::PrintProfile(stdout, method, recorder.totals(), options.iterations);
+    torchir::bench::PrintProfile(stdout, method, recorder.totals(), options.iterations,
+                                 &recorder.node_totals());
   }
   if (tracing) {
     std::printf("trace: %s (%zu events, open in ui.perfetto.dev or chrome://tracing)\n",

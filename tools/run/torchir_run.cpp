@@ -126,7 +126,10 @@ int main(int argc, char** argv) {
     if (!status.ok()) return torchir::cli::ReportError(status);
   }
   torchir::bench::InstructionRecorder tracer(program.method().num_instructions(), 0);
-  if (cli.Switch("profile")) program.set_event_tracer(&tracer);
+  if (cli.Switch("profile")) {
+    tracer.SizeNodeTotals(torchir::bench::DebugNodeCounts(program.method()));
+    program.set_event_tracer(&tracer);
+  }
   std::vector<double> latencies;
   latencies.reserve(static_cast<size_t>(iterations));
   for (long long i = 0; i < iterations; ++i) {
@@ -224,7 +227,8 @@ int main(int argc, char** argv) {
   }
   if (cli.Switch("profile")) {
     std::fflush(stdout);
-    torchir::bench::PrintProfile(stdout, program.method(), tracer.totals(), iterations);
+    torchir::bench::PrintProfile(stdout, program.method(), tracer.totals(), iterations,
+                                 &tracer.node_totals());
   }
   return status;  // 1 when an output differed from --expected
 }

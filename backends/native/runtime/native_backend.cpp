@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -21,6 +22,7 @@
 #include "runtime/core/evalue.h"
 #include "runtime/core/result.h"
 #include "runtime/core/tensor.h"
+#include "runtime/executor/event_tracer.h"
 #include "runtime/platform/platform.h"
 
 namespace torchir::runtime::native {
@@ -62,6 +64,7 @@ struct BoundConvolution {
   Epilogue epilogue;
   bool winograd;  // winograd_weights, not weights: Winograd F(4x4, 3x3)
   PackedWinograd winograd_weights;
+  size_t trace_node;  // its position in the call's debug handle (NodeTracePositions)
 };
 
 // One matrix product of run-time operands, bound to its arguments' memory.
@@ -87,6 +90,8 @@ struct BoundMatmul {
   const uint8_t* mask;  // null: none; else mask_rows x n bytes, row r of the output reads
   size_t mask_rows;     // mask row r % mask_rows (m: every batch shares it; batch * m)
   float mask_fill;
+  size_t trace_node;          // the product's position in the debug handle
+  size_t softmax_trace_node;  // the softmax's (kNoTraceNode when the blob does not say)
 };
 
 // One layer norm, bound to its arguments' memory.
@@ -98,6 +103,7 @@ struct BoundLayerNorm {
   const float* bias;    // null: 0
   float epsilon;
   float* output;
+  size_t trace_node;  // its position in the call's debug handle
 };
 
 // What Init returns as the handle (from the Method's allocator).
@@ -115,6 +121,56 @@ struct Delegate {
   size_t packed_b_bytes = 0;
   SharedThreadPool* pool = nullptr;  // nullptr when single-threaded
 };
+
+// A node the debug handle does not name: timed, but not reported.
+constexpr size_t kNoTraceNode = SIZE_MAX;
+
+// Reports [begin_ns, now] of debug node `node` to `trace` (null: not traced) and returns now.
+uint64_t ReportNode(const DelegateTrace* trace, size_t node, uint64_t begin_ns) {
+  if (trace == nullptr) return 0;
+  const uint64_t end_ns = NowNanoseconds();
+  if (node != kNoTraceNode)
+    trace->tracer->DelegateNodeEvent(trace->instruction, node, begin_ns, end_ns);
+  return end_ns;
+}
+
+// Where the blob's kernel nodes sit in the call's debug handle. The compiler names the Edge nodes
+// a delegate took in its debug handle in the order of the blob's source_ops (one op each), so
+// the k-th edge.convolution or edge.linear of source_ops is the blob's k-th convolution node,
+// the k-th edge.matmul its k-th matrix product, the k-th edge.softmax the k-th product that has
+// a softmax, the k-th edge.layer_norm its k-th layer norm. A blob without source_ops, or with
+// fewer of an op than it has nodes, leaves the rest kNoTraceNode: they run, unreported.
+void NodeTracePositions(const fb::Blob& blob, Delegate* delegate) {
+  auto Is = [](const flatbuffers::String* op, const char* name) {
+    return std::strcmp(op->c_str(), name) == 0;
+  };
+  size_t convolutions = 0, matmuls = 0, softmaxes = 0, layer_norms = 0;
+  for (size_t i = 0; i < delegate->num_nodes; ++i) delegate->nodes[i].trace_node = kNoTraceNode;
+  for (size_t i = 0; i < delegate->num_matmuls; ++i) {
+    delegate->matmuls[i].trace_node = delegate->matmuls[i].softmax_trace_node = kNoTraceNode;
+  }
+  for (size_t i = 0; i < delegate->num_layer_norms; ++i) {
+    delegate->layer_norms[i].trace_node = kNoTraceNode;
+  }
+  if (blob.source_ops() == nullptr) return;
+  for (flatbuffers::uoffset_t k = 0; k < blob.source_ops()->size(); ++k) {
+    const flatbuffers::String* op = blob.source_ops()->Get(k);
+    if (op == nullptr) continue;
+    if (Is(op, "edge.convolution") || Is(op, "edge.linear")) {
+      if (convolutions < delegate->num_nodes) delegate->nodes[convolutions++].trace_node = k;
+    } else if (Is(op, "edge.matmul")) {
+      if (matmuls < delegate->num_matmuls) delegate->matmuls[matmuls++].trace_node = k;
+    } else if (Is(op, "edge.softmax")) {
+      while (softmaxes < delegate->num_matmuls && !delegate->matmuls[softmaxes].softmax) {
+        ++softmaxes;
+      }
+      if (softmaxes < delegate->num_matmuls) delegate->matmuls[softmaxes++].softmax_trace_node = k;
+    } else if (Is(op, "edge.layer_norm")) {
+      if (layer_norms < delegate->num_layer_norms)
+        delegate->layer_norms[layer_norms++].trace_node = k;
+    }
+  }
+}
 
 Error VerifyBlob(Span<const uint8_t> blob, size_t num_args, const fb::Blob** out) {
   BLOB_CHECK(blob.data() != nullptr && blob.size() >= 8 &&
@@ -266,6 +322,7 @@ class NativeBackend final : public Backend {
     }
     // The GEMM's scratch, then B packed at run time, in the scratch the Method binds
     // (BindScratch); the compiler planned it with the same function (delegate_scratch.h).
+    NodeTracePositions(*parsed, delegate);
     const ::torchir::native::DelegateScratchLayout scratch =
         ::torchir::native::ComputeDelegateScratch(*parsed, here, num_threads);
     delegate->scratch_bytes = scratch.gemm_bytes;
@@ -277,42 +334,14 @@ class NativeBackend final : public Backend {
   }
 
   Error Execute(void* handle, KernelArgs /*args*/) override {
-    // The arguments' memory was bound at init and never moves.
-    const Delegate& delegate = *static_cast<const Delegate*>(handle);
-    TORCHIR_CHECK_OR_RETURN(
-        delegate.scratch != nullptr || delegate.scratch_bytes + delegate.packed_b_bytes == 0,
-        Error::kNotInitialized, "NativeBackend: executed before its scratch was bound");
-    pthreadpool_t pool = delegate.pool != nullptr ? delegate.pool->get() : nullptr;
-    for (size_t i = 0; i < delegate.num_nodes; ++i) {
-      const BoundConvolution& node = delegate.nodes[i];
-      pthreadpool_t node_pool = node.parallel ? pool : nullptr;
-      const Error error =
-          node.winograd ? ::torchir::native::WinogradConvolution2d(
-                              node.shape, node.input, node.winograd_weights, node.bias, node.output,
-                              node.epilogue, delegate.scratch, delegate.scratch_bytes, node_pool)
-          : node.depthwise ? ::torchir::native::DepthwiseConvolution2d(
-                                 node.shape, node.input, node.depthwise_weights, node.bias,
-                                 node.output, node.epilogue, node_pool)
-          : node.groups > 1
-              ? ::torchir::native::GroupedConvolution2d(
-                    node.shape, node.groups, node.input, node.group_weights, node.bias, node.output,
-                    node.epilogue, delegate.scratch, delegate.scratch_bytes, node_pool)
-              : ::torchir::native::Convolution2d(node.shape, node.input, node.weights, node.bias,
-                                                 node.output, node.epilogue, delegate.scratch,
-                                                 delegate.scratch_bytes, node_pool);
-      if (error != Error::kOk) return error;
-    }
-    for (size_t i = 0; i < delegate.num_matmuls; ++i) {
-      const BoundMatmul& node = delegate.matmuls[i];
-      TORCHIR_RETURN_IF_ERROR(RunMatmul(delegate, node, node.parallel ? pool : nullptr));
-    }
-    for (size_t i = 0; i < delegate.num_layer_norms; ++i) {
-      const BoundLayerNorm& node = delegate.layer_norms[i];
-      TORCHIR_RETURN_IF_ERROR(
-          ::torchir::native::LayerNorm(node.rows, node.cols, node.input, node.weight, node.bias,
-                                       node.epsilon, node.output, node.parallel ? pool : nullptr));
-    }
-    return Error::kOk;
+    return Run(*static_cast<const Delegate*>(handle), nullptr);
+  }
+
+  // Each node timed and reported under its debug-handle position: a convolution or layer norm
+  // once, a matrix product once per batch run in turn (its GEMM, then its softmax under the
+  // softmax's position), or once whole when its batches are shared among threads.
+  Error ExecuteTraced(void* handle, KernelArgs /*args*/, const DelegateTrace& trace) override {
+    return Run(*static_cast<const Delegate*>(handle), &trace);
   }
 
   size_t ScratchBytes(void* handle) const override {
@@ -334,15 +363,60 @@ class NativeBackend final : public Backend {
   }
 
  private:
+  // The nodes in order; `trace` null: untimed.
+  static Error Run(const Delegate& delegate, const DelegateTrace* trace) {
+    // The arguments' memory was bound at init and never moves.
+    TORCHIR_CHECK_OR_RETURN(
+        delegate.scratch != nullptr || delegate.scratch_bytes + delegate.packed_b_bytes == 0,
+        Error::kNotInitialized, "NativeBackend: executed before its scratch was bound");
+    pthreadpool_t pool = delegate.pool != nullptr ? delegate.pool->get() : nullptr;
+    for (size_t i = 0; i < delegate.num_nodes; ++i) {
+      const BoundConvolution& node = delegate.nodes[i];
+      pthreadpool_t node_pool = node.parallel ? pool : nullptr;
+      const uint64_t begin_ns = trace != nullptr ? NowNanoseconds() : 0;
+      const Error error =
+          node.winograd ? ::torchir::native::WinogradConvolution2d(
+                              node.shape, node.input, node.winograd_weights, node.bias, node.output,
+                              node.epilogue, delegate.scratch, delegate.scratch_bytes, node_pool)
+          : node.depthwise ? ::torchir::native::DepthwiseConvolution2d(
+                                 node.shape, node.input, node.depthwise_weights, node.bias,
+                                 node.output, node.epilogue, node_pool)
+          : node.groups > 1
+              ? ::torchir::native::GroupedConvolution2d(
+                    node.shape, node.groups, node.input, node.group_weights, node.bias, node.output,
+                    node.epilogue, delegate.scratch, delegate.scratch_bytes, node_pool)
+              : ::torchir::native::Convolution2d(node.shape, node.input, node.weights, node.bias,
+                                                 node.output, node.epilogue, delegate.scratch,
+                                                 delegate.scratch_bytes, node_pool);
+      if (error != Error::kOk) return error;
+      ReportNode(trace, node.trace_node, begin_ns);
+    }
+    for (size_t i = 0; i < delegate.num_matmuls; ++i) {
+      const BoundMatmul& node = delegate.matmuls[i];
+      TORCHIR_RETURN_IF_ERROR(RunMatmul(delegate, node, node.parallel ? pool : nullptr, trace));
+    }
+    for (size_t i = 0; i < delegate.num_layer_norms; ++i) {
+      const BoundLayerNorm& node = delegate.layer_norms[i];
+      const uint64_t begin_ns = trace != nullptr ? NowNanoseconds() : 0;
+      TORCHIR_RETURN_IF_ERROR(
+          ::torchir::native::LayerNorm(node.rows, node.cols, node.input, node.weight, node.bias,
+                                       node.epsilon, node.output, node.parallel ? pool : nullptr));
+      ReportNode(trace, node.trace_node, begin_ns);
+    }
+    return Error::kOk;
+  }
+
   // Batches [begin, end) of a product: B packed into `packed_b` for each batch (once when
   // shared), then the GEMM, whose blocks are in `scratch`, then the fused softmax on the rows
   // just written (still in cache).
   static Error RunMatmulBatches(const Delegate& delegate, const BoundMatmul& node, size_t begin,
                                 size_t end, void* scratch, size_t scratch_bytes, void* packed_b,
-                                size_t packed_b_bytes, pthreadpool_t pool) {
+                                size_t packed_b_bytes, pthreadpool_t pool,
+                                const DelegateTrace* trace = nullptr) {
     const size_t rows = node.merged ? node.batch * node.m : node.m;
     PackedB packed;
     for (size_t b = begin; b < end; ++b) {
+      uint64_t begin_ns = trace != nullptr ? NowNanoseconds() : 0;
       if (!node.b_shared || b == begin) {
         const float* b_batch = node.b + (node.b_shared ? 0 : b * node.b_batch_stride);
         TORCHIR_RETURN_IF_ERROR(
@@ -357,6 +431,7 @@ class NativeBackend final : public Backend {
       TORCHIR_RETURN_IF_ERROR(::torchir::native::Gemm(
           rows, node.a + b * node.a_batch_stride, node.a_row_stride, packed, nullptr, output,
           node.output_row_stride, Epilogue(), scratch, scratch_bytes, pool));
+      begin_ns = ReportNode(trace, node.trace_node, begin_ns);
       if (node.softmax) {
         // The mask rows of this batch's first row (b m is a multiple of m).
         const uint8_t* mask =
@@ -364,6 +439,7 @@ class NativeBackend final : public Backend {
         TORCHIR_RETURN_IF_ERROR(::torchir::native::Softmax(rows, node.n, output, node.softmax_scale,
                                                            mask, node.mask_rows, node.mask_fill,
                                                            output, pool));
+        ReportNode(trace, node.softmax_trace_node, begin_ns);
       }
     }
     return Error::kOk;
@@ -397,7 +473,8 @@ class NativeBackend final : public Backend {
   // Attention's heads are batches of independent products: with a pool they go to the threads
   // whole (each packs its own B) when MatmulBatchTasks says so, else one after another with
   // each GEMM shared among the threads.
-  static Error RunMatmul(const Delegate& delegate, const BoundMatmul& node, pthreadpool_t pool) {
+  static Error RunMatmul(const Delegate& delegate, const BoundMatmul& node, pthreadpool_t pool,
+                         const DelegateTrace* trace) {
     const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
     size_t tasks = ::torchir::native::MatmulBatchTasks(node.batch, node.b_shared, threads);
     if (tasks > 1) {
@@ -413,13 +490,16 @@ class NativeBackend final : public Backend {
         BatchTasks shared{&delegate, &node,  per_task,
                           gemm_slot, b_slot, {static_cast<int>(Error::kOk)}};
         const size_t used = (node.batch + shared.per_task - 1) / shared.per_task;
+        const uint64_t begin_ns = trace != nullptr ? NowNanoseconds() : 0;
         pthreadpool_parallelize_1d(pool, &RunBatchTask, &shared, used, 0);
+        // The tasks run on the pool's threads: the whole product (softmax included) at once.
+        ReportNode(trace, node.trace_node, begin_ns);
         return static_cast<Error>(shared.error.load());
       }
     }
     return RunMatmulBatches(delegate, node, 0, node.merged ? 1 : node.batch, delegate.scratch,
                             delegate.scratch_bytes, delegate.packed_b, delegate.packed_b_bytes,
-                            pool);
+                            pool, trace);
   }
 
   static Error BindMatmul(const fb::MatrixMultiply& node, size_t index, KernelArgs args,

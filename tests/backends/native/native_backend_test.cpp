@@ -24,6 +24,7 @@
 #include "flatbuffers/flatbuffers.h"
 #include "gtest/gtest.h"
 #include "runtime/backend/backend.h"
+#include "runtime/executor/event_tracer.h"
 #include "runtime/executor/memory_allocator.h"
 #include "runtime/platform/platform.h"
 #include "tests/backends/xnnpack/runtime/xnnpack_test_util.h"
@@ -41,6 +42,8 @@ using ::torchir::native::KernelTargetName;
 using ::torchir::native::kPackedBHeaderBytes;
 using ::torchir::native::PackConvolutionWeights;
 using ::torchir::native::PackedBHeader;
+using ::torchir::runtime::DelegateTrace;
+using ::torchir::runtime::EventTracer;
 using ::torchir::testing::xnnpack::AlignedBytes;
 using ::torchir::testing::xnnpack::DelegateArgs;
 using ::torchir::testing::xnnpack::MaxAbsDiff;
@@ -65,6 +68,7 @@ struct Blob {
   int64_t num_arguments = -1;  // -1: the argument count of the call
   bool write_nodes = true;     // false: no convolutions vector at all
   std::vector<Node> nodes;
+  std::vector<std::string> source_ops;  // none when empty
 };
 
 std::vector<uint8_t> Serialize(const Blob& blob, size_t num_args) {
@@ -82,7 +86,8 @@ std::vector<uint8_t> Serialize(const Blob& blob, size_t num_args) {
   const auto vector = blob.write_nodes ? builder.CreateVector(nodes) : 0;
   const uint32_t num_arguments = blob.num_arguments < 0 ? static_cast<uint32_t>(num_args)
                                                         : static_cast<uint32_t>(blob.num_arguments);
-  fb::FinishBlobBuffer(builder, fb::CreateBlob(builder, blob.version, num_arguments, vector));
+  const auto ops = blob.source_ops.empty() ? 0 : builder.CreateVectorOfStrings(blob.source_ops);
+  fb::FinishBlobBuffer(builder, fb::CreateBlob(builder, blob.version, num_arguments, vector, ops));
   return std::vector<uint8_t>(builder.GetBufferPointer(),
                               builder.GetBufferPointer() + builder.GetSize());
 }
@@ -90,7 +95,7 @@ std::vector<uint8_t> Serialize(const Blob& blob, size_t num_args) {
 // Inits the native delegate on `bytes` (at `offset` into aligned storage), binds its scratch as
 // a Method does, executes it `runs` times and destroys it; the first error.
 Error RunBytes(const std::vector<uint8_t>& bytes, DelegateArgs& args, int runs = 1,
-               size_t offset = 0) {
+               size_t offset = 0, const DelegateTrace* trace = nullptr) {
   std::vector<uint8_t> shifted(offset, 0);
   shifted.insert(shifted.end(), bytes.begin(), bytes.end());
   AlignedBytes storage(shifted);
@@ -104,7 +109,8 @@ Error RunBytes(const std::vector<uint8_t>& bytes, DelegateArgs& args, int runs =
   if (scratch != nullptr) NativeDelegate()->BindScratch(handle.get(), scratch);
   Error error = Error::kOk;
   for (int i = 0; i < runs && error == Error::kOk; ++i) {
-    error = NativeDelegate()->Execute(handle.get(), args.args());
+    error = trace == nullptr ? NativeDelegate()->Execute(handle.get(), args.args())
+                             : NativeDelegate()->ExecuteTraced(handle.get(), args.args(), *trace);
   }
   NativeDelegate()->Destroy(handle.get());
   return error;
@@ -890,17 +896,97 @@ struct MatmulStrides {
 
 std::vector<uint8_t> MatmulBlob(uint64_t batch, uint64_t m, uint64_t k, uint64_t n, int32_t a,
                                 int32_t b, int32_t output, bool b_shared, size_t num_args,
-                                const FusedSoftmax& softmax = {},
-                                const MatmulStrides& strides = {}) {
+                                const FusedSoftmax& softmax = {}, const MatmulStrides& strides = {},
+                                const std::vector<std::string>& source_ops = {}) {
   flatbuffers::FlatBufferBuilder builder;
+  const auto ops = source_ops.empty() ? 0 : builder.CreateVectorOfStrings(source_ops);
   const auto node = fb::CreateMatrixMultiply(
       builder, batch, m, k, n, a, b, output, b_shared, softmax.softmax, softmax.scale, softmax.mask,
       softmax.fill, strides.strided, strides.a_batch, strides.a_row, strides.b_batch, strides.b_row,
       strides.b_transposed, strides.output_batch, strides.output_row);
-  fb::FinishBlobBuffer(builder, fb::CreateBlob(builder, 1, static_cast<uint32_t>(num_args), 0, 0, 0,
-                                               builder.CreateVector(&node, 1)));
+  fb::FinishBlobBuffer(builder, fb::CreateBlob(builder, 1, static_cast<uint32_t>(num_args), 0, ops,
+                                               0, builder.CreateVector(&node, 1)));
   return std::vector<uint8_t>(builder.GetBufferPointer(),
                               builder.GetBufferPointer() + builder.GetSize());
+}
+
+// What a traced delegate call reported: DelegateNodeEvent's arguments, in order.
+class NodeEvents final : public EventTracer {
+ public:
+  struct Event {
+    size_t instruction, node;
+    uint64_t begin_ns, end_ns;
+  };
+  void BeginInstruction(size_t, const char*, bool) override {}
+  void EndInstruction(size_t, Error) override {}
+  void DelegateNodeEvent(size_t index, size_t node, uint64_t begin_ns, uint64_t end_ns) override {
+    events.push_back({index, node, begin_ns, end_ns});
+  }
+  // The nodes of the events, in order.
+  std::vector<size_t> Nodes() const {
+    std::vector<size_t> nodes;
+    for (const Event& e : events) nodes.push_back(e.node);
+    return nodes;
+  }
+  std::vector<Event> events;
+};
+
+// A traced call reports each kernel node under its position in the call's debug handle, which
+// the compiler writes in the order of the blob's source_ops: a product once per batch with its
+// softmax after it, the batches' work whole when they go to the threads; a convolution once.
+// Untraced calls and blobs without source_ops report nothing; the outputs are the same.
+TEST_F(NativeBackendTest, TracedCallsReportEachNodeAtItsDebugHandlePosition) {
+  const size_t m = 96, k = 65, n = 129, batch = 3;
+  DelegateArgs args;
+  const int32_t a = static_cast<int32_t>(args.Add({3, 96, 65}, RandomFloats(batch * m * k, 41)));
+  const int32_t b = static_cast<int32_t>(args.Add({3, 65, 129}, RandomFloats(batch * k * n, 42)));
+  const int32_t output = static_cast<int32_t>(args.Add({3, 96, 129}));
+  const std::vector<std::string> ops = {"edge.permute", "edge.matmul", "edge.mul", "edge.softmax"};
+  const FusedSoftmax softmax{true, 0.125f, -1, 0.0f};
+  const std::vector<uint8_t> blob =
+      MatmulBlob(batch, m, k, n, a, b, output, false, args.size(), softmax, {}, ops);
+  ASSERT_EQ(RunBytes(blob, args), Error::kOk);
+  const std::vector<float> untraced = args.Values(static_cast<size_t>(output));
+
+  NodeEvents events;
+  const DelegateTrace trace{&events, 7};
+  args.Set(static_cast<size_t>(output), std::vector<float>(batch * m * n, 0.0f));
+  ASSERT_EQ(RunBytes(blob, args, /*runs=*/1, /*offset=*/0, &trace), Error::kOk);
+  EXPECT_EQ(args.Values(static_cast<size_t>(output)), untraced);
+  EXPECT_EQ(events.Nodes(), (std::vector<size_t>{1, 3, 1, 3, 1, 3}));
+  for (size_t i = 0; i < events.events.size(); ++i) {
+    const NodeEvents::Event& e = events.events[i];
+    EXPECT_EQ(e.instruction, 7u);
+    EXPECT_LE(e.begin_ns, e.end_ns);
+    if (i > 0) EXPECT_GE(e.begin_ns, events.events[i - 1].end_ns) << "one after another";
+  }
+
+  // Without source_ops: runs, reports nothing.
+  events.events.clear();
+  ASSERT_EQ(RunBytes(MatmulBlob(batch, m, k, n, a, b, output, false, args.size(), softmax), args, 1,
+                     0, &trace),
+            Error::kOk);
+  EXPECT_TRUE(events.events.empty());
+
+  // Batches shared among 2 threads: the product once, from the calling thread.
+  ASSERT_EQ(RegisterNativeBackend({2}), Error::kOk);
+  DelegateArgs four;
+  const int32_t a4 = static_cast<int32_t>(four.Add({4, 96, 65}, RandomFloats(4 * m * k, 43)));
+  const int32_t b4 = static_cast<int32_t>(four.Add({4, 65, 129}, RandomFloats(4 * k * n, 44)));
+  const int32_t out4 = static_cast<int32_t>(four.Add({4, 96, 129}));
+  ASSERT_EQ(RunBytes(MatmulBlob(4, m, k, n, a4, b4, out4, false, four.size(), softmax, {}, ops),
+                     four, 1, 0, &trace),
+            Error::kOk);
+  EXPECT_EQ(events.Nodes(), (std::vector<size_t>{1}));
+  ASSERT_EQ(RegisterNativeBackend({1}), Error::kOk);
+
+  // A convolution with a fused add and clamp: once, at the convolution's position.
+  events.events.clear();
+  std::unique_ptr<Convolution> c = SmallConvolution();
+  c->blob.source_ops = {"edge.permute", "edge.convolution", "edge.clamp"};
+  ASSERT_EQ(RunBytes(Serialize(c->blob, c->args.size()), c->args, 2, 0, &trace), Error::kOk);
+  EXPECT_EQ(events.Nodes(), (std::vector<size_t>{1, 1}));
+  EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f);
 }
 
 // A matrix product of run-time operands (attention's scores and context, batched over heads)

@@ -18,6 +18,7 @@
 #include "tools/bench/instruction_recorder.h"
 #include "tools/bench/latency_stats.h"
 #include "tools/bench/method_io.h"
+#include "tools/bench/profile_table.h"
 #include "tools/bench/safetensors_reader.h"
 
 namespace torchir::bench {
@@ -251,6 +252,49 @@ TEST_F(TraceTest, DelegateNodeEventsAreNamedFromTheDebugHandle) {
   EXPECT_THAT(trace, HasSubstr("{\"name\": \"conv\", \"cat\": \"delegate_node\""));
   EXPECT_THAT(trace, HasSubstr("{\"name\": \"relu\", \"cat\": \"delegate_node\""));
   EXPECT_THAT(trace, HasSubstr("\"node_index\": 1"));
+}
+
+// Node events add up per (instruction, node) once sized, traced or not; the profile lists a
+// call's nodes under it when two or more were timed, with their share of the call.
+TEST_F(TraceTest, NodeTotalsAddUpAndTheProfileListsThemUnderTheirCall) {
+  testing::TestProgram source = testing::ScaleProgram();
+  source.instructions[0].debug_nodes = {"matmul", "softmax"};
+  testing::AlignedBytes bytes(testing::Serialize(source));
+  runtime::BufferDataLoader loader(bytes.data(), bytes.size());
+  runtime::Program program = std::move(runtime::Program::Load(loader).get());
+  runtime::MallocAllocator allocator;
+  runtime::Method method = std::move(runtime::Method::Load(program, "forward", allocator).get());
+  ASSERT_EQ(DebugNodeCounts(method), (std::vector<size_t>{2}));
+  InstructionRecorder recorder(1, 0);
+  recorder.SizeNodeTotals(DebugNodeCounts(method));
+  recorder.BeginIteration(0, false);
+  recorder.DelegateNodeEvent(0, 0, 1000, 3000);
+  recorder.DelegateNodeEvent(0, 1, 3000, 4000);
+  recorder.DelegateNodeEvent(0, 0, 5000, 7000);
+  recorder.DelegateNodeEvent(0, 2, 0, 9000);  // past the debug handle: ignored
+  recorder.DelegateNodeEvent(1, 0, 0, 9000);  // past the instructions: ignored
+  ASSERT_EQ(recorder.node_totals().size(), 1u);
+  EXPECT_EQ(recorder.node_totals()[0], (std::vector<uint64_t>{4000, 1000}));
+  EXPECT_TRUE(recorder.events().empty()) << "not recording";
+
+  auto print = [&](const std::vector<std::vector<uint64_t>>* nodes) {
+    std::FILE* file = std::tmpfile();
+    PrintProfile(file, method, {10000}, 2, nodes);
+    std::rewind(file);
+    std::string text;
+    char buffer[512];
+    while (std::fgets(buffer, sizeof(buffer), file) != nullptr) text += buffer;
+    std::fclose(file);
+    return text;
+  };
+  const std::string table = print(&recorder.node_totals());
+  EXPECT_THAT(table, HasSubstr("- matmul"));
+  EXPECT_THAT(table, HasSubstr("0.002 ms   40.0% of the call"));
+  EXPECT_THAT(table, HasSubstr("- softmax"));
+  EXPECT_THAT(table, HasSubstr("0.001 ms   10.0% of the call"));
+  EXPECT_EQ(print(nullptr).find("of the call"), std::string::npos);
+  const std::vector<std::vector<uint64_t>> one = {{4000, 0}};
+  EXPECT_EQ(print(&one).find("- matmul"), std::string::npos) << "one timed node is the call";
 }
 
 }  // namespace

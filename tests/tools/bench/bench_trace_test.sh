@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# torchir-bench on a zoo model, end to end: compiles it for XNNPACK and for the
-# portable kernels alone, runs each with --inputs/--expected/--trace/--json,
+# torchir-bench on a zoo model, end to end: compiles it for XNNPACK, for the
+# native kernels and for the portable kernels alone, runs each with
+# --inputs/--expected/--trace/--json,
 # validates the traces against the trace-event format (validate_trace.py: every
 # instruction event named after its graph node, the names being the model's IR
 # node names, the delegate call listing the nodes it took), then checks that bad
@@ -61,6 +62,17 @@ expect 0 portable "$bench" "$work/portable.pte" --inputs "$dir/inputs.safetensor
   --expected "$dir/expected.safetensors" --warmup 0 --iterations 1 --trace "$work/portable.json"
 "$python" "$here/validate_trace.py" "$work/portable.json" --model "$dir/model.json" \
   --min-named 40 || fail "portable trace is not valid"
+
+# The native kernels report the nodes inside each delegate call: one event per convolution
+# (52 of them in mobilenet_v2), inside its call, named after the model's node; --profile
+# lists them only under calls with two or more timed nodes (none here).
+"$compile" "$dir/model.json" "${weights[@]}" --backend native,xnnpack -o "$work/native.pte" \
+  --quiet || exit 1
+expect 0 native "$bench" "$work/native.pte" --inputs "$dir/inputs.safetensors" \
+  --expected "$dir/expected.safetensors" --iterations 2 --trace "$work/native.json" --profile
+"$python" "$here/validate_trace.py" "$work/native.json" --model "$dir/model.json" \
+  --min-named 40 --min-delegate-nodes 52 || fail "native trace is not valid"
+grep -q " - " "$work/native.out" && fail "native: --profile repeats single-node calls"
 
 # Random inputs from a seed: runs, and a zero tolerance against the real outputs fails.
 expect 1 mismatch "$bench" "$work/xnnpack.pte" --seed 3 --iterations 1 \

@@ -2,6 +2,7 @@
 """Checks a torchir-bench --trace file against the Chrome trace-event format.
 
   validate_trace.py TRACE.json [--model MODEL.json] [--min-named N] [--delegate]
+                    [--min-delegate-nodes N]
 
 The JSON object format: an object whose "traceEvents" is a list of events. Every
 event has a string "name" and "ph", integer "pid" and "tid"; complete events
@@ -11,8 +12,11 @@ instruction events (cat "kernel" / "delegate") carry args instruction (int), op
 (str) and nodes (list of str). With --model (the pytorch-ir JSON the program was
 compiled from) at least --min-named (default 1) distinct node names in the
 trace must be node names of the model; --delegate requires a delegate event
-whose node list has more than one node. Standard library only. Exit 0 when
-valid, 1 with one line per problem otherwise.
+whose node list has more than one node. --min-delegate-nodes N requires N or
+more events a backend reported for the nodes inside a delegate call (cat
+"delegate_node"), each inside its call's event (same instruction and iteration)
+and, with --model, named after a node of the model. Standard library only.
+Exit 0 when valid, 1 with one line per problem otherwise.
 """
 import argparse
 import json
@@ -22,8 +26,10 @@ import sys
 PHASES = set("BEXIiCbnesftPOND") | {"M"}
 
 
-def check(trace, model_nodes, min_named, need_delegate):
+def check(trace, model_nodes, min_named, need_delegate, min_delegate_nodes=0):
     problems = []
+    calls = {}  # (instruction, iteration) of a delegate event: (ts, end)
+    node_events = []
     if not isinstance(trace, dict) or not isinstance(trace.get("traceEvents"), list):
         return ['the trace is not an object with a "traceEvents" list']
     last_ts = {}
@@ -62,6 +68,11 @@ def check(trace, model_nodes, min_named, need_delegate):
                 problems.append(f"{where}: ts {ts} goes back (previous {last_ts[thread]})")
             last_ts[thread] = ts
         args = event["args"]
+        if event.get("cat") == "delegate_node":
+            node_events.append((where, event))
+        if event.get("cat") == "delegate" and isinstance(ts, numbers.Real) and isinstance(
+                dur, numbers.Real):
+            calls[(args.get("instruction"), args.get("iteration"))] = (ts, ts + dur)
         if event.get("cat") in ("kernel", "delegate"):
             instruction_events += 1
             if not isinstance(args.get("instruction"), int):
@@ -86,6 +97,17 @@ def check(trace, model_nodes, min_named, need_delegate):
                             f"{min_named} needed (trace names: {sorted(named)[:10]})")
     if need_delegate and delegate_lists == 0:
         problems.append("no delegate event lists the nodes it took")
+    if len(node_events) < min_delegate_nodes:
+        problems.append(f"{len(node_events)} delegate node events, {min_delegate_nodes} needed")
+    for where, event in node_events:
+        args = event["args"]
+        call = calls.get((args.get("instruction"), args.get("iteration")))
+        ts, end = event.get("ts"), event.get("ts", 0) + event.get("dur", 0)
+        # ts and dur are printed to the nanosecond (3 decimals of a microsecond).
+        if call is None or ts < call[0] - 0.002 or end > call[1] + 0.002:
+            problems.append(f"{where}: delegate node '{event['name']}' outside its call {call}")
+        if model_nodes is not None and event["name"] not in model_nodes:
+            problems.append(f"{where}: delegate node '{event['name']}' is not a node of the model")
     return problems
 
 
@@ -95,6 +117,7 @@ def main():
     parser.add_argument("--model", help="the pytorch-ir model.json the program came from")
     parser.add_argument("--min-named", type=int, default=1)
     parser.add_argument("--delegate", action="store_true")
+    parser.add_argument("--min-delegate-nodes", type=int, default=0)
     options = parser.parse_args()
     try:
         with open(options.trace, encoding="utf-8") as f:
@@ -106,7 +129,8 @@ def main():
     if options.model:
         with open(options.model, encoding="utf-8") as f:
             model_nodes = {node["name"] for node in json.load(f)["nodes"]}
-    problems = check(trace, model_nodes, options.min_named, options.delegate)
+    problems = check(trace, model_nodes, options.min_named, options.delegate,
+                     options.min_delegate_nodes)
     for problem in problems:
         print(f"error: {options.trace}: {problem}")
     return 1 if problems else 0
