@@ -106,14 +106,15 @@ size_t RepackedWinogradBytes(const PackedWinograd& packed, const GemmConfig& con
 runtime::Error RepackWinogradWeights(const PackedWinograd& packed, const GemmConfig& config,
                                      float* plain, void* out, size_t out_bytes);
 
-// Tiles per block (T above) for `threads` threads and this blocking: at least mc (so each
-// packed U[xi] read by a block's GEMM serves as many rows as a plain GEMM's A block: with fewer,
-// the layers with many channels stream their 36 x C x K weights for a handful of rows), more
-// when 36 * T * (C + K) floats still fit kWinogradBlockBytes (few channels), a multiple of mr;
-// all the tiles when they fit one such block; else no more than one thread's share.
+// Tiles per block (T above) for `threads` threads and this blocking. One block holds at least mc
+// tiles (so each packed U[xi] read by a block's GEMM serves as many rows as a plain GEMM's A
+// block: with fewer, the layers with many channels stream their 36 x C x K weights for a
+// handful of rows), more when 36 * T * (C + K) floats still fit kWinogradBlockBytes (few
+// channels), a multiple of mr. T is all the tiles when they fit one such block; else one
+// thread's share when it fits one, or that share cut into equal blocks no larger (196 tiles on
+// 2 threads: 4 blocks of 49, not 96 + 96 for one thread and 4 for the other).
 inline constexpr size_t kWinogradBlockBytes = 512 * 1024;
-size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& shape,
-                         size_t threads);
+size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& shape, size_t threads);
 
 // How `threads` threads share the work: blocks of tiles, or, when every tile fits one block
 // (few tiles: resnet18's 28x28 and 14x14 layers), that block's 36 GEMMs (and its transforms by

@@ -212,7 +212,12 @@ size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& sha
   const size_t block = OneThreadBlock(config, shape);
   if (tiles <= block) return tiles;  // one block, on one thread or shared by matrices
   const size_t share = (tiles + (threads == 0 ? 1 : threads) - 1) / (threads == 0 ? 1 : threads);
-  return block < share ? block : share;
+  if (share <= block) return share;
+  // A share of several blocks: as many equal blocks as it needs, so every thread gets whole
+  // blocks of about its share. resnet's 56 x 56 layers (196 tiles, blocks of mc = 96) on 2
+  // threads were 96 + 96 for one thread and 4 for the other; at 1 thread 96 + 96 + 4.
+  const size_t per_share = (share + block - 1) / block;
+  return (share + per_share - 1) / per_share;
 }
 
 size_t WinogradScratchBytes(const GemmConfig& config, const Convolution2dShape& shape,
