@@ -45,6 +45,14 @@ constexpr size_t kMaxNodes = 1 << 16;
 // core, about what waking the pool's workers costs (and a busy machine may not schedule them
 // for a whole tick: text_cnn's 2-thread calls took 24 ms instead of 3 us before this).
 constexpr uint64_t kMinParallelMacs = uint64_t{1} << 21;
+// Nodes whose time is memory's, not multiply-adds', go to the threads by what they move: a
+// depthwise convolution or layer norm from this many output elements (they read what the node
+// before wrote on both cores, and reading the other core's half from its cache is what costs
+// most alone), a GEMM from this many bytes of packed weights (a classifier's 1 x K x N layer
+// streams them for one row: mobilenet_v2's 1280 -> 1000 linear, 1.3 M multiply-adds and 5 MB,
+// took 0.40 ms on one thread and 0.42 ms at 2 threads when it ran on the calling thread).
+constexpr uint64_t kMinParallelElements = uint64_t{1} << 14;
+constexpr uint64_t kMinParallelWeightBytes = uint64_t{1} << 20;
 
 #define BLOB_CHECK(cond, ...) \
   TORCHIR_CHECK_OR_RETURN(cond, Error::kInvalidProgram, "NativeBackend: " __VA_ARGS__)
@@ -637,12 +645,11 @@ class NativeBackend final : public Backend {
                  index, node.output(), affine_role[i], affine_index[i]);
       affine[i] = tensor->data_ptr<float>();
     }
-    // Shared among the threads from 16K elements, far less work than a product's threshold: a
-    // layer norm reads what the GEMM before it wrote on both cores, and reading the other
-    // core's half from its cache is what costs most. On encoder_small at 2 threads
-    // (torchir-run --profile, 3 alternated rounds) its 9 layer norms of 128 x 256 took
-    // 0.114-0.117 ms on the calling thread, 0.067-0.073 ms shared.
-    bound->parallel = elements >= (uint64_t{1} << 14);
+    // Shared among the threads from kMinParallelElements, far less work than a product's
+    // threshold. On encoder_small at 2 threads (torchir-run --profile, 3 alternated rounds) its
+    // 9 layer norms of 128 x 256 took 0.114-0.117 ms on the calling thread, 0.067-0.073 ms
+    // shared.
+    bound->parallel = elements >= kMinParallelElements;
     bound->input = input->data_ptr<float>();
     bound->weight = affine[0];
     bound->bias = affine[1];
@@ -824,7 +831,10 @@ class NativeBackend final : public Backend {
     }
     uint64_t macs;
     bound->parallel =
-        Multiply(output_elements, kernel_rows, &macs) ? macs >= kMinParallelMacs : true;
+        bound->depthwise
+            ? output_elements >= kMinParallelElements
+            : (Multiply(output_elements, kernel_rows, &macs) ? macs >= kMinParallelMacs : true) ||
+                  weights->nbytes() >= kMinParallelWeightBytes;
     bound->epilogue = epilogue;
     bound->input = input->data_ptr<float>();
     bound->output = output->mutable_data_ptr<float>();
