@@ -50,7 +50,7 @@ struct WorstError {
   }
 };
 
-// The stated bound: relative error <= 1.5e-7 (about 1 ulp; measured: 0.75e-7 with FMA, 0.98e-7
+// The stated bound: relative error <= 1.5e-7 (about 1 ulp; measured: 1.0e-7 with FMA, 1.01e-7
 // without) against std::exp where e^x is a normal float
 // (x in [-87.33, 88.72]), over about 4 million arguments spread evenly over the floats' bit
 // patterns (every 256th float of each sign), so every exponent and the rounding of each reduction
