@@ -1,8 +1,8 @@
 // The epilogue activations on vectors of floats, compiled once per Highway target (a Highway
 // "-inl" header: include it after hwy/highway.h, inside a foreach_target.h translation unit).
 // The GEMM applies the clamp inside its micro-kernel; every other activation runs through
-// ActivationRows on a tile just stored (still in L1), as does the depthwise convolution on each
-// block of pixels. Formulas are the portable kernels' (runtime/kernels/portable/unary.cpp):
+// ActivationRows on a panel's block just stored (still in L1), as does the depthwise convolution on
+// each block of pixels. Formulas are the portable kernels' (runtime/kernels/portable/unary.cpp):
 //   hardswish   x * min(max(x + 3, 0), 6) / 6        (the / 6 as * (1 / 6): within 1 ulp)
 //   hardsigmoid min(max(x + 3, 0), 6) / 6
 //   sigmoid     1 / (1 + exp(-x))

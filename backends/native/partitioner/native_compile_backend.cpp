@@ -263,7 +263,7 @@ std::optional<fb::Activation> FusedActivationOf(const ir::Node& node) {
 }
 
 // An activation the kernels apply to the tile they computed: a clamp with a non-empty range
-// (in registers), GELU, hardswish, silu, sigmoid or hardsigmoid (on the tile just stored).
+// (in registers), GELU, hardswish, silu, sigmoid or hardsigmoid (on the block just stored).
 bool IsFusableActivation(const ir::Node& activation) {
   if (activation.op() == "edge.clamp") {
     return DoubleAttr(activation, "min") <= DoubleAttr(activation, "max");
