@@ -195,14 +195,28 @@ class TraceTest : public ::testing::Test {
   void SetUp() override { testing::RegisterTestKernels(); }
 };
 
-TEST_F(TraceTest, OneEventPerInstructionOfEachTracedIterationNamingItsNodes) {
-  testing::TestProgram source = testing::ScaleProgram();
-  source.instructions[0].debug_nodes = {"scale", "relu_fused"};
-  testing::AlignedBytes bytes(testing::Serialize(source));
-  runtime::BufferDataLoader loader(bytes.data(), bytes.size());
-  runtime::Program program = std::move(runtime::Program::Load(loader).get());
+// ScaleProgram with these debug nodes on its one instruction, loaded (members in load order).
+struct ScaleMethod {
+  explicit ScaleMethod(std::vector<std::string> debug_nodes)
+      : bytes(Serialized(std::move(debug_nodes))),
+        loader(bytes.data(), bytes.size()),
+        program(std::move(runtime::Program::Load(loader).get())),
+        method(std::move(runtime::Method::Load(program, "forward", allocator).get())) {}
+  static std::vector<uint8_t> Serialized(std::vector<std::string> debug_nodes) {
+    testing::TestProgram source = testing::ScaleProgram();
+    source.instructions[0].debug_nodes = std::move(debug_nodes);
+    return testing::Serialize(source);
+  }
+  testing::AlignedBytes bytes;
+  runtime::BufferDataLoader loader;
+  runtime::Program program;
   runtime::MallocAllocator allocator;
-  runtime::Method method = std::move(runtime::Method::Load(program, "forward", allocator).get());
+  runtime::Method method;
+};
+
+TEST_F(TraceTest, OneEventPerInstructionOfEachTracedIterationNamingItsNodes) {
+  ScaleMethod scale({"scale", "relu_fused"});
+  runtime::Method& method = scale.method;
   const InputBytes inputs = RandomInputs(method, 1);
   ASSERT_EQ(inputs.size(), 1u);
   ASSERT_EQ(inputs[0].size(), 16u);
@@ -232,13 +246,8 @@ TEST_F(TraceTest, OneEventPerInstructionOfEachTracedIterationNamingItsNodes) {
 }
 
 TEST_F(TraceTest, DelegateNodeEventsAreNamedFromTheDebugHandle) {
-  testing::TestProgram source = testing::ScaleProgram();
-  source.instructions[0].debug_nodes = {"conv", "relu"};
-  testing::AlignedBytes bytes(testing::Serialize(source));
-  runtime::BufferDataLoader loader(bytes.data(), bytes.size());
-  runtime::Program program = std::move(runtime::Program::Load(loader).get());
-  runtime::MallocAllocator allocator;
-  runtime::Method method = std::move(runtime::Method::Load(program, "forward", allocator).get());
+  ScaleMethod scale({"conv", "relu"});
+  runtime::Method& method = scale.method;
   InstructionRecorder recorder(1, 1, /*node_event_capacity=*/2);
   recorder.BeginIteration(0, true);
   // What a backend that times its nodes would report inside the call.
@@ -257,13 +266,8 @@ TEST_F(TraceTest, DelegateNodeEventsAreNamedFromTheDebugHandle) {
 // Node events add up per (instruction, node) once sized, traced or not; the profile lists a
 // call's nodes under it when two or more were timed, with their share of the call.
 TEST_F(TraceTest, NodeTotalsAddUpAndTheProfileListsThemUnderTheirCall) {
-  testing::TestProgram source = testing::ScaleProgram();
-  source.instructions[0].debug_nodes = {"matmul", "softmax"};
-  testing::AlignedBytes bytes(testing::Serialize(source));
-  runtime::BufferDataLoader loader(bytes.data(), bytes.size());
-  runtime::Program program = std::move(runtime::Program::Load(loader).get());
-  runtime::MallocAllocator allocator;
-  runtime::Method method = std::move(runtime::Method::Load(program, "forward", allocator).get());
+  ScaleMethod scale({"matmul", "softmax"});
+  runtime::Method& method = scale.method;
   ASSERT_EQ(DebugNodeCounts(method), (std::vector<size_t>{2}));
   InstructionRecorder recorder(1, 0);
   recorder.SizeNodeTotals(DebugNodeCounts(method));
