@@ -137,8 +137,9 @@ constexpr size_t kNoTraceNode = SIZE_MAX;
 uint64_t ReportNode(const DelegateTrace* trace, size_t node, uint64_t begin_ns) {
   if (trace == nullptr) return 0;
   const uint64_t end_ns = NowNanoseconds();
-  if (node != kNoTraceNode)
+  if (node != kNoTraceNode) {
     trace->tracer->DelegateNodeEvent(trace->instruction, node, begin_ns, end_ns);
+  }
   return end_ns;
 }
 
@@ -174,8 +175,9 @@ void NodeTracePositions(const fb::Blob& blob, Delegate* delegate) {
       }
       if (softmaxes < delegate->num_matmuls) delegate->matmuls[softmaxes++].softmax_trace_node = k;
     } else if (Is(op, "edge.layer_norm")) {
-      if (layer_norms < delegate->num_layer_norms)
+      if (layer_norms < delegate->num_layer_norms) {
         delegate->layer_norms[layer_norms++].trace_node = k;
+      }
     }
   }
 }
@@ -328,9 +330,9 @@ class NativeBackend final : public Backend {
       TORCHIR_RETURN_IF_ERROR(BindLayerNorm(node, delegate->num_nodes + delegate->num_matmuls + i,
                                             args, &delegate->layer_norms[i]));
     }
+    NodeTracePositions(*parsed, delegate);
     // The GEMM's scratch, then B packed at run time, in the scratch the Method binds
     // (BindScratch); the compiler planned it with the same function (delegate_scratch.h).
-    NodeTracePositions(*parsed, delegate);
     const ::torchir::native::DelegateScratchLayout scratch =
         ::torchir::native::ComputeDelegateScratch(*parsed, here, num_threads);
     delegate->scratch_bytes = scratch.gemm_bytes;
