@@ -1,5 +1,6 @@
 #include "backends/native/runtime/native_backend.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -151,7 +152,8 @@ uint64_t ReportNode(const DelegateTrace* trace, size_t node, uint64_t begin_ns) 
 // fewer of an op than it has nodes, leaves the rest kNoTraceNode: they run, unreported.
 void NodeTracePositions(const fb::Blob& blob, Delegate* delegate) {
   auto Is = [](const flatbuffers::String* op, const char* name) {
-    return std::strcmp(op->c_str(), name) == 0;
+    const size_t length = std::strlen(name);
+    return op->size() == length && std::equal(op->begin(), op->end(), name);
   };
   size_t convolutions = 0, matmuls = 0, softmaxes = 0, layer_norms = 0;
   for (size_t i = 0; i < delegate->num_nodes; ++i) delegate->nodes[i].trace_node = kNoTraceNode;
