@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 
+from ab_rounds import alternate
+
 
 def run(binary, pattern, min_time):
     """Real time (ns) per benchmark name of one process of `binary`."""
@@ -48,15 +50,13 @@ def main():
     parser.add_argument("--min-time", type=float, default=0.1,
                         help="--benchmark_min_time per benchmark (default 0.1 s)")
     args = parser.parse_args()
-    for binary in (args.old, args.new):
-        if not os.access(binary, os.X_OK):
-            sys.exit(f"ab_benchmarks: not an executable: {binary}")
+    runs = alternate("ab_benchmarks", args.old, args.new, args.rounds,
+                     lambda binary: run(binary, args.filter, args.min_time))
     times = {}
-    for round_index in range(args.rounds):
-        for tag, binary in (("A", args.old), ("B", args.new)):
-            for name, time in run(binary, args.filter, args.min_time).items():
+    for tag in "AB":
+        for one_run in runs[tag]:
+            for name, time in one_run.items():
                 times.setdefault(name, {"A": [], "B": []})[tag].append(time)
-        print(f"round {round_index + 1} of {args.rounds} done", file=sys.stderr)
     if not times:
         sys.exit(f"ab_benchmarks: no benchmark matches {args.filter!r}")
     width = max(len(name) for name in times)

@@ -20,11 +20,12 @@ Example (old build copied aside first):
       build/bench/resnet50/torchir_native.pte --nodes 3 --rounds 8 --iterations 6
 """
 import argparse
-import os
 import re
 import statistics
 import subprocess
 import sys
+
+from ab_rounds import alternate
 
 ROW = re.compile(r"\d+\s+\S+\s+(\S+)\s+(?:\((\d+) nodes\)\s+)?([\d.]+) ms")
 
@@ -69,14 +70,8 @@ def main():
     parser.add_argument("--iterations", type=int, default=10,
                         help="torchir-run --iterations per process (default 10)")
     args = parser.parse_args()
-    for binary in (args.old, args.new):
-        if not os.access(binary, os.X_OK):
-            sys.exit(f"ab_profile: not an executable: {binary}")
-    ratios = {"A": [], "B": []}
-    for round_index in range(args.rounds):
-        for tag, binary in (("A", args.old), ("B", args.new)):
-            ratios[tag].append(target_over_control(binary, args))
-        print(f"round {round_index + 1} of {args.rounds} done", file=sys.stderr)
+    ratios = alternate("ab_profile", args.old, args.new, args.rounds,
+                       lambda binary: target_over_control(binary, args))
     for tag in "AB":
         print(f"{tag} target / control: " + " ".join(f"{r:.3f}" for r in ratios[tag]))
     per_round = sorted(b / a for a, b in zip(ratios["A"], ratios["B"]))
