@@ -162,9 +162,10 @@ runtime::Error GemmForTarget(const GemmCall& call) {
   // be the residual itself).
   const float* residual = call.epilogue.residual;
   // A residual larger than L2 comes from L3 or memory, and each tile's FMA chains start from
-  // it: the tile before fetches it (resnet50's stage 1-3 blocks, 0.91 of their time at 1 thread
-  // against the other layers in the same runs; mobilenet_v2's and regnet_x_400mf's residuals,
-  // 50-400 KB, gained nothing and are left to the hardware).
+  // it: the tile before fetches it (resnet50's stage 1-3 blocks, 0.90 of their time at 1 thread
+  // against the other layers in the same runs on a host whose L3 was contended, 0.97 on a
+  // quieter one; mobilenet_v2's and regnet_x_400mf's residuals, 50-400 KB, gained nothing and
+  // are left to the hardware).
   const bool fetch_residual =
       residual != nullptr &&
       call.m * call.epilogue.residual_stride * sizeof(float) > kFetchResidualAboveBytes;

@@ -18,8 +18,8 @@
 # The emulated core has 128-bit SVE vectors, as the Armv9 phone cores do, so
 # the native kernels run Highway's SVE2_128 target, the one phones run. (The
 # unit tests, run_unit_tests.sh, keep qemu's default 512-bit vectors and the
-# 16-lane tails that come with them; at 512 bits every zoo program together
-# took 250 s here, at 128 bits 40 s.)
+# 16-lane tails that come with them; at 512 bits this test took 250 s
+# here, at 128 bits 57-67 s.)
 set -euo pipefail
 if [[ $# -lt 7 ]]; then
   echo "usage: $0 BUILD_DIR TORCHIR_COMPILE TORCHIR_RUN ZOO_DIR BACKENDS ATOL RTOL" \
