@@ -23,6 +23,8 @@
 //                              activation; GFLOPS count the direct convolution's FLOPs
 //                              (effective rate); .../residual with a residual add and relu,
 //                              .../cold (x86-64) with U flushed as in Native/<layer>/cold
+//   Winograd2x2/<layer>        the same by F(2x2, 3x3) (16 matrices of U, 2.25x fewer
+//                              multiplies than the direct convolution), and .../cold
 //   LibTorch/<layer>           at::conv2d on channels-last tensors, 1 thread, oneDNN enabled
 //                              (libtorch_layers.h; the label names the backend ATen picked),
 //                              when the build has LibTorch (TORCHIR_BUILD_TOOLS)
@@ -278,7 +280,7 @@ void BM_Native(benchmark::State& state, Layer layer, Run run) {
   ReportRate(state, layer);
 }
 
-void BM_Winograd(benchmark::State& state, Layer layer, Run run) {
+void BM_Winograd(benchmark::State& state, Layer layer, Run run, size_t tile) {
   const Convolution2dShape s = ShapeOf(layer);
   const size_t out_floats = s.output_height() * s.output_width() * s.output_channels;
   const std::vector<float> input =
@@ -299,10 +301,10 @@ void BM_Winograd(benchmark::State& state, Layer layer, Run run) {
     state.SkipWithError("no GEMM config for this target");
     return;
   }
-  std::vector<float> packed(WinogradPackedWeightsBytes(config, s) / sizeof(float));
-  std::vector<float> scratch(WinogradScratchBytes(config, s, 1) / sizeof(float) + 1);
+  std::vector<float> packed(WinogradPackedWeightsBytes(config, s, tile) / sizeof(float));
+  std::vector<float> scratch(WinogradScratchBytes(config, s, tile, 1) / sizeof(float) + 1);
   PackedWinograd view;
-  if (PackWinogradWeights(config, s, weights.data(), packed.data(),
+  if (PackWinogradWeights(config, s, tile, weights.data(), packed.data(),
                           packed.size() * sizeof(float)) != runtime::Error::kOk ||
       ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view) !=
           runtime::Error::kOk) {
@@ -405,17 +407,22 @@ void RegisterAll() {
     if (layer.groups == 1 && layer.kernel == 3 && layer.stride == 1) {
       benchmark::RegisterBenchmark(("Native/" + name + "/residual").c_str(), BM_Native, layer,
                                    Run::kResidual);
-      benchmark::RegisterBenchmark(("Winograd/" + name).c_str(), BM_Winograd, layer, Run::kPlain);
+      benchmark::RegisterBenchmark(("Winograd/" + name).c_str(), BM_Winograd, layer, Run::kPlain,
+                                   4);
       benchmark::RegisterBenchmark(("Native/" + name + "/direct").c_str(), BM_Native, layer,
                                    Run::kPlain);
       benchmark::RegisterBenchmark(("Winograd/" + name + "/again").c_str(), BM_Winograd, layer,
-                                   Run::kPlain);
+                                   Run::kPlain, 4);
+      benchmark::RegisterBenchmark(("Winograd2x2/" + name).c_str(), BM_Winograd, layer, Run::kPlain,
+                                   2);
 #if defined(__x86_64__)
       benchmark::RegisterBenchmark(("Winograd/" + name + "/cold").c_str(), BM_Winograd, layer,
-                                   Run::kColdWeights);
+                                   Run::kColdWeights, 4);
+      benchmark::RegisterBenchmark(("Winograd2x2/" + name + "/cold").c_str(), BM_Winograd, layer,
+                                   Run::kColdWeights, 2);
 #endif
       benchmark::RegisterBenchmark(("Winograd/" + name + "/residual").c_str(), BM_Winograd, layer,
-                                   Run::kResidual);
+                                   Run::kResidual, 4);
     }
     if (++index == std::size(kLayers) / 2) benchmark::RegisterBenchmark("Peak/middle", BM_Peak);
   }

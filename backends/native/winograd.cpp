@@ -1,5 +1,6 @@
-// Winograd F(4x4, 3x3) (winograd.h): the input and output transforms compiled once per Highway
-// target (foreach_target.h re-includes this file), the blocking and the GEMMs after HWY_ONCE.
+// Winograd F(4x4, 3x3) and F(2x2, 3x3) (winograd.h): the input and output transforms compiled
+// once per Highway target (foreach_target.h re-includes this file), the blocking and the GEMMs
+// after HWY_ONCE.
 #include "backends/native/winograd.h"
 
 #include <pthreadpool.h>
@@ -28,14 +29,15 @@
 namespace torchir::native {
 struct WinogradBlock {
   const Convolution2dShape* shape;
+  size_t output_tile;  // 2 or 4: n = output_tile + 2 input pixels a side, n * n matrices
   size_t output_height, output_width;
   size_t tiles_h, tiles_w;
   size_t first_tile;  // tiles [first_tile, first_tile + tiles), batch-major then row, column
   size_t tiles;
   const float* input;
-  float* v;  // 36 matrices of `tiles` x C (row stride C), matrix xi at xi * v_matrix_floats
+  float* v;  // n * n matrices of `tiles` x C (row stride C), matrix xi at xi * v_matrix_floats
   size_t v_matrix_floats;
-  float* m;  // 36 matrices of `tiles` x K (row stride K), matrix xi at xi * m_matrix_floats
+  float* m;  // n * n matrices of `tiles` x K (row stride K), matrix xi at xi * m_matrix_floats
   size_t m_matrix_floats;
   const float* bias;  // K floats or null
   float* output;
@@ -50,6 +52,16 @@ namespace HWY_NAMESPACE {
 namespace {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Stores to out, out + stride, ...: aligned into a tile's scratch, unaligned to the V matrices.
+template <bool kAligned, class D, class V = hn::Vec<D>>
+HWY_INLINE void StoreAt(D d, V v, float* HWY_RESTRICT out, size_t index, size_t stride) {
+  if constexpr (kAligned) {
+    hn::Store(v, d, out + index * stride);
+  } else {
+    hn::StoreU(v, d, out + index * stride);
+  }
+}
+
 // B^T (6x6) on six vectors: r = B^T d, with the shared sums of Lavin & Gray's F(4, 3):
 //   r0 = 4 d0 - 5 d2 + d4          r3 = (d4 - d2) + 2 (d3 - d1)
 //   r1 = (d4 - 4 d2) + (d3 - 4 d1)  r4 = (d4 - d2) - 2 (d3 - d1)
@@ -63,61 +75,68 @@ HWY_INLINE void InputTransform1d(D d, V d0, V d1, V d2, V d3, V d4, V d5, float*
   const V t2 = hn::MulAdd(minus_four, d1, d3);
   const V t3 = hn::Sub(d4, d2);
   const V t4 = hn::Mul(two, hn::Sub(d3, d1));
-  // Aligned into the tile's scratch, unaligned to six places `stride` floats apart (the V
-  // matrices).
-  auto store = [&](V v, float* to) {
-    if constexpr (kAligned) {
-      hn::Store(v, d, to);
-    } else {
-      hn::StoreU(v, d, to);
-    }
-  };
-  store(hn::MulAdd(four, d0, hn::MulAdd(minus_five, d2, d4)), out);
-  store(hn::Add(t1, t2), out + stride);
-  store(hn::Sub(t1, t2), out + 2 * stride);
-  store(hn::Add(t3, t4), out + 3 * stride);
-  store(hn::Sub(t3, t4), out + 4 * stride);
-  store(hn::MulAdd(four, d1, hn::MulAdd(minus_five, d3, d5)), out + 5 * stride);
+  StoreAt<kAligned>(d, hn::MulAdd(four, d0, hn::MulAdd(minus_five, d2, d4)), out, 0, stride);
+  StoreAt<kAligned>(d, hn::Add(t1, t2), out, 1, stride);
+  StoreAt<kAligned>(d, hn::Sub(t1, t2), out, 2, stride);
+  StoreAt<kAligned>(d, hn::Add(t3, t4), out, 3, stride);
+  StoreAt<kAligned>(d, hn::Sub(t3, t4), out, 4, stride);
+  StoreAt<kAligned>(d, hn::MulAdd(four, d1, hn::MulAdd(minus_five, d3, d5)), out, 5, stride);
 }
 
+// B^T (4x4) of F(2, 3) on four vectors: r = (d0 - d2, d1 + d2, d2 - d1, d1 - d3).
+template <bool kAligned, class D, class V = hn::Vec<D>>
+HWY_INLINE void InputTransform1d(D d, V d0, V d1, V d2, V d3, float* HWY_RESTRICT out,
+                                 size_t stride) {
+  StoreAt<kAligned>(d, hn::Sub(d0, d2), out, 0, stride);
+  StoreAt<kAligned>(d, hn::Add(d1, d2), out, 1, stride);
+  StoreAt<kAligned>(d, hn::Sub(d2, d1), out, 2, stride);
+  StoreAt<kAligned>(d, hn::Sub(d1, d3), out, 3, stride);
+}
 
 // One tile's input transform for the channels [c, c + Lanes(d)): `rows[y]` points at row
 // iy0 + y of the image or is null when that row is outside it, `columns[x]` is the float offset
-// of column ix0 + x in a row, or kOutside. V[6 i + j][tile][c] = (B^T d B)[i][j].
+// of column ix0 + x in a row, or kOutside. V[n i + j][tile][c] = (B^T d B)[i][j], n = kTile + 2.
 constexpr size_t kOutside = ~size_t{0};
-template <class D>
+template <size_t kTile, class D>
 HWY_INLINE void InputTile(D d, const float* const* rows, const size_t* columns, size_t c,
                           float* HWY_RESTRICT v, size_t v_matrix_floats) {
-  using V = hn::Vec<D>;
+  constexpr size_t kIn = kTile + 2;
   constexpr size_t kStride = hn::MaxLanes(D());
-  HWY_ALIGN float tmp[kWinogradMatrices * kStride];
+  HWY_ALIGN float tmp[kIn * kIn * kStride];
   // Pass 1, along y: column x of the tile to B^T d, stored as tmp[i][x].
-  for (size_t x = 0; x < 6; ++x) {
-    V d0 = hn::Zero(d), d1 = d0, d2 = d0, d3 = d0, d4 = d0, d5 = d0;
-    if (columns[x] != kOutside) {
-      const size_t offset = columns[x] + c;
-      if (rows[0] != nullptr) d0 = hn::LoadU(d, rows[0] + offset);
-      if (rows[1] != nullptr) d1 = hn::LoadU(d, rows[1] + offset);
-      if (rows[2] != nullptr) d2 = hn::LoadU(d, rows[2] + offset);
-      if (rows[3] != nullptr) d3 = hn::LoadU(d, rows[3] + offset);
-      if (rows[4] != nullptr) d4 = hn::LoadU(d, rows[4] + offset);
-      if (rows[5] != nullptr) d5 = hn::LoadU(d, rows[5] + offset);
+  for (size_t x = 0; x < kIn; ++x) {
+    const bool inside = columns[x] != kOutside;
+    auto load = [&](size_t y) {
+      return inside && rows[y] != nullptr ? hn::LoadU(d, rows[y] + columns[x] + c) : hn::Zero(d);
+    };
+    if constexpr (kTile == 4) {
+      InputTransform1d<true>(d, load(0), load(1), load(2), load(3), load(4), load(5),
+                             tmp + x * kStride, kIn * kStride);
+    } else {
+      InputTransform1d<true>(d, load(0), load(1), load(2), load(3), tmp + x * kStride,
+                             kIn * kStride);
     }
-    InputTransform1d<true>(d, d0, d1, d2, d3, d4, d5, tmp + x * kStride, 6 * kStride);
   }
   // Pass 2, along x: row i of tmp times B.
-  for (size_t i = 0; i < 6; ++i) {
-    const float* row = tmp + i * 6 * kStride;
-    InputTransform1d<false>(d, hn::Load(d, row), hn::Load(d, row + kStride),
-                      hn::Load(d, row + 2 * kStride), hn::Load(d, row + 3 * kStride),
-                      hn::Load(d, row + 4 * kStride), hn::Load(d, row + 5 * kStride),
-                      v + i * 6 * v_matrix_floats + c, v_matrix_floats);
+  for (size_t i = 0; i < kIn; ++i) {
+    const float* row = tmp + i * kIn * kStride;
+    float* to = v + i * kIn * v_matrix_floats + c;
+    if constexpr (kTile == 4) {
+      InputTransform1d<false>(d, hn::Load(d, row), hn::Load(d, row + kStride),
+                              hn::Load(d, row + 2 * kStride), hn::Load(d, row + 3 * kStride),
+                              hn::Load(d, row + 4 * kStride), hn::Load(d, row + 5 * kStride), to,
+                              v_matrix_floats);
+    } else {
+      InputTransform1d<false>(d, hn::Load(d, row), hn::Load(d, row + kStride),
+                              hn::Load(d, row + 2 * kStride), hn::Load(d, row + 3 * kStride), to,
+                              v_matrix_floats);
+    }
   }
 }
 
-}  // namespace
-
-void WinogradInputForTarget(const WinogradBlock& block) {
+template <size_t kTile>
+void InputBlock(const WinogradBlock& block) {
+  constexpr size_t kIn = kTile + 2;
   const Convolution2dShape& s = *block.shape;
   const size_t cin = s.input_channels;
   const ptrdiff_t height = static_cast<ptrdiff_t>(s.input_height);
@@ -131,28 +150,38 @@ void WinogradInputForTarget(const WinogradBlock& block) {
     const size_t ty = (tile / block.tiles_w) % block.tiles_h;
     const size_t image = tile / block.tiles_w / block.tiles_h;
     const ptrdiff_t iy0 =
-        static_cast<ptrdiff_t>(ty * kWinogradOutputTile) - static_cast<ptrdiff_t>(s.padding_top);
+        static_cast<ptrdiff_t>(ty * kTile) - static_cast<ptrdiff_t>(s.padding_top);
     const ptrdiff_t ix0 =
-        static_cast<ptrdiff_t>(tx * kWinogradOutputTile) - static_cast<ptrdiff_t>(s.padding_left);
-    const float* rows[6];
-    size_t columns[6];
-    for (size_t y = 0; y < 6; ++y) {
+        static_cast<ptrdiff_t>(tx * kTile) - static_cast<ptrdiff_t>(s.padding_left);
+    const float* rows[kIn];
+    size_t columns[kIn];
+    for (size_t y = 0; y < kIn; ++y) {
       const ptrdiff_t iy = iy0 + static_cast<ptrdiff_t>(y);
       rows[y] = iy >= 0 && iy < height
                     ? block.input +
                           (image * s.input_height + static_cast<size_t>(iy)) * s.input_width * cin
                     : nullptr;
     }
-    for (size_t x = 0; x < 6; ++x) {
+    for (size_t x = 0; x < kIn; ++x) {
       const ptrdiff_t ix = ix0 + static_cast<ptrdiff_t>(x);
       columns[x] = ix >= 0 && ix < width ? static_cast<size_t>(ix) * cin : kOutside;
     }
     float* v = block.v + t * cin;
     size_t c = 0;
     for (; c + lanes <= cin; c += lanes) {
-      InputTile(d, rows, columns, c, v, block.v_matrix_floats);
+      InputTile<kTile>(d, rows, columns, c, v, block.v_matrix_floats);
     }
-    for (; c < cin; ++c) InputTile(d1, rows, columns, c, v, block.v_matrix_floats);
+    for (; c < cin; ++c) InputTile<kTile>(d1, rows, columns, c, v, block.v_matrix_floats);
+  }
+}
+
+}  // namespace
+
+void WinogradInputForTarget(const WinogradBlock& block) {
+  if (block.output_tile == 2) {
+    InputBlock<2>(block);
+  } else {
+    InputBlock<4>(block);
   }
 }
 
@@ -199,61 +228,82 @@ HWY_INLINE V Apply(D d, V x, const ActivationParams& a) {
   const auto y1 = hn::MulAdd(hn::Set(d, 2.0f), d34, d12);                     \
   const auto y2 = hn::MulAdd(hn::Set(d, 4.0f), s34, s12);                     \
   const auto y3 = hn::Add(hn::MulAdd(hn::Set(d, 8.0f), d34, d12), m5);
+// A^T (2x4) of F(2, 3) on four vectors: y0 = m0 + m1 + m2, y1 = m1 - m2 - m3.
+#define TORCHIR_WINOGRAD_OUTPUT_1D_2(m0, m1, m2, m3, y0, y1) \
+  const auto y0 = hn::Add(hn::Add(m0, m1), m2);              \
+  const auto y1 = hn::Sub(hn::Sub(m1, m2), m3);
+
+// value + bias (+ residual[offset] when residual is not null), activated, stored to `out`.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE void StoreOutput(D d, V value, V bias, const float* residual, size_t offset, float* out,
+                            const ActivationParams& activate) {
+  V result = hn::Add(value, bias);
+  if (residual != nullptr) result = hn::Add(result, hn::LoadU(d, residual + offset));
+  hn::StoreU(Apply(d, result, activate), d, out);
+}
 
 // One tile's output transform for the output channels [k, k + Lanes(d)): Y = A^T M A, then
 // bias, residual and activation, stored for the rows x columns of the tile inside the output.
 // `out` and `residual` point at the tile's first output pixel (residual may be null).
-template <class D>
+template <size_t kTile, class D>
 HWY_INLINE void OutputTile(D d, const float* HWY_RESTRICT m, size_t m_matrix_floats, size_t k,
                            const float* bias, const float* residual, size_t residual_stride,
                            size_t residual_row, float* out, size_t cout, size_t row_floats,
                            size_t rows, size_t cols, const ActivationParams& activate) {
   using V = hn::Vec<D>;
+  constexpr size_t kIn = kTile + 2;
   constexpr size_t kStride = hn::MaxLanes(D());
-  HWY_ALIGN float tmp[4 * 6 * kStride];
-  // Pass 1, along y: column x of the 6x6 to A^T m, stored as tmp[r][x].
-  for (size_t x = 0; x < 6; ++x) {
+  HWY_ALIGN float tmp[kTile * kIn * kStride];
+  // Pass 1, along y: column x of the n x n to A^T m, stored as tmp[r][x].
+  for (size_t x = 0; x < kIn; ++x) {
     const float* col = m + x * m_matrix_floats + k;
     const V m0 = hn::LoadU(d, col);
-    const V m1 = hn::LoadU(d, col + 6 * m_matrix_floats);
-    const V m2 = hn::LoadU(d, col + 12 * m_matrix_floats);
-    const V m3 = hn::LoadU(d, col + 18 * m_matrix_floats);
-    const V m4 = hn::LoadU(d, col + 24 * m_matrix_floats);
-    const V m5 = hn::LoadU(d, col + 30 * m_matrix_floats);
-    TORCHIR_WINOGRAD_OUTPUT_1D(d, m0, m1, m2, m3, m4, m5, y0, y1, y2, y3)
-    hn::Store(y0, d, tmp + (0 * 6 + x) * kStride);
-    hn::Store(y1, d, tmp + (1 * 6 + x) * kStride);
-    hn::Store(y2, d, tmp + (2 * 6 + x) * kStride);
-    hn::Store(y3, d, tmp + (3 * 6 + x) * kStride);
+    const V m1 = hn::LoadU(d, col + kIn * m_matrix_floats);
+    const V m2 = hn::LoadU(d, col + 2 * kIn * m_matrix_floats);
+    const V m3 = hn::LoadU(d, col + 3 * kIn * m_matrix_floats);
+    if constexpr (kTile == 4) {
+      const V m4 = hn::LoadU(d, col + 24 * m_matrix_floats);
+      const V m5 = hn::LoadU(d, col + 30 * m_matrix_floats);
+      TORCHIR_WINOGRAD_OUTPUT_1D(d, m0, m1, m2, m3, m4, m5, y0, y1, y2, y3)
+      hn::Store(y0, d, tmp + (0 * kIn + x) * kStride);
+      hn::Store(y1, d, tmp + (1 * kIn + x) * kStride);
+      hn::Store(y2, d, tmp + (2 * kIn + x) * kStride);
+      hn::Store(y3, d, tmp + (3 * kIn + x) * kStride);
+    } else {
+      TORCHIR_WINOGRAD_OUTPUT_1D_2(m0, m1, m2, m3, y0, y1)
+      hn::Store(y0, d, tmp + (0 * kIn + x) * kStride);
+      hn::Store(y1, d, tmp + (1 * kIn + x) * kStride);
+    }
   }
   const V b = bias != nullptr ? hn::LoadU(d, bias + k) : hn::Zero(d);
   // Pass 2, along x: row r of tmp times A, then the epilogue.
   for (size_t r = 0; r < rows; ++r) {
-    const float* row = tmp + r * 6 * kStride;
+    const float* row = tmp + r * kIn * kStride;
+    // Column s of row r: the output at to + s * cout, the residual at at + s * residual_stride
+    // (cols >= 1: a tile starts inside the output).
+    float* to = out + r * row_floats + k;
+    const size_t at = r * residual_row + k;
     const V m0 = hn::Load(d, row), m1 = hn::Load(d, row + kStride);
     const V m2 = hn::Load(d, row + 2 * kStride), m3 = hn::Load(d, row + 3 * kStride);
-    const V m4 = hn::Load(d, row + 4 * kStride), m5 = hn::Load(d, row + 5 * kStride);
-    TORCHIR_WINOGRAD_OUTPUT_1D(d, m0, m1, m2, m3, m4, m5, y0, y1, y2, y3)
-#define TORCHIR_WINOGRAD_STORE(s, value)                                                        \
-  if (s < cols) {                                                                               \
-    V result = hn::Add(value, b);                                                               \
-    if (residual != nullptr) {                                                                  \
-      result =                                                                                  \
-          hn::Add(result, hn::LoadU(d, residual + r * residual_row + s * residual_stride + k)); \
-    }                                                                                           \
-    hn::StoreU(Apply(d, result, activate), d, out + r * row_floats + s * cout + k);             \
-  }
-    TORCHIR_WINOGRAD_STORE(0, y0)
-    TORCHIR_WINOGRAD_STORE(1, y1)
-    TORCHIR_WINOGRAD_STORE(2, y2)
-    TORCHIR_WINOGRAD_STORE(3, y3)
-#undef TORCHIR_WINOGRAD_STORE
+    if constexpr (kTile == 4) {
+      const V m4 = hn::Load(d, row + 4 * kStride), m5 = hn::Load(d, row + 5 * kStride);
+      TORCHIR_WINOGRAD_OUTPUT_1D(d, m0, m1, m2, m3, m4, m5, y0, y1, y2, y3)
+      StoreOutput(d, y0, b, residual, at, to, activate);
+      if (cols > 1) StoreOutput(d, y1, b, residual, at + residual_stride, to + cout, activate);
+      if (cols > 2)
+        StoreOutput(d, y2, b, residual, at + 2 * residual_stride, to + 2 * cout, activate);
+      if (cols > 3)
+        StoreOutput(d, y3, b, residual, at + 3 * residual_stride, to + 3 * cout, activate);
+    } else {
+      TORCHIR_WINOGRAD_OUTPUT_1D_2(m0, m1, m2, m3, y0, y1)
+      StoreOutput(d, y0, b, residual, at, to, activate);
+      if (cols > 1) StoreOutput(d, y1, b, residual, at + residual_stride, to + cout, activate);
+    }
   }
 }
 
-}  // namespace
-
-void WinogradOutputForTarget(const WinogradBlock& block) {
+template <size_t kTile>
+void OutputBlock(const WinogradBlock& block) {
   const Convolution2dShape& s = *block.shape;
   const size_t cout = s.output_channels;
   const size_t row_floats = block.output_width * cout;
@@ -269,9 +319,9 @@ void WinogradOutputForTarget(const WinogradBlock& block) {
     const size_t tx = tile % block.tiles_w;
     const size_t ty = (tile / block.tiles_w) % block.tiles_h;
     const size_t image = tile / block.tiles_w / block.tiles_h;
-    const size_t oy0 = ty * kWinogradOutputTile, ox0 = tx * kWinogradOutputTile;
-    const size_t rows = block.output_height - oy0 < 4 ? block.output_height - oy0 : 4;
-    const size_t cols = block.output_width - ox0 < 4 ? block.output_width - ox0 : 4;
+    const size_t oy0 = ty * kTile, ox0 = tx * kTile;
+    const size_t rows = block.output_height - oy0 < kTile ? block.output_height - oy0 : kTile;
+    const size_t cols = block.output_width - ox0 < kTile ? block.output_width - ox0 : kTile;
     const size_t pixel = (image * block.output_height + oy0) * block.output_width + ox0;
     float* out = block.output + pixel * cout;
     const float* residual =
@@ -279,15 +329,25 @@ void WinogradOutputForTarget(const WinogradBlock& block) {
     const float* m = block.m + t * cout;
     size_t k = 0;
     for (; k + lanes <= cout; k += lanes) {
-      OutputTile(d, m, block.m_matrix_floats, k, block.bias, residual, e.residual_stride,
-                 block.output_width * e.residual_stride, out, cout, row_floats, rows, cols,
-                 activate);
+      OutputTile<kTile>(d, m, block.m_matrix_floats, k, block.bias, residual, e.residual_stride,
+                        block.output_width * e.residual_stride, out, cout, row_floats, rows, cols,
+                        activate);
     }
     for (; k < cout; ++k) {
-      OutputTile(d1, m, block.m_matrix_floats, k, block.bias, residual, e.residual_stride,
-                 block.output_width * e.residual_stride, out, cout, row_floats, rows, cols,
-                 activate);
+      OutputTile<kTile>(d1, m, block.m_matrix_floats, k, block.bias, residual, e.residual_stride,
+                        block.output_width * e.residual_stride, out, cout, row_floats, rows, cols,
+                        activate);
     }
+  }
+}
+
+}  // namespace
+
+void WinogradOutputForTarget(const WinogradBlock& block) {
+  if (block.output_tile == 2) {
+    OutputBlock<2>(block);
+  } else {
+    OutputBlock<4>(block);
   }
 }
 
@@ -327,14 +387,14 @@ void RunTiles(const WinogradRun& run, size_t begin, size_t end, size_t slot) {
   WinogradBlock block = run.whole;
   block.v = reinterpret_cast<float*>(base);
   block.v_matrix_floats = WinogradScratchMatrixFloats(run.block, cin);
-  block.m = block.v + kWinogradMatrices * block.v_matrix_floats;
+  block.m = block.v + run.weights->matrices() * block.v_matrix_floats;
   block.m_matrix_floats = WinogradScratchMatrixFloats(run.block, cout);
   float* gemm_scratch = reinterpret_cast<float*>(base + run.v_bytes);
   for (size_t t0 = begin; t0 < end; t0 += run.block) {
     block.first_tile = t0;
     block.tiles = end - t0 < run.block ? end - t0 : run.block;
     HWY_DYNAMIC_DISPATCH(WinogradInputForTarget)(block);
-    for (size_t xi = 0; xi < kWinogradMatrices; ++xi) {
+    for (size_t xi = 0; xi < run.weights->matrices(); ++xi) {
       const PackedB b = run.weights->Matrix(xi);
       GemmCall call{};
       call.m = block.tiles;
@@ -376,8 +436,7 @@ void Share(size_t count, size_t tasks, size_t task, size_t* begin, size_t* end) 
 }
 
 // The part of the block with tiles [begin, end): V and M rows begin.. of every matrix.
-WinogradBlock Part(const WinogradBlock& block, size_t begin, size_t end, size_t cin,
-                   size_t cout) {
+WinogradBlock Part(const WinogradBlock& block, size_t begin, size_t end, size_t cin, size_t cout) {
   WinogradBlock part = block;
   part.first_tile = block.first_tile + begin;
   part.tiles = end - begin;
@@ -400,7 +459,7 @@ void SharedGemmTask(void* context, size_t task) {
   const SharedBlock& shared = *static_cast<const SharedBlock*>(context);
   const WinogradRun& run = *shared.run;
   size_t begin, end;
-  Share(kWinogradMatrices, shared.tasks, task, &begin, &end);
+  Share(run.weights->matrices(), shared.tasks, task, &begin, &end);
   for (size_t xi = begin; xi < end; ++xi) {
     const PackedB b = run.weights->Matrix(xi);
     GemmCall call{};
@@ -445,8 +504,10 @@ runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const floa
       (epilogue.residual != nullptr && epilogue.residual_stride < shape.output_channels)) {
     return runtime::Error::kInvalidArgument;
   }
+  const size_t tile = weights.output_tile;
+  if (!WinogradTileSupported(tile)) return runtime::Error::kInvalidArgument;
   const size_t threads = threadpool == nullptr ? 1 : pthreadpool_get_threads_count(threadpool);
-  if (scratch == nullptr || scratch_bytes < WinogradScratchBytes(current, shape, threads) ||
+  if (scratch == nullptr || scratch_bytes < WinogradScratchBytes(current, shape, tile, threads) ||
       reinterpret_cast<uintptr_t>(scratch) % alignof(float) != 0) {
     return runtime::Error::kOutOfMemory;
   }
@@ -454,17 +515,18 @@ runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const floa
   run.shape = &shape;
   run.weights = &weights;
   run.whole.shape = &shape;
+  run.whole.output_tile = tile;
   run.whole.output_height = shape.output_height();
   run.whole.output_width = shape.output_width();
-  run.whole.tiles_h = (run.whole.output_height + kWinogradOutputTile - 1) / kWinogradOutputTile;
-  run.whole.tiles_w = (run.whole.output_width + kWinogradOutputTile - 1) / kWinogradOutputTile;
+  run.whole.tiles_h = (run.whole.output_height + tile - 1) / tile;
+  run.whole.tiles_w = (run.whole.output_width + tile - 1) / tile;
   run.whole.input = input;
   run.whole.bias = bias;
   run.whole.output = output;
   run.whole.epilogue = epilogue;
   run.tiles_total = shape.batch * run.whole.tiles_h * run.whole.tiles_w;
-  run.block = WinogradTileBlock(current, shape, threads);
-  run.v_bytes = RoundUp(kWinogradMatrices *
+  run.block = WinogradTileBlock(current, shape, tile, threads);
+  run.v_bytes = RoundUp(weights.matrices() *
                             (WinogradScratchMatrixFloats(run.block, shape.input_channels) +
                              WinogradScratchMatrixFloats(run.block, shape.output_channels)) *
                             sizeof(float),
@@ -472,7 +534,7 @@ runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const floa
   run.gemm_scratch_bytes = RoundUp(GemmScratchBytes(current, run.block, 1), 64);
   run.slot_bytes = run.v_bytes + run.gemm_scratch_bytes;
   run.scratch = static_cast<char*>(scratch);
-  if (WinogradSharesMatrices(current, shape, threads)) {
+  if (WinogradSharesMatrices(current, shape, tile, threads)) {
     SharedBlock shared;
     shared.run = &run;
     shared.block = run.whole;
@@ -480,7 +542,7 @@ runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const floa
     shared.block.tiles = run.tiles_total;
     shared.block.v = reinterpret_cast<float*>(run.scratch);
     shared.block.v_matrix_floats = WinogradScratchMatrixFloats(run.block, shape.input_channels);
-    shared.block.m = shared.block.v + kWinogradMatrices * shared.block.v_matrix_floats;
+    shared.block.m = shared.block.v + weights.matrices() * shared.block.v_matrix_floats;
     shared.block.m_matrix_floats = WinogradScratchMatrixFloats(run.block, shape.output_channels);
     shared.tasks = threads;
     shared.gemm_scratch = reinterpret_cast<float*>(run.scratch + run.v_bytes);

@@ -1,9 +1,11 @@
-// Winograd F(4x4, 3x3) convolution over NHWC tensors for 3x3, stride-1, dilation-1, ungrouped
-// layers (any padding, any height and width): each 4x4 block of output pixels (a "tile") is
-// computed from the 6x6 input pixels under it with 36 multiplies per channel pair instead of
-// 144 (docs/native-kernels.md, "Winograd", has the matrices and the error bound tested).
+// Winograd F(4x4, 3x3) and F(2x2, 3x3) convolution over NHWC tensors for 3x3, stride-1,
+// dilation-1, ungrouped layers (any padding, any height and width): each 4x4 (2x2) block of
+// output pixels (a "tile") is computed from the 6x6 (4x4) input pixels under it with 36 (16)
+// multiplies per channel pair instead of 144 (36) (docs/native-kernels.md, "Winograd", has the
+// matrices and the error bound tested). Below for F(4x4); F(2x2) has 16 matrices of 4x4 tiles.
 //
-// With interpolation points 0, 1, -1, 2, -2 and infinity (Lavin & Gray's choice for F(4, 3)):
+// With interpolation points 0, 1, -1, 2, -2 and infinity (Lavin & Gray's choice for F(4, 3);
+// F(2, 3): 0, 1, -1, infinity):
 //   U = G g G^T       the 3x3 filter of each (output, input) channel pair as a 6x6 matrix, done
 //                     when the program is compiled (PackWinogradWeights): 36 matrices of
 //                     C x K (input x output channels), each packed as a GEMM's B;
@@ -34,10 +36,22 @@
 
 namespace torchir::native {
 
-// Output tile side and input tile side of F(4x4, 3x3): 4x4 outputs from 6x6 inputs.
-inline constexpr size_t kWinogradOutputTile = 4;
-inline constexpr size_t kWinogradInputTile = 6;
-inline constexpr size_t kWinogradMatrices = kWinogradInputTile * kWinogradInputTile;  // 36
+// The output tiles it computes: F(2x2, 3x3) (2x2 outputs from 4x4 inputs, 16 matrices) and
+// F(4x4, 3x3) (4x4 from 6x6, 36 matrices). F(4x4) multiplies 4x fewer than the direct
+// convolution, F(2x2) 2.25x fewer with transformed filters 16/9 the size of the plain ones
+// (F(4x4): 4x): the choice for small outputs, whose few 4x4 tiles would each read U for few rows.
+inline constexpr bool WinogradTileSupported(size_t output_tile) {
+  return output_tile == 2 || output_tile == 4;
+}
+inline constexpr size_t WinogradInputTile(size_t output_tile) { return output_tile + 2; }
+inline constexpr size_t WinogradMatrices(size_t output_tile) {
+  return WinogradInputTile(output_tile) * WinogradInputTile(output_tile);
+}
+inline constexpr size_t kWinogradMaxMatrices = 36;
+
+// Tiles of `output_tile` x `output_tile` outputs of this convolution: batch x ceil(OH / tile) x
+// ceil(OW / tile).
+size_t WinogradTiles(const Convolution2dShape& shape, size_t output_tile);
 
 inline constexpr uint32_t kPackedWinogradMagic = 0x47575254;  // "TRWG" as little-endian bytes
 inline constexpr uint32_t kPackedWinogradVersion = 1;
@@ -52,52 +66,59 @@ struct PackedWinogradHeader {
   uint32_t target;  // the KernelTarget it was packed for (informative: nr and kc decide)
   uint32_t nr;
   uint32_t kc;
-  uint32_t output_tile;      // 4: F(4x4, 3x3), the only one so far
+  uint32_t output_tile;      // 2: F(2x2, 3x3), 4: F(4x4, 3x3)
   uint64_t input_channels;   // C: each matrix's K (rows of B)
   uint64_t output_channels;  // K: each matrix's N (columns of B)
   uint64_t matrix_floats;    // from one matrix's start to the next: C * round_up(K, nr),
                              // rounded up to kWinogradMatrixAlignment
-  uint64_t data_floats;      // 36 * matrix_floats
+  uint64_t data_floats;      // matrices (16 or 36) * matrix_floats
   uint8_t reserved[8];
 };
 static_assert(sizeof(PackedWinogradHeader) == kPackedWinogradHeaderBytes,
               "the header is part of the format");
 
-// Whether Winograd F(4x4, 3x3) computes this convolution: a 3x3 kernel, stride 1, dilation 1
+// Whether Winograd computes this convolution: a 3x3 kernel, stride 1, dilation 1
 // (Convolution2dShape is ungrouped), and a shape CheckConvolution2dShape accepts.
 bool WinogradApplies(const Convolution2dShape& shape);
 
-// Bytes PackWinogradWeights writes (header included); 0 when !WinogradApplies or on overflow.
-size_t WinogradPackedWeightsBytes(const GemmConfig& config, const Convolution2dShape& shape);
+// Bytes PackWinogradWeights writes (header included); 0 when !WinogradApplies, for an
+// unsupported tile or on overflow.
+size_t WinogradPackedWeightsBytes(const GemmConfig& config, const Convolution2dShape& shape,
+                                  size_t output_tile);
 
 // The filter transform, host side (when a program is compiled): PyTorch's OIHW 3x3 filter into
-// `out`. Matrix xi = 6 i + j (i along y, j along x) holds U[xi][c][k] = (G g[k][c] G^T)[i][j],
-// computed in double and rounded once, packed as a PackedB body (packed_weights.h) of
-// C x K for `config`. kInvalidArgument for a shape Winograd does not apply to or null pointers,
-// kOutOfMemory for a short `out`.
+// `out` for F(output_tile x output_tile, 3x3). Matrix xi = n i + j (n = output_tile + 2, i along
+// y, j along x) holds U[xi][c][k] = (G g[k][c] G^T)[i][j], computed in double and rounded once,
+// packed as a PackedB body (packed_weights.h) of C x K for `config`. kInvalidArgument for a
+// shape Winograd does not apply to, an unsupported tile or null pointers, kOutOfMemory for a
+// short `out`.
 runtime::Error PackWinogradWeights(const GemmConfig& config, const Convolution2dShape& shape,
-                                   const float* oihw_weights, void* out, size_t out_bytes);
+                                   size_t output_tile, const float* oihw_weights, void* out,
+                                   size_t out_bytes);
 
 // A view of validated packed Winograd weights.
 struct PackedWinograd {
-  GemmConfig config;  // the blocking it was packed with
+  GemmConfig config;   // the blocking it was packed with
+  size_t output_tile;  // 2 or 4
   size_t input_channels;
   size_t output_channels;
   size_t matrix_floats;
   const float* data;
-  // Matrix xi (0..35) as the GEMM's B: C x K.
+  size_t matrices() const { return WinogradMatrices(output_tile); }
+  // Matrix xi (0..matrices() - 1) as the GEMM's B: C x K.
   PackedB Matrix(size_t xi) const {
     return PackedB{config, input_channels, output_channels, data + xi * matrix_floats};
   }
 };
 
 // Checks the header of `bytes` (magic: kInvalidProgram; version: kUnsupportedVersion; an
-// unknown target: kNotSupported; nr/kc not that target's, another output tile, zero sizes:
+// unknown target: kNotSupported; nr/kc not that target's, an output tile other than 2 and 4,
+// zero sizes:
 // kInvalidProgram; counts that do not follow from the sizes or a short buffer:
 // kProgramOutOfBounds; a buffer not aligned for floats: kInvalidProgram) and fills `*view`.
 runtime::Error ViewPackedWinograd(const void* bytes, size_t size, PackedWinograd* view);
 
-// Bytes of packed weights of `packed`'s channel counts for another blocking.
+// Bytes of packed weights of `packed`'s channel counts and tile for another blocking.
 size_t RepackedWinogradBytes(const PackedWinograd& packed, const GemmConfig& config);
 
 // Packs `packed` again for `config` into `out` (RepackedWinogradBytes bytes), matrix by matrix
@@ -109,18 +130,19 @@ runtime::Error RepackWinogradWeights(const PackedWinograd& packed, const GemmCon
 // Tiles per block (T above) for `threads` threads and this blocking. One block holds at least mc
 // tiles (so each packed U[xi] read by a block's GEMM serves as many rows as a plain GEMM's A
 // block: with fewer, the layers with many channels stream their 36 x C x K weights for a
-// handful of rows), more when 36 * T * (C + K) floats still fit kWinogradBlockBytes (few
+// handful of rows), more when 36 (16) * T * (C + K) floats still fit kWinogradBlockBytes (few
 // channels), a multiple of mr. T is all the tiles when they fit one such block; else one
 // thread's share when it fits one, or that share cut into equal blocks no larger (196 tiles on
 // 2 threads: 4 blocks of 49, not 96 + 96 for one thread and 4 for the other).
 inline constexpr size_t kWinogradBlockBytes = 512 * 1024;
-size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& shape, size_t threads);
+size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& shape,
+                         size_t output_tile, size_t threads);
 
 // How `threads` threads share the work: blocks of tiles, or, when every tile fits one block
 // (few tiles: resnet18's 28x28 and 14x14 layers), that block's 36 GEMMs (and its transforms by
 // tiles), so each thread reads its share of U rather than all of it for a smaller block.
 bool WinogradSharesMatrices(const GemmConfig& config, const Convolution2dShape& shape,
-                            size_t threads);
+                            size_t output_tile, size_t threads);
 
 // Floats from one of a block's 36 transformed matrices (rows x columns) to the next in the
 // scratch: rounded to 64 bytes, plus 64, so the 36 rows a transform touches per tile do not all
@@ -130,18 +152,19 @@ inline size_t WinogradScratchMatrixFloats(size_t rows, size_t columns) {
   return (rows * columns + 15) / 16 * 16 + 16;
 }
 
-// Bytes of scratch WinogradConvolution2d needs with `threads` threads: per thread, the block's
-// transformed inputs and GEMM results and the GEMM's own scratch. 0 when !WinogradApplies.
+// Bytes of scratch WinogradConvolution2d needs with `threads` threads and weights of this
+// output tile: per thread, the block's transformed inputs and GEMM results and the GEMM's own
+// scratch. 0 when !WinogradApplies or for an unsupported tile.
 size_t WinogradScratchBytes(const GemmConfig& config, const Convolution2dShape& shape,
-                            size_t threads);
+                            size_t output_tile, size_t threads);
 
-// What Convolution2d computes, by Winograd F(4x4, 3x3): output (N, OH, OW, K) NHWC =
-// epilogue(conv(input NHWC) + bias), bias K floats or null, epilogue.residual NHWC of the
-// output's shape with residual_stride >= K floats (it may be the output itself). The shape must
-// satisfy WinogradApplies and match the weights' channels (else kInvalidArgument); weights
-// packed for another layout than this CPU's: kNotSupported; scratch short of
-// WinogradScratchBytes for the pool's thread count: kOutOfMemory. The output must not overlap
-// the input or the scratch.
+// What Convolution2d computes, by Winograd F(t x t, 3x3) with t the weights' output tile: output
+// (N, OH, OW, K) NHWC = epilogue(conv(input NHWC) + bias), bias K floats or null, epilogue.residual
+// NHWC of the output's shape with residual_stride >= K floats (it may be the output itself). The
+// shape must satisfy WinogradApplies and match the weights' channels (else kInvalidArgument);
+// weights packed for another layout than this CPU's: kNotSupported; scratch short of
+// WinogradScratchBytes for the weights' tile and the pool's thread count: kOutOfMemory. The output
+// must not overlap the input or the scratch.
 runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const float* input,
                                      const PackedWinograd& weights, const float* bias,
                                      float* output, const Epilogue& epilogue, void* scratch,

@@ -16,7 +16,7 @@ size_t RoundUp(size_t value, size_t multiple) {
 }
 
 // G of F(4, 3) with points 0, 1, -1, 2, -2, infinity: U = G g G^T.
-constexpr double kG[6][3] = {
+constexpr double kG4[6][3] = {
     {1.0 / 4, 0, 0},
     {-1.0 / 6, -1.0 / 6, -1.0 / 6},
     {-1.0 / 6, 1.0 / 6, -1.0 / 6},
@@ -24,29 +24,39 @@ constexpr double kG[6][3] = {
     {1.0 / 24, -1.0 / 12, 1.0 / 6},
     {0, 0, 1},
 };
+// G of F(2, 3) with points 0, 1, -1, infinity.
+constexpr double kG2[4][3] = {
+    {1, 0, 0},
+    {0.5, 0.5, 0.5},
+    {0.5, -0.5, 0.5},
+    {0, 0, 1},
+};
+
+// Row i of G for this tile.
+const double* GRow(size_t output_tile, size_t i) { return output_tile == 2 ? kG2[i] : kG4[i]; }
 
 // Floats of one packed matrix (C x K for `config`), rounded to the matrix alignment; 0 on
 // overflow (kept under kMaxSize / 4 / 36 so every byte count below fits).
 size_t MatrixFloats(const GemmConfig& config, size_t c, size_t k) {
   if (config.nr == 0 || k > kMaxSize - config.nr) return 0;
   const size_t k_padded = RoundUp(k, config.nr);
-  const size_t limit = kMaxSize / 4 / kWinogradMatrices / 2;
+  const size_t limit = kMaxSize / 4 / kWinogradMaxMatrices / 2;
   if (c == 0 || k_padded == 0 || c > limit / k_padded) return 0;
   return RoundUp(c * k_padded, kWinogradMatrixAlignment);
 }
 
-void WriteHeader(const GemmConfig& config, size_t c, size_t k, void* out) {
+void WriteHeader(const GemmConfig& config, size_t output_tile, size_t c, size_t k, void* out) {
   PackedWinogradHeader header{};
   header.magic = kPackedWinogradMagic;
   header.version = kPackedWinogradVersion;
   header.target = static_cast<uint32_t>(config.target);
   header.nr = static_cast<uint32_t>(config.nr);
   header.kc = static_cast<uint32_t>(config.kc);
-  header.output_tile = static_cast<uint32_t>(kWinogradOutputTile);
+  header.output_tile = static_cast<uint32_t>(output_tile);
   header.input_channels = c;
   header.output_channels = k;
   header.matrix_floats = MatrixFloats(config, c, k);
-  header.data_floats = header.matrix_floats * kWinogradMatrices;
+  header.data_floats = header.matrix_floats * WinogradMatrices(output_tile);
   std::memcpy(out, &header, sizeof(header));
 }
 
@@ -58,29 +68,41 @@ bool WinogradApplies(const Convolution2dShape& shape) {
          CheckConvolution2dShape(shape) == runtime::Error::kOk;
 }
 
-size_t WinogradPackedWeightsBytes(const GemmConfig& config, const Convolution2dShape& shape) {
-  if (!WinogradApplies(shape)) return 0;
+size_t WinogradTiles(const Convolution2dShape& shape, size_t output_tile) {
+  if (output_tile == 0) return 0;
+  const size_t tiles_h = (shape.output_height() + output_tile - 1) / output_tile;
+  const size_t tiles_w = (shape.output_width() + output_tile - 1) / output_tile;
+  return shape.batch * tiles_h * tiles_w;
+}
+
+size_t WinogradPackedWeightsBytes(const GemmConfig& config, const Convolution2dShape& shape,
+                                  size_t output_tile) {
+  if (!WinogradApplies(shape) || !WinogradTileSupported(output_tile)) return 0;
   const size_t floats = MatrixFloats(config, shape.input_channels, shape.output_channels);
   if (floats == 0) return 0;
-  return kPackedWinogradHeaderBytes + floats * kWinogradMatrices * sizeof(float);
+  return kPackedWinogradHeaderBytes + floats * WinogradMatrices(output_tile) * sizeof(float);
 }
 
 runtime::Error PackWinogradWeights(const GemmConfig& config, const Convolution2dShape& shape,
-                                   const float* oihw_weights, void* out, size_t out_bytes) {
-  const size_t bytes = WinogradPackedWeightsBytes(config, shape);
+                                   size_t output_tile, const float* oihw_weights, void* out,
+                                   size_t out_bytes) {
+  const size_t bytes = WinogradPackedWeightsBytes(config, shape, output_tile);
   if (bytes == 0 || oihw_weights == nullptr || out == nullptr || config.kc == 0) {
     return runtime::Error::kInvalidArgument;
   }
   if (out_bytes < bytes) return runtime::Error::kOutOfMemory;
   const size_t c = shape.input_channels, k = shape.output_channels, nr = config.nr;
   const size_t matrix_floats = MatrixFloats(config, c, k);
-  WriteHeader(config, c, k, out);
+  const size_t n = WinogradInputTile(output_tile);
+  WriteHeader(config, output_tile, c, k, out);
   float* data = reinterpret_cast<float*>(static_cast<char*>(out) + kPackedWinogradHeaderBytes);
   // Matrix xi is the PackedB body of B[row = ci][column = co] = U[xi][ci][co] (the layout of
   // packed_weights.h: K blocks of kc rows, nr-wide panels, rows of nr floats, zero past K).
-  for (size_t i = 0; i < kWinogradInputTile; ++i) {
-    for (size_t j = 0; j < kWinogradInputTile; ++j) {
-      float* dst = data + (i * kWinogradInputTile + j) * matrix_floats;
+  for (size_t i = 0; i < n; ++i) {
+    const double* gi = GRow(output_tile, i);
+    for (size_t j = 0; j < n; ++j) {
+      const double* gj = GRow(output_tile, j);
+      float* dst = data + (i * n + j) * matrix_floats;
       float* const matrix_end = dst + matrix_floats;
       for (size_t k0 = 0; k0 < c; k0 += config.kc) {
         const size_t kc = c - k0 < config.kc ? c - k0 : config.kc;
@@ -91,7 +113,7 @@ runtime::Error PackWinogradWeights(const GemmConfig& config, const Convolution2d
               const float* g = oihw_weights + ((n0 + jj) * c + ci) * 9;
               double u = 0.0;
               for (size_t a = 0; a < 3; ++a) {
-                for (size_t b = 0; b < 3; ++b) u += kG[i][a] * double{g[a * 3 + b]} * kG[j][b];
+                for (size_t b = 0; b < 3; ++b) u += gi[a] * double{g[a * 3 + b]} * gj[b];
               }
               dst[jj] = static_cast<float>(u);
             }
@@ -120,20 +142,22 @@ runtime::Error ViewPackedWinograd(const void* bytes, size_t size, PackedWinograd
     return runtime::Error::kNotSupported;
   }
   if (header.nr != config.nr || header.kc != config.kc ||
-      header.output_tile != kWinogradOutputTile || header.input_channels == 0 ||
+      !WinogradTileSupported(header.output_tile) || header.input_channels == 0 ||
       header.output_channels == 0 || header.input_channels > kMaxSize ||
       header.output_channels > kMaxSize) {
     return runtime::Error::kInvalidProgram;
   }
   const size_t c = static_cast<size_t>(header.input_channels);
   const size_t k = static_cast<size_t>(header.output_channels);
+  const size_t matrices = WinogradMatrices(header.output_tile);
   const size_t matrix_floats = MatrixFloats(config, c, k);
   if (matrix_floats == 0 || header.matrix_floats != matrix_floats ||
-      header.data_floats != matrix_floats * kWinogradMatrices ||
-      (size - kPackedWinogradHeaderBytes) / sizeof(float) / kWinogradMatrices < matrix_floats) {
+      header.data_floats != matrix_floats * matrices ||
+      (size - kPackedWinogradHeaderBytes) / sizeof(float) / matrices < matrix_floats) {
     return runtime::Error::kProgramOutOfBounds;
   }
   view->config = config;
+  view->output_tile = header.output_tile;
   view->input_channels = c;
   view->output_channels = k;
   view->matrix_floats = matrix_floats;
@@ -144,8 +168,8 @@ runtime::Error ViewPackedWinograd(const void* bytes, size_t size, PackedWinograd
 
 size_t RepackedWinogradBytes(const PackedWinograd& packed, const GemmConfig& config) {
   const size_t floats = MatrixFloats(config, packed.input_channels, packed.output_channels);
-  if (floats == 0) return 0;
-  return kPackedWinogradHeaderBytes + floats * kWinogradMatrices * sizeof(float);
+  if (floats == 0 || !WinogradTileSupported(packed.output_tile)) return 0;
+  return kPackedWinogradHeaderBytes + floats * packed.matrices() * sizeof(float);
 }
 
 runtime::Error RepackWinogradWeights(const PackedWinograd& packed, const GemmConfig& config,
@@ -157,11 +181,11 @@ runtime::Error RepackWinogradWeights(const PackedWinograd& packed, const GemmCon
   if (out_bytes < bytes) return runtime::Error::kOutOfMemory;
   const size_t c = packed.input_channels, k = packed.output_channels;
   const size_t matrix_floats = MatrixFloats(config, c, k);
-  WriteHeader(config, c, k, out);
+  WriteHeader(config, packed.output_tile, c, k, out);
   char* data = static_cast<char*>(out) + kPackedWinogradHeaderBytes;
   // Each matrix is a PackedB body: unpack it to C x K, then PackB it for `config` (PackB writes a
   // header first, so it packs into a spot 64 bytes early and the header is written over after).
-  for (size_t xi = 0; xi < kWinogradMatrices; ++xi) {
+  for (size_t xi = 0; xi < packed.matrices(); ++xi) {
     const runtime::Error unpacked = UnpackB(packed.Matrix(xi), plain, k);
     if (unpacked != runtime::Error::kOk) return unpacked;
     float* matrix = reinterpret_cast<float*>(data) + xi * matrix_floats;
@@ -175,22 +199,17 @@ runtime::Error RepackWinogradWeights(const PackedWinograd& packed, const GemmCon
     const size_t used = c * RoundUp(k, config.nr);
     for (size_t f = used; f < matrix_floats; ++f) matrix[f] = 0.0f;
   }
-  WriteHeader(config, c, k, out);
+  WriteHeader(config, packed.output_tile, c, k, out);
   return runtime::Error::kOk;
 }
 
 namespace {
 
-size_t Tiles(const Convolution2dShape& shape) {
-  const size_t tiles_h = (shape.output_height() + kWinogradOutputTile - 1) / kWinogradOutputTile;
-  const size_t tiles_w = (shape.output_width() + kWinogradOutputTile - 1) / kWinogradOutputTile;
-  return shape.batch * tiles_h * tiles_w;
-}
-
 // Tiles per block on one thread: at least mc, more when V and M still fit kWinogradBlockBytes.
-size_t OneThreadBlock(const GemmConfig& config, const Convolution2dShape& shape) {
-  const size_t per_tile =
-      kWinogradMatrices * (shape.input_channels + shape.output_channels) * sizeof(float);
+size_t OneThreadBlock(const GemmConfig& config, const Convolution2dShape& shape,
+                      size_t output_tile) {
+  const size_t per_tile = WinogradMatrices(output_tile) *
+                          (shape.input_channels + shape.output_channels) * sizeof(float);
   size_t block = kWinogradBlockBytes / per_tile;
   if (block > config.mr) block = block / config.mr * config.mr;
   if (block < config.mc) block = config.mc;
@@ -200,16 +219,19 @@ size_t OneThreadBlock(const GemmConfig& config, const Convolution2dShape& shape)
 }  // namespace
 
 bool WinogradSharesMatrices(const GemmConfig& config, const Convolution2dShape& shape,
-                            size_t threads) {
-  if (!WinogradApplies(shape) || config.mr == 0 || threads <= 1) return false;
-  return Tiles(shape) <= OneThreadBlock(config, shape);
+                            size_t output_tile, size_t threads) {
+  if (!WinogradApplies(shape) || !WinogradTileSupported(output_tile) || config.mr == 0 ||
+      threads <= 1) {
+    return false;
+  }
+  return WinogradTiles(shape, output_tile) <= OneThreadBlock(config, shape, output_tile);
 }
 
 size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& shape,
-                         size_t threads) {
-  if (!WinogradApplies(shape) || config.mr == 0) return 0;
-  const size_t tiles = Tiles(shape);
-  const size_t block = OneThreadBlock(config, shape);
+                         size_t output_tile, size_t threads) {
+  if (!WinogradApplies(shape) || !WinogradTileSupported(output_tile) || config.mr == 0) return 0;
+  const size_t tiles = WinogradTiles(shape, output_tile);
+  const size_t block = OneThreadBlock(config, shape, output_tile);
   if (tiles <= block) return tiles;  // one block, on one thread or shared by matrices
   const size_t share = (tiles + (threads == 0 ? 1 : threads) - 1) / (threads == 0 ? 1 : threads);
   if (share <= block) return share;
@@ -221,18 +243,20 @@ size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& sha
 }
 
 size_t WinogradScratchBytes(const GemmConfig& config, const Convolution2dShape& shape,
-                            size_t threads) {
-  const size_t block = WinogradTileBlock(config, shape, threads);
+                            size_t output_tile, size_t threads) {
+  const size_t block = WinogradTileBlock(config, shape, output_tile, threads);
   if (block == 0) return 0;
   if (threads == 0) threads = 1;
   // V and M, then the GEMM's scratch, each rounded to 64 bytes: per thread, or V and M once and
   // the GEMM's scratch per thread when the threads share one block's matrices.
   const size_t floats =
-      kWinogradMatrices * (WinogradScratchMatrixFloats(block, shape.input_channels) +
-                           WinogradScratchMatrixFloats(block, shape.output_channels));
+      WinogradMatrices(output_tile) * (WinogradScratchMatrixFloats(block, shape.input_channels) +
+                                       WinogradScratchMatrixFloats(block, shape.output_channels));
   const size_t v_bytes = RoundUp(floats * sizeof(float), 64);
   const size_t gemm_bytes = RoundUp(GemmScratchBytes(config, block, 1), 64);
-  if (WinogradSharesMatrices(config, shape, threads)) return v_bytes + threads * gemm_bytes;
+  if (WinogradSharesMatrices(config, shape, output_tile, threads)) {
+    return v_bytes + threads * gemm_bytes;
+  }
   return threads * (v_bytes + gemm_bytes);
 }
 

@@ -517,10 +517,11 @@ void ActivationOf(const Region& region, fb::Activation* activation, float* min, 
   }
 }
 
-// When 3x3 stride-1 convolutions run by Winograd F(4x4, 3x3) (backends/native/winograd.h),
-// from TORCHIR_NATIVE_WINOGRAD when the program is compiled: "auto" (unset: where it pays),
-// "off" (never: the A/B baseline), "all" (wherever it applies: for tests).
-enum class WinogradPolicy { kAuto, kOff, kAll };
+// When 3x3 stride-1 convolutions run by Winograd (backends/native/winograd.h), from
+// TORCHIR_NATIVE_WINOGRAD when the program is compiled: "auto" (unset: F(4x4, 3x3) or
+// F(2x2, 3x3) where each pays), "off" (never: the A/B baseline), "all" (F(4x4) wherever it
+// applies: for tests), "2x2" (F(2x2) wherever it applies: for tests and A/B runs).
+enum class WinogradPolicy { kAuto, kOff, kAll, kAll2x2 };
 
 absl::StatusOr<WinogradPolicy> WinogradPolicyFromEnvironment() {
   const char* value = std::getenv("TORCHIR_NATIVE_WINOGRAD");
@@ -529,8 +530,9 @@ absl::StatusOr<WinogradPolicy> WinogradPolicyFromEnvironment() {
   }
   if (std::strcmp(value, "off") == 0 || std::strcmp(value, "0") == 0) return WinogradPolicy::kOff;
   if (std::strcmp(value, "all") == 0) return WinogradPolicy::kAll;
+  if (std::strcmp(value, "2x2") == 0) return WinogradPolicy::kAll2x2;
   return absl::InvalidArgumentError(
-      absl::StrCat("TORCHIR_NATIVE_WINOGRAD='", value, "': expected auto, off or all"));
+      absl::StrCat("TORCHIR_NATIVE_WINOGRAD='", value, "': expected auto, off, all or 2x2"));
 }
 
 const char* WinogradPolicyName(WinogradPolicy policy) {
@@ -539,6 +541,8 @@ const char* WinogradPolicyName(WinogradPolicy policy) {
       return "off";
     case WinogradPolicy::kAll:
       return "all";
+    case WinogradPolicy::kAll2x2:
+      return "2x2";
     case WinogradPolicy::kAuto:
       break;
   }
@@ -546,30 +550,32 @@ const char* WinogradPolicyName(WinogradPolicy policy) {
 }
 
 // Where Winograd pays (measured with torchir_native_convolution_benchmark on an AVX-512 core,
-// docs/native-kernels.md): 2-2.9x the implicit GEMM with at least 16 input and output channels
-// and 9 or more output tiles of 4x4 (10x10 and up); 0.8x with 4 tiles (7x7: 64 outputs computed
-// for 49, and 36 x C x K weights streamed for 4 rows); slower with 8 input channels (the
-// transforms outweigh the saved multiplies).
+// docs/native-kernels.md): F(4x4, 3x3) 2-2.9x the implicit GEMM with at least 16 input and output
+// channels and 9 or more output tiles of 4x4 (10x10 and up); 0.8x with 4 tiles (7x7: 64 outputs
+// computed for 49, and 36 x C x K weights streamed for 4 rows); slower with 8 input channels (the
+// transforms outweigh the saved multiplies). Below 8 tiles of 4x4, F(2x2, 3x3) with at least 8
+// tiles of 2x2 (7x7: 16 tiles) and kWinograd2x2MinChannels channels.
 constexpr size_t kWinogradMinChannels = 16;
 constexpr size_t kWinogradMinTiles = 8;
+constexpr size_t kWinograd2x2MinChannels = 64;
 
-bool WinogradPays(const Convolution2dShape& shape) {
-  const size_t tiles = shape.batch *
-                       ((shape.output_height() + kWinogradOutputTile - 1) / kWinogradOutputTile) *
-                       ((shape.output_width() + kWinogradOutputTile - 1) / kWinogradOutputTile);
-  return shape.input_channels >= kWinogradMinChannels &&
-         shape.output_channels >= kWinogradMinChannels && tiles >= kWinogradMinTiles;
-}
-
-// Whether the region's convolution runs by Winograd: it applies (3x3, stride 1, dilation 1,
-// ungrouped) and the policy says so. The output transform applies every fused activation.
-bool UseWinograd(WinogradPolicy policy, const ir::Node& compute, const Convolution2dShape& shape,
-                 bool depthwise, size_t groups) {
+// The output tile Winograd runs the region's convolution with (4 or 2), 0 for none: it applies
+// (3x3, stride 1, dilation 1, ungrouped) and the policy says so. The output transform applies
+// every fused activation.
+size_t WinogradTile(WinogradPolicy policy, const ir::Node& compute, const Convolution2dShape& shape,
+                    bool depthwise, size_t groups) {
   if (policy == WinogradPolicy::kOff || compute.op() != "edge.convolution" || depthwise ||
       groups != 1 || !WinogradApplies(shape)) {
-    return false;
+    return 0;
   }
-  return policy == WinogradPolicy::kAll || WinogradPays(shape);
+  if (policy == WinogradPolicy::kAll) return 4;
+  if (policy == WinogradPolicy::kAll2x2) return 2;
+  const size_t channels = std::min(shape.input_channels, shape.output_channels);
+  if (channels >= kWinogradMinChannels && WinogradTiles(shape, 4) >= kWinogradMinTiles) return 4;
+  if (channels >= kWinograd2x2MinChannels && WinogradTiles(shape, 2) >= kWinogradMinTiles) {
+    return 2;
+  }
+  return 0;
 }
 
 // The filter (OIHW; a linear layer's [N, K] weight is its 1x1 case) packed for `config` (one
@@ -578,17 +584,19 @@ bool UseWinograd(WinogradPolicy policy, const ir::Node& compute, const Convoluti
 absl::StatusOr<ir::TensorData> PackedWeights(const ir::Value* weight,
                                              const Convolution2dShape& shape, bool depthwise,
                                              size_t groups, const GemmConfig& config,
-                                             bool winograd = false) {
+                                             size_t winograd_tile = 0) {
   std::vector<float> filter(static_cast<size_t>(weight->type().numel()));
   std::memcpy(filter.data(), weight->data().data(), filter.size() * sizeof(float));
+  const bool winograd = winograd_tile != 0;
   std::vector<uint8_t> packed(depthwise  ? DepthwisePackedWeightsBytes(shape)
-                              : winograd ? WinogradPackedWeightsBytes(config, shape)
+                              : winograd ? WinogradPackedWeightsBytes(config, shape, winograd_tile)
                               : groups == 1
                                   ? ConvolutionPackedWeightsBytes(config, shape)
                                   : GroupedConvolutionPackedWeightsBytes(config, shape, groups));
   const runtime::Error error =
       packed.empty() ? runtime::Error::kInvalidArgument
-      : winograd  ? PackWinogradWeights(config, shape, filter.data(), packed.data(), packed.size())
+      : winograd  ? PackWinogradWeights(config, shape, winograd_tile, filter.data(), packed.data(),
+                                        packed.size())
       : depthwise ? PackDepthwiseWeights(shape, filter.data(), packed.data(), packed.size())
       : groups == 1
           ? PackConvolutionWeights(config, shape, filter.data(), packed.data(), packed.size())
@@ -646,7 +654,7 @@ class NativeCompileBackend : public backend::Backend {
     if (!winograd_policy.ok()) return winograd_policy.status();
     backend::PartitionResult result;
     std::vector<Region> regions;
-    size_t winograd_count = 0, winograd_candidates = 0;
+    size_t winograd_count[2] = {0, 0}, winograd_candidates = 0;  // F(2x2), F(4x4)
     std::unordered_map<const ir::Node*, size_t> region_of;
     std::unordered_map<const ir::Node*, std::string> reasons;
     for (ir::Node* node : graph.NodeSnapshot()) {
@@ -663,7 +671,7 @@ class NativeCompileBackend : public backend::Backend {
     std::vector<backend::RegionRewrite> rewrites;
     for (size_t r = 0; r < regions.size(); ++r) {
       const int64_t delegate_index = first_delegate_index + static_cast<int64_t>(r);
-      bool winograd = false;
+      size_t winograd = 0;
       absl::StatusOr<backend::RegionRewrite> rewrite =
           Serialize(regions[r], delegate_index, *winograd_policy, &winograd);
       if (!rewrite.ok()) return rewrite.status();
@@ -671,7 +679,7 @@ class NativeCompileBackend : public backend::Backend {
           WinogradApplies(ShapeOf(*regions[r].compute))) {
         ++winograd_candidates;
       }
-      if (winograd) ++winograd_count;
+      if (winograd != 0) ++winograd_count[winograd == 4 ? 1 : 0];
       backend::DelegateSummary summary;
       summary.delegate_index = delegate_index;
       for (ir::Node* member : rewrite->members) {
@@ -681,7 +689,9 @@ class NativeCompileBackend : public backend::Backend {
       }
       summary.blob_bytes = rewrite->subgraph.blob.size();
       summary.detail = std::string(backend::LayoutName(LayoutOf(regions[r])));
-      if (winograd) summary.detail += ", winograd F(4x4,3x3)";
+      if (winograd != 0) {
+        summary.detail += absl::StrCat(", winograd F(", winograd, "x", winograd, ",3x3)");
+      }
       emit::DelegatePayload payload;
       payload.backend_id = kNativeBackendId;
       payload.blob = rewrite->subgraph.blob;
@@ -734,10 +744,12 @@ class NativeCompileBackend : public backend::Backend {
                      config_.nr, " tiles, kc ", config_.kc, "); ", stats->permutes_inserted,
                      " layout permutes inserted, ", stats->permutes_cancelled, " avoided"));
     result.notes.push_back(absl::StrCat(
-        "winograd F(4x4,3x3) for ", winograd_count, " of ", winograd_candidates,
-        " 3x3 stride-1 convolutions (TORCHIR_NATIVE_WINOGRAD=",
-        WinogradPolicyName(*winograd_policy), "; auto: >= ", kWinogradMinChannels,
-        " input and output channels and >= ", kWinogradMinTiles, " 4x4 output tiles)"));
+        "winograd F(4x4,3x3) for ", winograd_count[1], " and F(2x2,3x3) for ", winograd_count[0],
+        " of ", winograd_candidates, " 3x3 stride-1 convolutions (TORCHIR_NATIVE_WINOGRAD=",
+        WinogradPolicyName(*winograd_policy), "; auto: F(4x4) with >= ", kWinogradMinChannels,
+        " input and output channels and >= ", kWinogradMinTiles,
+        " 4x4 output tiles, else F(2x2) with >= ", kWinograd2x2MinChannels,
+        " channels and >= ", kWinogradMinTiles, " 2x2 tiles)"));
     return result;
   }
 
@@ -749,7 +761,7 @@ class NativeCompileBackend : public backend::Backend {
 
   absl::StatusOr<backend::RegionRewrite> Serialize(const Region& region, int64_t delegate_index,
                                                    WinogradPolicy winograd_policy,
-                                                   bool* winograd_out) const {
+                                                   size_t* winograd_out) const {
     if (region.compute->op() == "edge.matmul") return SerializeMatmul(region, delegate_index);
     if (region.compute->op() == "edge.layer_norm") {
       return SerializeLayerNorm(region, delegate_index);
@@ -765,10 +777,10 @@ class NativeCompileBackend : public backend::Backend {
     fb::Activation activation;
     float output_min, output_max;
     ActivationOf(region, &activation, &output_min, &output_max);
-    const bool winograd = UseWinograd(winograd_policy, compute, shape, depthwise, groups);
-    *winograd_out = winograd;
+    const size_t winograd_tile = WinogradTile(winograd_policy, compute, shape, depthwise, groups);
+    *winograd_out = winograd_tile;
     absl::StatusOr<ir::TensorData> packed =
-        PackedWeights(weight, shape, depthwise, groups, config_, winograd);
+        PackedWeights(weight, shape, depthwise, groups, config_, winograd_tile);
     if (!packed.ok()) return packed.status();
 
     auto activation_argument = [&](ir::Value* value, backend::SubgraphArgument::Kind kind) {
@@ -822,7 +834,8 @@ class NativeCompileBackend : public backend::Backend {
         shape.stride_width, shape.dilation_height, shape.dilation_width, shape.padding_top,
         shape.padding_left, shape.padding_bottom, shape.padding_right,
         /*input=*/0, weights_index, bias_index, residual_index, output_index, activation,
-        output_min, output_max, depthwise, winograd, groups);
+        output_min, output_max, depthwise, winograd_tile != 0, groups,
+        static_cast<uint32_t>(winograd_tile == 0 ? 4 : winograd_tile));
     FinishBlob(builder, rewrite, builder.CreateVector(&node, 1), {});
     return rewrite;
   }

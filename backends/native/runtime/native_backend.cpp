@@ -71,7 +71,7 @@ struct BoundConvolution {
   const float* bias;
   float* output;
   Epilogue epilogue;
-  bool winograd;  // winograd_weights, not weights: Winograd F(4x4, 3x3)
+  bool winograd;  // winograd_weights, not weights: Winograd F(4x4 or 2x2, 3x3)
   PackedWinograd winograd_weights;
   size_t trace_node;  // its position in the call's debug handle (NodeTracePositions)
 };
@@ -688,6 +688,9 @@ class NativeBackend final : public Backend {
                bound->depthwise ? " (or the node is depthwise)" : "");
     BLOB_CHECK(!bound->winograd || bound->groups == 1,
                "node %zu: Winograd on a grouped convolution (%zu groups)", index, bound->groups);
+    BLOB_CHECK(!bound->winograd || ::torchir::native::WinogradTileSupported(node.winograd_tile()),
+               "node %zu: Winograd output tile %u (2 or 4 expected)", index,
+               static_cast<unsigned>(node.winograd_tile()));
     const uint64_t in_channels = shape.input_channels, out_channels = shape.output_channels;
     uint64_t input_elements, output_elements, kernel_rows;
     BLOB_CHECK(Multiply(shape.batch, shape.input_height, &input_elements) &&
@@ -733,6 +736,10 @@ class NativeBackend final : public Backend {
                  index, packed.input_channels, packed.output_channels,
                  static_cast<unsigned long long>(in_channels),
                  static_cast<unsigned long long>(out_channels));
+      // The scratch was planned for the blob's tile.
+      BLOB_CHECK(packed.output_tile == node.winograd_tile(),
+                 "node %zu: Winograd weights of output tile %zu, the node says %u", index,
+                 packed.output_tile, static_cast<unsigned>(node.winograd_tile()));
       TORCHIR_RETURN_IF_ERROR(
           RepackWinogradIfNeeded(index, here, allocator, &bound->winograd_weights));
     } else if (bound->depthwise) {

@@ -83,8 +83,9 @@ inline DelegateScratchLayout ComputeDelegateScratch(const fb::Blob& blob, const 
       const Convolution2dShape shape = BlobConvolutionShape(*node);
       if (node->depthwise()) continue;
       if (node->winograd()) {
-        grow(&gemm_bytes, WinogradScratchBytes(config, shape, threads));
-        grow(&gemm_bytes, WinogradScratchBytes(config, shape, 1));
+        const size_t tile = node->winograd_tile();
+        grow(&gemm_bytes, WinogradScratchBytes(config, shape, tile, threads));
+        grow(&gemm_bytes, WinogradScratchBytes(config, shape, tile, 1));
       } else {
         grow(&gemm_bytes, ConvolutionScratchBytes(config, shape, threads));
       }

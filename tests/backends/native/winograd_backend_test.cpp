@@ -1,8 +1,8 @@
 // The native delegate on Winograd nodes (native_blob.fbs Convolution.winograd): a blob built by
-// hand runs and matches the convolution's definition, on the weights' own blocking or repacked
-// at init from another CPU family's, on one or two threads; a Winograd node whose geometry
-// Winograd does not compute, or whose weights are not valid packed Winograd weights of its
-// channels, is refused at Init.
+// hand runs and matches the convolution's definition, by F(4x4, 3x3) and F(2x2, 3x3), on the
+// weights' own blocking or repacked at init from another CPU family's, on one or two threads; a
+// Winograd node whose geometry Winograd does not compute, whose weights are not valid packed
+// Winograd weights of its channels, or whose tile is not its weights', is refused at Init.
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -52,6 +52,7 @@ struct Case {
   DelegateArgs args;
   int32_t input, weights, bias, residual, output;
   bool winograd = true;
+  uint32_t tile = 4;  // the blob's winograd_tile
   std::vector<float> expected;
 
   std::vector<uint8_t> Blob() const {
@@ -62,7 +63,7 @@ struct Case {
         s.kernel_height, s.kernel_width, s.stride_height, s.stride_width, s.dilation_height,
         s.dilation_width, s.padding_top, s.padding_left, s.padding_bottom, s.padding_right, input,
         weights, bias, residual, output, fb::Activation::Relu, 0.0f, 0.0f,
-        /*depthwise=*/false, winograd);
+        /*depthwise=*/false, winograd, /*groups=*/0, tile);
     fb::FinishBlobBuffer(builder, fb::CreateBlob(builder, 1, static_cast<uint32_t>(args.size()),
                                                  builder.CreateVector(&node, 1)));
     return std::vector<uint8_t>(builder.GetBufferPointer(),
@@ -71,10 +72,11 @@ struct Case {
 };
 
 // `packed_shape` is what the weights are packed for (the node's own shape unless a test
-// wants a mismatch); `target` the family.
+// wants a mismatch); `target` the family, `tile` the output tile of the weights and the blob.
 void Build(Case& c, const Convolution2dShape& s, KernelTarget target,
-           const Convolution2dShape& packed_shape) {
+           const Convolution2dShape& packed_shape, size_t tile = 4) {
   c.shape = s;
+  c.tile = static_cast<uint32_t>(tile);
   const int64_t oh = static_cast<int64_t>(s.output_height());
   const int64_t ow = static_cast<int64_t>(s.output_width());
   const int64_t cout = static_cast<int64_t>(s.output_channels);
@@ -91,12 +93,12 @@ void Build(Case& c, const Convolution2dShape& s, KernelTarget target,
   if (!GetGemmConfig(target, &config)) std::abort();
   const std::vector<float> packed_oihw =
       RandomFloats(packed_shape.output_channels * packed_shape.input_channels * 9, 2);
-  const size_t bytes = ::torchir::native::WinogradPackedWeightsBytes(config, packed_shape);
+  const size_t bytes = ::torchir::native::WinogradPackedWeightsBytes(config, packed_shape, tile);
   if (bytes == 0) std::abort();
   c.weights =
       static_cast<int32_t>(c.args.AddTyped({static_cast<int64_t>(bytes)}, ScalarType::kUInt8));
   if (::torchir::native::PackWinogradWeights(
-          config, packed_shape,
+          config, packed_shape, tile,
           packed_shape.input_channels == s.input_channels &&
                   packed_shape.output_channels == s.output_channels
               ? oihw.data()
@@ -178,12 +180,15 @@ TEST_F(WinogradBackendTest, RunsAndMatchesTheDefinition) {
     ASSERT_EQ(RegisterNativeBackend({threads}), Error::kOk);
     for (KernelTarget target : {::torchir::native::CurrentKernelTarget(), KernelTarget::kX86Avx2,
                                 KernelTarget::kPortable, KernelTarget::kX86Avx512}) {
-      SCOPED_TRACE(::torchir::native::KernelTargetName(target));
-      const Convolution2dShape s = Shape(23, 18, 40, 37, 1, 1);
-      Case c;
-      Build(c, s, target, s);
-      ASSERT_EQ(RunDelegate(c, c.Blob()), Error::kOk) << g_last_log;
-      EXPECT_LT(MaxAbsDiff(c.args.Values(static_cast<size_t>(c.output)), c.expected), 1e-3f);
+      for (size_t tile : {4, 2}) {
+        SCOPED_TRACE(std::string(::torchir::native::KernelTargetName(target)) + " F(" +
+                     std::to_string(tile) + ")");
+        const Convolution2dShape s = Shape(23, 18, 40, 37, 1, 1);
+        Case c;
+        Build(c, s, target, s, tile);
+        ASSERT_EQ(RunDelegate(c, c.Blob()), Error::kOk) << g_last_log;
+        EXPECT_LT(MaxAbsDiff(c.args.Values(static_cast<size_t>(c.output)), c.expected), 1e-3f);
+      }
     }
   }
 }
@@ -208,6 +213,14 @@ TEST_F(WinogradBackendTest, RefusesWinogradOnOtherGeometries) {
   EXPECT_NE(g_last_log.find("packed weights are invalid"), std::string::npos) << g_last_log;
   c.winograd = true;
   EXPECT_EQ(RunDelegate(c, c.Blob()), Error::kOk) << g_last_log;
+  // A tile the kernels do not have, and F(2x2) said of F(4x4) weights (its scratch was planned
+  // for the blob's tile).
+  for (uint32_t tile : {3u, 2u}) {
+    c.tile = tile;
+    EXPECT_EQ(RunDelegate(c, c.Blob()), Error::kInvalidProgram) << tile;
+    EXPECT_NE(g_last_log.find("output tile"), std::string::npos) << g_last_log;
+  }
+  c.tile = 4;
   // A corrupt header.
   uint8_t* header =
       static_cast<uint8_t*>(c.args.tensor(static_cast<size_t>(c.weights)).mutable_data());

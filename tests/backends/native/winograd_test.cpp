@@ -37,6 +37,17 @@ constexpr double kG[6][3] = {
 };
 constexpr double kAT[4][6] = {
     {1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+// F(2x2, 3x3) at points 0, 1, -1, infinity.
+constexpr double kBT2[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+constexpr double kG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+constexpr double kAT2[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+
+// The matrices of F(tile x tile, 3x3), entry by entry.
+double Bt(size_t tile, size_t i, size_t p) { return tile == 2 ? kBT2[i][p] : kBT[i][p]; }
+double Gt(size_t tile, size_t i, size_t a) { return tile == 2 ? kG2[i][a] : kG[i][a]; }
+double At(size_t tile, size_t r, size_t i) { return tile == 2 ? kAT2[r][i] : kAT[r][i]; }
+
+constexpr size_t kTiles[] = {4, 2};
 
 // 3x3, stride 1, dilation 1, padding (top, left, bottom, right).
 Convolution2dShape Shape(size_t batch, size_t height, size_t width, size_t cin, size_t cout,
@@ -46,7 +57,7 @@ Convolution2dShape Shape(size_t batch, size_t height, size_t width, size_t cin, 
 
 // The largest |error| seen, relative to u * sum |w x| of the direct convolution (what the docs
 // report), over every case of the test binary.
-double g_worst_relative_to_direct = 0.0;
+double g_worst_relative_to_direct[2] = {0.0, 0.0};  // F(2x2), F(4x4)
 
 // Runs WinogradConvolution2d on the current target and checks every output element against a
 // double-precision direct convolution. The bound (docs/native-kernels.md): to first order, every
@@ -56,8 +67,11 @@ double g_worst_relative_to_direct = 0.0;
 // and each output passes through at most C - 1 additions of the GEMM, one product, one rounding
 // of U, about 6 roundings in each transform (two 1-d passes of up to 3 operations) and the two
 // additions of the epilogue: |y - exact| <= (C + 16) u mag. We allow twice that.
-void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& o, uint32_t seed) {
-  SCOPED_TRACE(Describe(s, o));
+void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& o, uint32_t seed,
+                                    size_t tile) {
+  SCOPED_TRACE(Describe(s, o) + " F(" + std::to_string(tile) + "x" + std::to_string(tile) +
+               ", 3x3)");
+  const size_t n = WinogradInputTile(tile), nn = n * n;
   ASSERT_TRUE(WinogradApplies(s));
   std::mt19937 rng(seed);
   const size_t h = s.input_height, w = s.input_width;
@@ -70,13 +84,14 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
 
   GemmConfig config;
   ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
-  std::vector<float> packed(WinogradPackedWeightsBytes(config, s) / sizeof(float));
+  std::vector<float> packed(WinogradPackedWeightsBytes(config, s, tile) / sizeof(float));
   ASSERT_FALSE(packed.empty());
-  ASSERT_EQ(
-      PackWinogradWeights(config, s, weights.data(), packed.data(), packed.size() * sizeof(float)),
-      Error::kOk);
+  ASSERT_EQ(PackWinogradWeights(config, s, tile, weights.data(), packed.data(),
+                                packed.size() * sizeof(float)),
+            Error::kOk);
   PackedWinograd view;
   ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view), Error::kOk);
+  ASSERT_EQ(view.output_tile, tile);
 
   std::vector<float> output(s.batch * oh * ow * cout, 12345.0f);
   Epilogue epilogue = o.epilogue;
@@ -89,7 +104,7 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
     epilogue.residual_stride = cout;
   }
   const size_t threads = o.threads == 0 ? 1 : o.threads;
-  std::vector<char> scratch(WinogradScratchBytes(config, s, threads));
+  std::vector<char> scratch(WinogradScratchBytes(config, s, tile, threads));
   pthreadpool_t pool = o.threads == 0 ? nullptr : pthreadpool_create(o.threads);
   const Error error =
       WinogradConvolution2d(s, input.data(), view, o.bias ? bias.data() : nullptr, output.data(),
@@ -97,20 +112,21 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
   if (pool != nullptr) pthreadpool_destroy(pool);
   ASSERT_EQ(error, Error::kOk);
 
-  // |U| = |G| |g| |G^T| per (co, ci), 36 values each.
-  std::vector<double> abs_u(cout * cin * 36);
+  // |U| = |G| |g| |G^T| per (co, ci), n * n values each.
+  std::vector<double> abs_u(cout * cin * nn);
   for (size_t co = 0; co < cout; ++co) {
     for (size_t ci = 0; ci < cin; ++ci) {
       const float* g = &weights[(co * cin + ci) * 9];
-      for (size_t i = 0; i < 6; ++i) {
-        for (size_t j = 0; j < 6; ++j) {
+      for (size_t i = 0; i < n; ++i) {
+        for (size_t j = 0; j < n; ++j) {
           double sum = 0;
           for (size_t a = 0; a < 3; ++a) {
             for (size_t b = 0; b < 3; ++b) {
-              sum += std::fabs(kG[i][a]) * std::fabs(g[a * 3 + b]) * std::fabs(kG[j][b]);
+              sum +=
+                  std::fabs(Gt(tile, i, a)) * std::fabs(g[a * 3 + b]) * std::fabs(Gt(tile, j, b));
             }
           }
-          abs_u[(co * cin + ci) * 36 + i * 6 + j] = sum;
+          abs_u[(co * cin + ci) * nn + i * n + j] = sum;
         }
       }
     }
@@ -121,43 +137,46 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
   };
 
   const double u = std::ldexp(1.0, -24);
-  const size_t tiles_h = (oh + 3) / 4, tiles_w = (ow + 3) / 4;
-  std::vector<double> abs_v(cin * 36);
+  const size_t tiles_h = (oh + tile - 1) / tile, tiles_w = (ow + tile - 1) / tile;
+  std::vector<double> abs_v(cin * nn);
   size_t failures = 0;
   for (size_t b = 0; b < s.batch; ++b) {
     for (size_t ty = 0; ty < tiles_h; ++ty) {
       for (size_t tx = 0; tx < tiles_w; ++tx) {
-        const long iy0 = static_cast<long>(ty * 4) - static_cast<long>(s.padding_top);
-        const long ix0 = static_cast<long>(tx * 4) - static_cast<long>(s.padding_left);
+        const long iy0 = static_cast<long>(ty * tile) - static_cast<long>(s.padding_top);
+        const long ix0 = static_cast<long>(tx * tile) - static_cast<long>(s.padding_left);
         // |V| = |B^T| |d| |B| per channel.
         for (size_t ci = 0; ci < cin; ++ci) {
-          for (size_t i = 0; i < 6; ++i) {
-            for (size_t j = 0; j < 6; ++j) {
+          for (size_t i = 0; i < n; ++i) {
+            for (size_t j = 0; j < n; ++j) {
               double sum = 0;
-              for (size_t p = 0; p < 6; ++p) {
-                for (size_t q = 0; q < 6; ++q) {
-                  sum += std::fabs(kBT[i][p]) * std::fabs(in(b, iy0 + p, ix0 + q, ci)) *
-                         std::fabs(kBT[j][q]);
+              for (size_t p = 0; p < n; ++p) {
+                for (size_t q = 0; q < n; ++q) {
+                  sum +=
+                      std::fabs(Bt(tile, i, p)) *
+                      std::fabs(in(b, iy0 + static_cast<long>(p), ix0 + static_cast<long>(q), ci)) *
+                      std::fabs(Bt(tile, j, q));
                 }
               }
-              abs_v[ci * 36 + i * 6 + j] = sum;
+              abs_v[ci * nn + i * n + j] = sum;
             }
           }
         }
         for (size_t co = 0; co < cout; ++co) {
-          double product[36] = {};
+          double product[kWinogradMaxMatrices] = {};
           for (size_t ci = 0; ci < cin; ++ci) {
-            for (size_t e = 0; e < 36; ++e) {
-              product[e] += abs_u[(co * cin + ci) * 36 + e] * abs_v[ci * 36 + e];
+            for (size_t e = 0; e < nn; ++e) {
+              product[e] += abs_u[(co * cin + ci) * nn + e] * abs_v[ci * nn + e];
             }
           }
-          for (size_t r = 0; r < 4 && ty * 4 + r < oh; ++r) {
-            for (size_t sx = 0; sx < 4 && tx * 4 + sx < ow; ++sx) {
-              const size_t oy = ty * 4 + r, ox = tx * 4 + sx;
+          for (size_t r = 0; r < tile && ty * tile + r < oh; ++r) {
+            for (size_t sx = 0; sx < tile && tx * tile + sx < ow; ++sx) {
+              const size_t oy = ty * tile + r, ox = tx * tile + sx;
               double magnitude = 0;
-              for (size_t i = 0; i < 6; ++i) {
-                for (size_t j = 0; j < 6; ++j) {
-                  magnitude += std::fabs(kAT[r][i]) * product[i * 6 + j] * std::fabs(kAT[sx][j]);
+              for (size_t i = 0; i < n; ++i) {
+                for (size_t j = 0; j < n; ++j) {
+                  magnitude +=
+                      std::fabs(At(tile, r, i)) * product[i * n + j] * std::fabs(At(tile, sx, j));
                 }
               }
               const size_t index = ((b * oh + oy) * ow + ox) * cout + co;
@@ -197,11 +216,12 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
               }
               // The second, empirical bound (docs/native-kernels.md): against the direct
               // convolution's own magnitude, |y - exact| <= 256 u (sum |w x| + |bias| + |r|).
-              // The worst seen over every case is printed at the end (about 76).
+              // The worst seen over every case is printed at the end (F(4x4) about 86, F(2x2) 7).
               if (clamp_kind) {
                 const double direct = u * (direct_magnitude + extra) + 1e-30;
                 const double relative = std::fabs(got - exact) / direct;
-                g_worst_relative_to_direct = std::max(g_worst_relative_to_direct, relative);
+                double& worst = g_worst_relative_to_direct[tile == 4 ? 1 : 0];
+                worst = std::max(worst, relative);
                 if (!(relative <= 256.0) && ++failures <= 5) {
                   ADD_FAILURE() << "y[" << b << "][" << oy << "][" << ox << "][" << co
                                 << "] = " << got << ", expected " << exact << ": " << relative
@@ -219,38 +239,42 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
 
 class WinogradTest : public PerTargetTest {};
 
-// Odd and even sizes, sizes that are and are not multiples of 4 (output tiles cut at the right
-// and bottom edges), an input as small as the kernel, and paddings 0, 1, 2, asymmetric.
+// Odd and even sizes, sizes that are and are not multiples of the tile (output tiles cut at the
+// right and bottom edges), an input as small as the kernel, and paddings 0, 1, 2, asymmetric.
 TEST_P(WinogradTest, MatchesReferenceForEverySizeAndPadding) {
   struct Size {
     size_t h, w;
   };
-  uint32_t seed = 1;
-  for (Size size : {Size{3, 3}, Size{4, 4}, Size{5, 7}, Size{6, 6}, Size{8, 8}, Size{9, 11},
-                    Size{13, 4}, Size{17, 17}}) {
-    for (size_t pad : {0, 1, 2}) {
-      ExpectWinogradMatchesReference(Shape(1, size.h, size.w, 5, 9, pad, pad, pad, pad), {},
-                                     seed++);
+  for (size_t tile : kTiles) {
+    uint32_t seed = 1;
+    for (Size size : {Size{3, 3}, Size{4, 4}, Size{5, 7}, Size{6, 6}, Size{8, 8}, Size{9, 11},
+                      Size{13, 4}, Size{17, 17}}) {
+      for (size_t pad : {0, 1, 2}) {
+        ExpectWinogradMatchesReference(Shape(1, size.h, size.w, 5, 9, pad, pad, pad, pad), {},
+                                       seed++, tile);
+        if (HasFailure()) return;
+      }
+      // Asymmetric: none at the top, more at the bottom and right.
+      ExpectWinogradMatchesReference(Shape(1, size.h, size.w, 3, 4, 0, 1, 2, 1), {}, seed++, tile);
       if (HasFailure()) return;
     }
-    // Asymmetric: none at the top, more at the bottom and right.
-    ExpectWinogradMatchesReference(Shape(1, size.h, size.w, 3, 4, 0, 1, 2, 1), {}, seed++);
-    if (HasFailure()) return;
   }
 }
 
 // Channel counts that are not multiples of any vector width (and one crossing the K block at
 // 256), batch 1 and 2, bias or not.
 TEST_P(WinogradTest, MatchesReferenceForOddChannelCounts) {
-  uint32_t seed = 100;
-  for (size_t cin : {1, 3, 17, 64, 257}) {
-    for (size_t cout : {1, 7, 16, 33, 65}) {
-      Options options;
-      options.bias = seed % 2 == 0;
-      ExpectWinogradMatchesReference(Shape(1 + seed % 2, 7, 6, cin, cout, 1, 1, 1, 1), options,
-                                     seed);
-      ++seed;
-      if (HasFailure()) return;
+  for (size_t tile : kTiles) {
+    uint32_t seed = 100;
+    for (size_t cin : {1, 3, 17, 64, 257}) {
+      for (size_t cout : {1, 7, 16, 33, 65}) {
+        Options options;
+        options.bias = seed % 2 == 0;
+        ExpectWinogradMatchesReference(Shape(1 + seed % 2, 7, 6, cin, cout, 1, 1, 1, 1), options,
+                                       seed, tile);
+        ++seed;
+        if (HasFailure()) return;
+      }
     }
   }
 }
@@ -260,44 +284,55 @@ TEST_P(WinogradTest, MatchesReferenceAcrossBlocks) {
   const Convolution2dShape s = Shape(2, 58, 30, 40, 24, 1, 1, 1, 1);
   GemmConfig config;
   ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
-  const size_t tiles = 2 * 15 * 8;
-  ASSERT_LT(WinogradTileBlock(config, s, 1), tiles);
-  ExpectWinogradMatchesReference(s, {}, 200);
+  for (size_t tile : kTiles) {
+    ASSERT_LT(WinogradTileBlock(config, s, tile, 1), WinogradTiles(s, tile));
+    ExpectWinogradMatchesReference(s, {}, 200, tile);
+  }
 }
 
 TEST_P(WinogradTest, AppliesEveryEpilogue) {
   const Convolution2dShape s = Shape(2, 9, 10, 19, 37, 1, 1, 1, 1);
-  uint32_t seed = 400;
-  for (const Options& options : EveryEpilogueCase()) {
-    ExpectWinogradMatchesReference(s, options, seed++);
-    if (HasFailure()) return;
-  }
-  for (Activation gelu : {Activation::kGelu, Activation::kGeluTanh}) {
-    Options options;
-    options.epilogue.activation = gelu;
-    options.residual = Options::kSeparate;
-    ExpectWinogradMatchesReference(s, options, seed++);
+  for (size_t tile : kTiles) {
+    uint32_t seed = 400;
+    for (const Options& options : EveryEpilogueCase()) {
+      ExpectWinogradMatchesReference(s, options, seed++, tile);
+      if (HasFailure()) return;
+    }
+    for (Activation gelu : {Activation::kGelu, Activation::kGeluTanh}) {
+      Options options;
+      options.epilogue.activation = gelu;
+      options.residual = Options::kSeparate;
+      ExpectWinogradMatchesReference(s, options, seed++, tile);
+    }
   }
 }
 
 // Blocks shared between 2 and 3 threads, with a residual in place.
 TEST_P(WinogradTest, MatchesReferenceWithThreads) {
-  for (size_t threads : {2, 3}) {
-    Options options;
-    options.threads = threads;
-    options.epilogue.activation = Activation::kRelu;
-    options.residual = Options::kInPlace;
-    ExpectWinogradMatchesReference(Shape(2, 13, 15, 24, 40, 1, 1, 1, 1), options, 500 + threads);
-    ExpectWinogradMatchesReference(Shape(1, 30, 30, 128, 64, 2, 2, 2, 2), options, 510 + threads);
-    // Fewer tiles than threads.
-    ExpectWinogradMatchesReference(Shape(1, 3, 3, 8, 10, 1, 1, 1, 1), options, 520 + threads);
-    // More tiles than one block: blocks of tiles per thread rather than the matrices shared.
-    const Convolution2dShape many = Shape(2, 58, 30, 40, 24, 1, 1, 1, 1);
-    GemmConfig config;
-    ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
-    EXPECT_FALSE(WinogradSharesMatrices(config, many, threads));
-    EXPECT_TRUE(WinogradSharesMatrices(config, Shape(1, 30, 30, 128, 64, 2, 2, 2, 2), threads));
-    ExpectWinogradMatchesReference(many, options, 530 + threads);
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+  for (size_t tile : kTiles) {
+    for (size_t threads : {2, 3}) {
+      Options options;
+      options.threads = threads;
+      options.epilogue.activation = Activation::kRelu;
+      options.residual = Options::kInPlace;
+      ExpectWinogradMatchesReference(Shape(2, 13, 15, 24, 40, 1, 1, 1, 1), options, 500 + threads,
+                                     tile);
+      // One block of every tile, its matrices shared among the threads (F(4x4): 64 tiles of
+      // 32 x 32 outputs; F(2x2): 16 tiles of 7 x 7, resnet's stage 4).
+      const Convolution2dShape one_block =
+          tile == 4 ? Shape(1, 30, 30, 128, 64, 2, 2, 2, 2) : Shape(1, 7, 7, 128, 64, 1, 1, 1, 1);
+      EXPECT_TRUE(WinogradSharesMatrices(config, one_block, tile, threads));
+      ExpectWinogradMatchesReference(one_block, options, 510 + threads, tile);
+      // Fewer tiles than threads.
+      ExpectWinogradMatchesReference(Shape(1, 3, 3, 8, 10, 1, 1, 1, 1), options, 520 + threads,
+                                     tile);
+      // More tiles than one block: blocks of tiles per thread rather than the matrices shared.
+      const Convolution2dShape many = Shape(2, 58, 30, 40, 24, 1, 1, 1, 1);
+      EXPECT_FALSE(WinogradSharesMatrices(config, many, tile, threads));
+      ExpectWinogradMatchesReference(many, options, 530 + threads, tile);
+    }
   }
 }
 
@@ -306,14 +341,14 @@ TEST_P(WinogradTest, RefusesWhatItDoesNotCompute) {
   ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
   const Convolution2dShape good = Shape(1, 8, 8, 4, 4, 1, 1, 1, 1);
   const std::vector<float> weights(4 * 4 * 9, 0.5f);
-  std::vector<float> packed(WinogradPackedWeightsBytes(config, good) / sizeof(float));
-  ASSERT_EQ(PackWinogradWeights(config, good, weights.data(), packed.data(),
+  std::vector<float> packed(WinogradPackedWeightsBytes(config, good, 4) / sizeof(float));
+  ASSERT_EQ(PackWinogradWeights(config, good, 4, weights.data(), packed.data(),
                                 packed.size() * sizeof(float)),
             Error::kOk);
   PackedWinograd view;
   ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view), Error::kOk);
   std::vector<float> input(8 * 8 * 4), output(8 * 8 * 4);
-  std::vector<char> scratch(WinogradScratchBytes(config, good, 1));
+  std::vector<char> scratch(WinogradScratchBytes(config, good, 4, 1));
   EXPECT_EQ(WinogradConvolution2d(good, input.data(), view, nullptr, output.data(), {},
                                   scratch.data(), scratch.size()),
             Error::kOk);
@@ -326,14 +361,40 @@ TEST_P(WinogradTest, RefusesWhatItDoesNotCompute) {
   bads[3].kernel_width = 1;
   for (const Convolution2dShape& bad : bads) {
     EXPECT_FALSE(WinogradApplies(bad));
-    EXPECT_EQ(WinogradPackedWeightsBytes(config, bad), 0u);
-    EXPECT_EQ(PackWinogradWeights(config, bad, weights.data(), packed.data(),
+    EXPECT_EQ(WinogradPackedWeightsBytes(config, bad, 4), 0u);
+    EXPECT_EQ(PackWinogradWeights(config, bad, 4, weights.data(), packed.data(),
                                   packed.size() * sizeof(float)),
               Error::kInvalidArgument);
     EXPECT_EQ(WinogradConvolution2d(bad, input.data(), view, nullptr, output.data(), {},
                                     scratch.data(), scratch.size()),
               Error::kInvalidArgument);
   }
+  // Tiles other than 2 and 4, in the sizes and in weights whose view says so.
+  for (size_t tile : {0, 1, 3, 6}) {
+    EXPECT_FALSE(WinogradTileSupported(tile));
+    EXPECT_EQ(WinogradPackedWeightsBytes(config, good, tile), 0u);
+    EXPECT_EQ(WinogradScratchBytes(config, good, tile, 1), 0u);
+    EXPECT_EQ(WinogradTileBlock(config, good, tile, 1), 0u);
+    EXPECT_EQ(PackWinogradWeights(config, good, tile, weights.data(), packed.data(),
+                                  packed.size() * sizeof(float)),
+              Error::kInvalidArgument);
+    PackedWinograd odd = view;
+    odd.output_tile = tile;
+    EXPECT_EQ(WinogradConvolution2d(good, input.data(), odd, nullptr, output.data(), {},
+                                    scratch.data(), scratch.size()),
+              Error::kInvalidArgument);
+  }
+  // Scratch sized for F(4x4) is short for F(2x2) here (64 tiles of 2x2 against 4 of 4x4).
+  std::vector<float> packed2(WinogradPackedWeightsBytes(config, good, 2) / sizeof(float));
+  ASSERT_EQ(PackWinogradWeights(config, good, 2, weights.data(), packed2.data(),
+                                packed2.size() * sizeof(float)),
+            Error::kOk);
+  PackedWinograd view2;
+  ASSERT_EQ(ViewPackedWinograd(packed2.data(), packed2.size() * sizeof(float), &view2), Error::kOk);
+  ASSERT_GT(WinogradScratchBytes(config, good, 2, 1), scratch.size());
+  EXPECT_EQ(WinogradConvolution2d(good, input.data(), view2, nullptr, output.data(), {},
+                                  scratch.data(), scratch.size()),
+            Error::kOutOfMemory);
   // Other channel counts than the weights'.
   Convolution2dShape other = good;
   other.output_channels = 3;
@@ -362,8 +423,8 @@ TEST_P(WinogradTest, RefusesWhatItDoesNotCompute) {
   ASSERT_TRUE(GetGemmConfig(
       config.target == KernelTarget::kX86Avx512 ? KernelTarget::kX86Avx2 : KernelTarget::kX86Avx512,
       &other_config));
-  std::vector<float> foreign(WinogradPackedWeightsBytes(other_config, good) / sizeof(float));
-  ASSERT_EQ(PackWinogradWeights(other_config, good, weights.data(), foreign.data(),
+  std::vector<float> foreign(WinogradPackedWeightsBytes(other_config, good, 4) / sizeof(float));
+  ASSERT_EQ(PackWinogradWeights(other_config, good, 4, weights.data(), foreign.data(),
                                 foreign.size() * sizeof(float)),
             Error::kOk);
   PackedWinograd foreign_view;
@@ -377,8 +438,8 @@ TEST_P(WinogradTest, RefusesWhatItDoesNotCompute) {
 TORCHIR_INSTANTIATE_PER_TARGET(WinogradTest);
 
 // Matrix xi of the packing is PackB (for that config) of U[xi][ci][co] = (G g G^T)[i][j]
-// computed in double and rounded once, byte for byte, for every target's blocking; C = 300
-// crosses the K block at 256.
+// computed in double and rounded once, byte for byte, for every target's blocking and both
+// tiles; C = 300 crosses the K block at 256.
 TEST(WinogradWeightsTest, EachMatrixIsPackedBOfTheTransformedFilter) {
   const Convolution2dShape s = Shape(1, 6, 6, 300, 37, 1, 1, 1, 1);
   std::mt19937 rng(7);
@@ -386,38 +447,46 @@ TEST(WinogradWeightsTest, EachMatrixIsPackedBOfTheTransformedFilter) {
   for (KernelTarget target :
        {KernelTarget::kPortable, KernelTarget::kX86Sse4, KernelTarget::kX86Avx2,
         KernelTarget::kX86Avx512, KernelTarget::kArmNeon}) {
-    SCOPED_TRACE(KernelTargetName(target));
-    GemmConfig config;
-    ASSERT_TRUE(GetGemmConfig(target, &config));
-    std::vector<float> packed(WinogradPackedWeightsBytes(config, s) / sizeof(float));
-    ASSERT_EQ(PackWinogradWeights(config, s, weights.data(), packed.data(),
-                                  packed.size() * sizeof(float)),
-              Error::kOk);
-    PackedWinograd view;
-    ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view), Error::kOk);
-    EXPECT_EQ(view.matrix_floats % kWinogradMatrixAlignment, 0u);
-    std::vector<float> u(300 * 37);
-    for (size_t i = 0; i < 6; ++i) {
-      for (size_t j = 0; j < 6; ++j) {
-        for (size_t ci = 0; ci < 300; ++ci) {
-          for (size_t co = 0; co < 37; ++co) {
-            double sum = 0;
-            for (size_t a = 0; a < 3; ++a) {
-              for (size_t b = 0; b < 3; ++b) {
-                sum += kG[i][a] * double{weights[(co * 300 + ci) * 9 + a * 3 + b]} * kG[j][b];
+    for (size_t tile : kTiles) {
+      SCOPED_TRACE(std::string(KernelTargetName(target)) + " F(" + std::to_string(tile) + ")");
+      GemmConfig config;
+      ASSERT_TRUE(GetGemmConfig(target, &config));
+      std::vector<float> packed(WinogradPackedWeightsBytes(config, s, tile) / sizeof(float));
+      ASSERT_EQ(PackWinogradWeights(config, s, tile, weights.data(), packed.data(),
+                                    packed.size() * sizeof(float)),
+                Error::kOk);
+      PackedWinograd view;
+      ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view),
+                Error::kOk);
+      EXPECT_EQ(view.matrix_floats % kWinogradMatrixAlignment, 0u);
+      EXPECT_EQ(view.output_tile, tile);
+      const size_t n = WinogradInputTile(tile);
+      EXPECT_EQ(packed.size() * sizeof(float),
+                kPackedWinogradHeaderBytes + n * n * view.matrix_floats * sizeof(float));
+      std::vector<float> u(300 * 37);
+      for (size_t i = 0; i < n; ++i) {
+        for (size_t j = 0; j < n; ++j) {
+          for (size_t ci = 0; ci < 300; ++ci) {
+            for (size_t co = 0; co < 37; ++co) {
+              double sum = 0;
+              for (size_t a = 0; a < 3; ++a) {
+                for (size_t b = 0; b < 3; ++b) {
+                  sum += Gt(tile, i, a) * double{weights[(co * 300 + ci) * 9 + a * 3 + b]} *
+                         Gt(tile, j, b);
+                }
               }
+              u[ci * 37 + co] = static_cast<float>(sum);
             }
-            u[ci * 37 + co] = static_cast<float>(sum);
           }
+          std::vector<char> expected(PackedBBytes(config, 300, 37));
+          ASSERT_EQ(PackB(config, 300, 37, u.data(), 37, expected.data(), expected.size()),
+                    Error::kOk);
+          const PackedB matrix = view.Matrix(i * n + j);
+          ASSERT_EQ(std::memcmp(matrix.data, expected.data() + kPackedBHeaderBytes,
+                                expected.size() - kPackedBHeaderBytes),
+                    0)
+              << "matrix " << i * n + j;
         }
-        std::vector<char> expected(PackedBBytes(config, 300, 37));
-        ASSERT_EQ(PackB(config, 300, 37, u.data(), 37, expected.data(), expected.size()),
-                  Error::kOk);
-        const PackedB matrix = view.Matrix(i * 6 + j);
-        ASSERT_EQ(std::memcmp(matrix.data, expected.data() + kPackedBHeaderBytes,
-                              expected.size() - kPackedBHeaderBytes),
-                  0)
-            << "matrix " << i * 6 + j;
       }
     }
   }
@@ -428,34 +497,36 @@ TEST(WinogradWeightsTest, RepacksForAnotherBlocking) {
   const Convolution2dShape s = Shape(1, 6, 6, 270, 45, 1, 1, 1, 1);
   std::mt19937 rng(8);
   const std::vector<float> weights = Random(45 * 270 * 9, &rng);
-  for (KernelTarget from : {KernelTarget::kX86Avx512, KernelTarget::kPortable}) {
-    for (KernelTarget to :
-         {KernelTarget::kX86Avx2, KernelTarget::kX86Avx512, KernelTarget::kPortable}) {
-      GemmConfig from_config, to_config;
-      ASSERT_TRUE(GetGemmConfig(from, &from_config));
-      ASSERT_TRUE(GetGemmConfig(to, &to_config));
-      std::vector<float> packed(WinogradPackedWeightsBytes(from_config, s) / sizeof(float));
-      ASSERT_EQ(PackWinogradWeights(from_config, s, weights.data(), packed.data(),
-                                    packed.size() * sizeof(float)),
-                Error::kOk);
-      PackedWinograd view;
-      ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view),
-                Error::kOk);
-      std::vector<float> expected(WinogradPackedWeightsBytes(to_config, s) / sizeof(float));
-      ASSERT_EQ(PackWinogradWeights(to_config, s, weights.data(), expected.data(),
-                                    expected.size() * sizeof(float)),
-                Error::kOk);
-      ASSERT_EQ(RepackedWinogradBytes(view, to_config), expected.size() * sizeof(float));
-      std::vector<float> repacked(expected.size(), -1.0f);
-      std::vector<float> plain(270 * 45);
-      ASSERT_EQ(RepackWinogradWeights(view, to_config, plain.data(), repacked.data(),
-                                      repacked.size() * sizeof(float)),
-                Error::kOk);
-      EXPECT_EQ(std::memcmp(repacked.data(), expected.data(), expected.size() * sizeof(float)), 0)
-          << KernelTargetName(from) << " -> " << KernelTargetName(to);
-      EXPECT_EQ(RepackWinogradWeights(view, to_config, plain.data(), repacked.data(),
-                                      repacked.size() * sizeof(float) - 1),
-                Error::kOutOfMemory);
+  for (size_t tile : kTiles) {
+    for (KernelTarget from : {KernelTarget::kX86Avx512, KernelTarget::kPortable}) {
+      for (KernelTarget to :
+           {KernelTarget::kX86Avx2, KernelTarget::kX86Avx512, KernelTarget::kPortable}) {
+        GemmConfig from_config, to_config;
+        ASSERT_TRUE(GetGemmConfig(from, &from_config));
+        ASSERT_TRUE(GetGemmConfig(to, &to_config));
+        std::vector<float> packed(WinogradPackedWeightsBytes(from_config, s, tile) / sizeof(float));
+        ASSERT_EQ(PackWinogradWeights(from_config, s, tile, weights.data(), packed.data(),
+                                      packed.size() * sizeof(float)),
+                  Error::kOk);
+        PackedWinograd view;
+        ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view),
+                  Error::kOk);
+        std::vector<float> expected(WinogradPackedWeightsBytes(to_config, s, tile) / sizeof(float));
+        ASSERT_EQ(PackWinogradWeights(to_config, s, tile, weights.data(), expected.data(),
+                                      expected.size() * sizeof(float)),
+                  Error::kOk);
+        ASSERT_EQ(RepackedWinogradBytes(view, to_config), expected.size() * sizeof(float));
+        std::vector<float> repacked(expected.size(), -1.0f);
+        std::vector<float> plain(270 * 45);
+        ASSERT_EQ(RepackWinogradWeights(view, to_config, plain.data(), repacked.data(),
+                                        repacked.size() * sizeof(float)),
+                  Error::kOk);
+        EXPECT_EQ(std::memcmp(repacked.data(), expected.data(), expected.size() * sizeof(float)), 0)
+            << KernelTargetName(from) << " -> " << KernelTargetName(to) << ", F(" << tile << ")";
+        EXPECT_EQ(RepackWinogradWeights(view, to_config, plain.data(), repacked.data(),
+                                        repacked.size() * sizeof(float) - 1),
+                  Error::kOutOfMemory);
+      }
     }
   }
 }
@@ -466,9 +537,9 @@ TEST(WinogradWeightsTest, ViewRejectsBadHeaders) {
   GemmConfig config;
   ASSERT_TRUE(GetGemmConfig(KernelTarget::kX86Avx2, &config));
   const std::vector<float> weights(9 * 5 * 9, 1.0f);
-  std::vector<float> good(WinogradPackedWeightsBytes(config, s) / sizeof(float));
+  std::vector<float> good(WinogradPackedWeightsBytes(config, s, 4) / sizeof(float));
   ASSERT_EQ(
-      PackWinogradWeights(config, s, weights.data(), good.data(), good.size() * sizeof(float)),
+      PackWinogradWeights(config, s, 4, weights.data(), good.data(), good.size() * sizeof(float)),
       Error::kOk);
   const size_t bytes = good.size() * sizeof(float);
   PackedWinograd view;
@@ -490,6 +561,9 @@ TEST(WinogradWeightsTest, ViewRejectsBadHeaders) {
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.nr = 32; }), Error::kInvalidProgram);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.kc = 128; }), Error::kInvalidProgram);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.output_tile = 6; }), Error::kInvalidProgram);
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.output_tile = 3; }), Error::kInvalidProgram);
+  // F(2x2)'s 16 matrices where the counts say 36.
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.output_tile = 2; }), Error::kProgramOutOfBounds);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.input_channels = 0; }), Error::kInvalidProgram);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.output_channels = 0; }), Error::kInvalidProgram);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.input_channels = 6; }),
@@ -511,8 +585,10 @@ TEST(WinogradWeightsTest, ViewRejectsBadHeaders) {
 class ReportWorstError : public ::testing::Environment {
  public:
   void TearDown() override {
-    std::printf("winograd: worst |error| / (u * sum |w x|) over the cases run: %.1f\n",
-                g_worst_relative_to_direct);
+    std::printf(
+        "winograd: worst |error| / (u * sum |w x|) over the cases run: F(4x4) %.1f, F(2x2) "
+        "%.1f\n",
+        g_worst_relative_to_direct[1], g_worst_relative_to_direct[0]);
   }
 };
 const auto* const kReport = ::testing::AddGlobalTestEnvironment(new ReportWorstError);
