@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "backends/native/gemm_call.h"
 
@@ -175,14 +176,20 @@ void InputBlock(const WinogradBlock& block) {
   }
 }
 
+// Calls run(std::integral_constant<size_t, t>()) for the block's tile t (2 or 4).
+template <class Run>
+HWY_INLINE void ForTile(const WinogradBlock& block, const Run& run) {
+  if (block.output_tile == 2) {
+    run(std::integral_constant<size_t, 2>());
+  } else {
+    run(std::integral_constant<size_t, 4>());
+  }
+}
+
 }  // namespace
 
 void WinogradInputForTarget(const WinogradBlock& block) {
-  if (block.output_tile == 2) {
-    InputBlock<2>(block);
-  } else {
-    InputBlock<4>(block);
-  }
+  ForTile(block, [&](auto tile) { InputBlock<decltype(tile)::value>(block); });
 }
 
 namespace {
@@ -344,11 +351,7 @@ void OutputBlock(const WinogradBlock& block) {
 }  // namespace
 
 void WinogradOutputForTarget(const WinogradBlock& block) {
-  if (block.output_tile == 2) {
-    OutputBlock<2>(block);
-  } else {
-    OutputBlock<4>(block);
-  }
+  ForTile(block, [&](auto tile) { OutputBlock<decltype(tile)::value>(block); });
 }
 
 }  // namespace HWY_NAMESPACE

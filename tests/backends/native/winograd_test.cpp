@@ -55,6 +55,19 @@ Convolution2dShape Shape(size_t batch, size_t height, size_t width, size_t cin, 
   return {batch, height, width, cin, cout, 3, 3, 1, 1, 1, 1, pt, pl, pb, pr};
 }
 
+// Packs `weights` (OIHW) for `config` and `tile` into `*packed` and views it.
+void PackAndView(const GemmConfig& config, const Convolution2dShape& s, size_t tile,
+                 const std::vector<float>& weights, std::vector<float>* packed,
+                 PackedWinograd* view) {
+  packed->assign(WinogradPackedWeightsBytes(config, s, tile) / sizeof(float), 0.0f);
+  ASSERT_FALSE(packed->empty());
+  ASSERT_EQ(PackWinogradWeights(config, s, tile, weights.data(), packed->data(),
+                                packed->size() * sizeof(float)),
+            Error::kOk);
+  ASSERT_EQ(ViewPackedWinograd(packed->data(), packed->size() * sizeof(float), view), Error::kOk);
+  ASSERT_EQ(view->output_tile, tile);
+}
+
 // The largest |error| seen, relative to u * sum |w x| of the direct convolution (what the docs
 // report), over every case of the test binary.
 double g_worst_relative_to_direct[2] = {0.0, 0.0};  // F(2x2), F(4x4)
@@ -84,14 +97,9 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
 
   GemmConfig config;
   ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
-  std::vector<float> packed(WinogradPackedWeightsBytes(config, s, tile) / sizeof(float));
-  ASSERT_FALSE(packed.empty());
-  ASSERT_EQ(PackWinogradWeights(config, s, tile, weights.data(), packed.data(),
-                                packed.size() * sizeof(float)),
-            Error::kOk);
+  std::vector<float> packed;
   PackedWinograd view;
-  ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view), Error::kOk);
-  ASSERT_EQ(view.output_tile, tile);
+  ASSERT_NO_FATAL_FAILURE(PackAndView(config, s, tile, weights, &packed, &view));
 
   std::vector<float> output(s.batch * oh * ow * cout, 12345.0f);
   Epilogue epilogue = o.epilogue;
@@ -341,12 +349,9 @@ TEST_P(WinogradTest, RefusesWhatItDoesNotCompute) {
   ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
   const Convolution2dShape good = Shape(1, 8, 8, 4, 4, 1, 1, 1, 1);
   const std::vector<float> weights(4 * 4 * 9, 0.5f);
-  std::vector<float> packed(WinogradPackedWeightsBytes(config, good, 4) / sizeof(float));
-  ASSERT_EQ(PackWinogradWeights(config, good, 4, weights.data(), packed.data(),
-                                packed.size() * sizeof(float)),
-            Error::kOk);
+  std::vector<float> packed;
   PackedWinograd view;
-  ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view), Error::kOk);
+  ASSERT_NO_FATAL_FAILURE(PackAndView(config, good, 4, weights, &packed, &view));
   std::vector<float> input(8 * 8 * 4), output(8 * 8 * 4);
   std::vector<char> scratch(WinogradScratchBytes(config, good, 4, 1));
   EXPECT_EQ(WinogradConvolution2d(good, input.data(), view, nullptr, output.data(), {},
@@ -385,12 +390,9 @@ TEST_P(WinogradTest, RefusesWhatItDoesNotCompute) {
               Error::kInvalidArgument);
   }
   // Scratch sized for F(4x4) is short for F(2x2) here (64 tiles of 2x2 against 4 of 4x4).
-  std::vector<float> packed2(WinogradPackedWeightsBytes(config, good, 2) / sizeof(float));
-  ASSERT_EQ(PackWinogradWeights(config, good, 2, weights.data(), packed2.data(),
-                                packed2.size() * sizeof(float)),
-            Error::kOk);
+  std::vector<float> packed2;
   PackedWinograd view2;
-  ASSERT_EQ(ViewPackedWinograd(packed2.data(), packed2.size() * sizeof(float), &view2), Error::kOk);
+  ASSERT_NO_FATAL_FAILURE(PackAndView(config, good, 2, weights, &packed2, &view2));
   ASSERT_GT(WinogradScratchBytes(config, good, 2, 1), scratch.size());
   EXPECT_EQ(WinogradConvolution2d(good, input.data(), view2, nullptr, output.data(), {},
                                   scratch.data(), scratch.size()),
@@ -423,13 +425,9 @@ TEST_P(WinogradTest, RefusesWhatItDoesNotCompute) {
   ASSERT_TRUE(GetGemmConfig(
       config.target == KernelTarget::kX86Avx512 ? KernelTarget::kX86Avx2 : KernelTarget::kX86Avx512,
       &other_config));
-  std::vector<float> foreign(WinogradPackedWeightsBytes(other_config, good, 4) / sizeof(float));
-  ASSERT_EQ(PackWinogradWeights(other_config, good, 4, weights.data(), foreign.data(),
-                                foreign.size() * sizeof(float)),
-            Error::kOk);
+  std::vector<float> foreign;
   PackedWinograd foreign_view;
-  ASSERT_EQ(ViewPackedWinograd(foreign.data(), foreign.size() * sizeof(float), &foreign_view),
-            Error::kOk);
+  ASSERT_NO_FATAL_FAILURE(PackAndView(other_config, good, 4, weights, &foreign, &foreign_view));
   EXPECT_EQ(WinogradConvolution2d(good, input.data(), foreign_view, nullptr, output.data(), {},
                                   scratch.data(), scratch.size()),
             Error::kNotSupported);
@@ -451,15 +449,10 @@ TEST(WinogradWeightsTest, EachMatrixIsPackedBOfTheTransformedFilter) {
       SCOPED_TRACE(std::string(KernelTargetName(target)) + " F(" + std::to_string(tile) + ")");
       GemmConfig config;
       ASSERT_TRUE(GetGemmConfig(target, &config));
-      std::vector<float> packed(WinogradPackedWeightsBytes(config, s, tile) / sizeof(float));
-      ASSERT_EQ(PackWinogradWeights(config, s, tile, weights.data(), packed.data(),
-                                    packed.size() * sizeof(float)),
-                Error::kOk);
+      std::vector<float> packed;
       PackedWinograd view;
-      ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view),
-                Error::kOk);
+      ASSERT_NO_FATAL_FAILURE(PackAndView(config, s, tile, weights, &packed, &view));
       EXPECT_EQ(view.matrix_floats % kWinogradMatrixAlignment, 0u);
-      EXPECT_EQ(view.output_tile, tile);
       const size_t n = WinogradInputTile(tile);
       EXPECT_EQ(packed.size() * sizeof(float),
                 kPackedWinogradHeaderBytes + n * n * view.matrix_floats * sizeof(float));
@@ -504,17 +497,11 @@ TEST(WinogradWeightsTest, RepacksForAnotherBlocking) {
         GemmConfig from_config, to_config;
         ASSERT_TRUE(GetGemmConfig(from, &from_config));
         ASSERT_TRUE(GetGemmConfig(to, &to_config));
-        std::vector<float> packed(WinogradPackedWeightsBytes(from_config, s, tile) / sizeof(float));
-        ASSERT_EQ(PackWinogradWeights(from_config, s, tile, weights.data(), packed.data(),
-                                      packed.size() * sizeof(float)),
-                  Error::kOk);
-        PackedWinograd view;
-        ASSERT_EQ(ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view),
-                  Error::kOk);
-        std::vector<float> expected(WinogradPackedWeightsBytes(to_config, s, tile) / sizeof(float));
-        ASSERT_EQ(PackWinogradWeights(to_config, s, tile, weights.data(), expected.data(),
-                                      expected.size() * sizeof(float)),
-                  Error::kOk);
+        std::vector<float> packed, expected;
+        PackedWinograd view, expected_view;
+        ASSERT_NO_FATAL_FAILURE(PackAndView(from_config, s, tile, weights, &packed, &view));
+        ASSERT_NO_FATAL_FAILURE(
+            PackAndView(to_config, s, tile, weights, &expected, &expected_view));
         ASSERT_EQ(RepackedWinogradBytes(view, to_config), expected.size() * sizeof(float));
         std::vector<float> repacked(expected.size(), -1.0f);
         std::vector<float> plain(270 * 45);
