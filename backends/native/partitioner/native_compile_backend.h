@@ -15,10 +15,11 @@
 // the edge.permute nodes that make its operands from the linear layers' outputs or its output
 // back into them: it reads and writes those tensors through strides instead (the blob's
 // `strided` fields). Layer norms over the last dim are delegates of their own.
-// 3x3 stride-1 convolutions with enough channels and output tiles run by Winograd F(4x4, 3x3)
-// (backends/native/winograd.h), their filters transformed at compile time; the environment
-// variable TORCHIR_NATIVE_WINOGRAD=off turns it off (=all: wherever it applies), --explain
-// says which delegates use it.
+// 3x3 stride-1 convolutions with enough channels and output tiles run by Winograd F(4x4, 3x3),
+// those with too few 4x4 tiles but 64+ channels by F(2x2, 3x3) (backends/native/winograd.h),
+// their filters transformed at compile time; the environment variable
+// TORCHIR_NATIVE_WINOGRAD=off turns it off (=all: F(4x4) wherever it applies, =2x2: F(2x2)),
+// --explain says which delegates use which.
 #pragma once
 
 #include <memory>
