@@ -257,6 +257,16 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
             args.a = a_block + i0 * args.lda;
             rows = TileRows(mc, i0);
+            args.kc = kc;
+            if (call.causal.kind != CausalSkip::Kind::kNone) {
+              // The tile's last row needs columns (or has non-zero A) before this one.
+              const size_t limit = m0 + i0 + rows + call.causal.offset;
+              if (call.causal.kind == CausalSkip::Kind::kColumns && j0 >= limit) continue;
+              if (call.causal.kind == CausalSkip::Kind::kDepth) {
+                if (limit <= k0) continue;
+                if (limit - k0 < kc) args.kc = limit - k0;
+              }
+            }
             args.prefetch = nullptr;
             if (has_next && rows == kMr && fetched < kc) {
               args.prefetch = next_panel + fetched * kNr;
@@ -402,7 +412,10 @@ runtime::Error RunGemm(const GemmCall& call, size_t scratch_bytes, pthreadpool_t
       (call.a_source != nullptr && call.a_source->copy == nullptr) || call.c == nullptr ||
       b.data == nullptr || call.ldc < b.n || epilogue.activation > kLastActivation ||
       (epilogue.activation == Activation::kClamp && !(epilogue.min <= epilogue.max)) ||
-      (epilogue.residual != nullptr && epilogue.residual_stride < b.n)) {
+      (epilogue.residual != nullptr && epilogue.residual_stride < b.n) ||
+      (call.causal.kind != CausalSkip::Kind::kNone &&
+       (call.causal.kind > CausalSkip::Kind::kDepth || epilogue.activation != Activation::kNone ||
+        epilogue.residual != nullptr))) {
     return runtime::Error::kInvalidArgument;
   }
   const size_t threads = threadpool == nullptr ? 1 : pthreadpool_get_threads_count(threadpool);
@@ -418,6 +431,8 @@ runtime::Error RunGemm(const GemmCall& call, size_t scratch_bytes, pthreadpool_t
   whole.m_begin = 0;
   whole.n_begin = 0;
   whole.n_end = b.n;
+  // An offset past every column and every term skips nothing (and cannot overflow the limits).
+  if (whole.causal.offset >= b.n + b.k) whole.causal = CausalSkip();
   const Split split = PlanSplit(current, call.m, b.n, threads);
   if (split.tasks == 1) return HWY_DYNAMIC_DISPATCH(GemmForTarget)(whole);
   ParallelGemm parallel{whole, split, ScratchFloatsPerSlot(current, call.m)};
@@ -427,8 +442,9 @@ runtime::Error RunGemm(const GemmCall& call, size_t scratch_bytes, pthreadpool_t
 
 runtime::Error Gemm(size_t m, const float* a, size_t lda, const PackedB& b, const float* bias,
                     float* c, size_t ldc, const Epilogue& epilogue, void* scratch,
-                    size_t scratch_bytes, pthreadpool_t threadpool) {
+                    size_t scratch_bytes, pthreadpool_t threadpool, const CausalSkip& causal) {
   GemmCall call{};
+  call.causal = causal;
   call.m = m;
   call.a = a;
   call.lda = lda;

@@ -52,6 +52,18 @@ struct Epilogue {
   size_t residual_stride = 0;
 };
 
+// What a causal (lower-triangular) structure lets a product skip, row i counted from A's and C's
+// row 0. kColumns: row i of C is needed only in columns j <= i + offset (attention's scores under
+// a causal mask, whose softmax masks the rest): tiles wholly right of that are not computed, and
+// those elements of C are left as they were. kDepth: row i of A is zero past column i + offset
+// (the softmax of such scores, times V): tiles skip those terms of the sum, and K blocks wholly
+// past them. Either needs an epilogue without activation or residual (else kInvalidArgument).
+struct CausalSkip {
+  enum class Kind : uint32_t { kNone = 0, kColumns = 1, kDepth = 2 };
+  Kind kind = Kind::kNone;
+  size_t offset = 0;
+};
+
 // Bytes of scratch Gemm needs for M rows of A with weights packed for `config`: one mc x kc
 // block of copied A per thread (`threads`: the pool's pthreadpool_get_threads_count, 1 without a
 // pool). The scratch is the caller's: Gemm itself allocates nothing.
@@ -66,6 +78,7 @@ size_t GemmScratchBytes(const GemmConfig& config, size_t m, size_t threads = 1);
 // are shared among its threads; null runs on the calling thread.
 runtime::Error Gemm(size_t m, const float* a, size_t lda, const PackedB& b, const float* bias,
                     float* c, size_t ldc, const Epilogue& epilogue, void* scratch,
-                    size_t scratch_bytes, pthreadpool_t threadpool = nullptr);
+                    size_t scratch_bytes, pthreadpool_t threadpool = nullptr,
+                    const CausalSkip& causal = CausalSkip());
 
 }  // namespace torchir::native

@@ -35,6 +35,7 @@ struct GemmCall {
   float* scratch;     // min(m, mc) * kc floats
   size_t n_begin;     // the columns this call computes: [n_begin, n_end), n_begin a multiple of nr
   size_t n_end;
+  CausalSkip causal;  // kNone but for attention (gemm.h)
 };
 
 // Checks `call` (whose m_begin is 0 and n range all of N) against the current target, then runs

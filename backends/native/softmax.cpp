@@ -27,6 +27,10 @@ struct SoftmaxCall {
   float mask_fill;
   float* output;
   size_t row_begin, row_end;
+  // Non-zero: a causal mask instead of `mask`: in row r only columns
+  // c <= r % causal_period + causal_offset count, the rest are written as 0.
+  size_t causal_period;
+  size_t causal_offset;
 };
 
 }  // namespace
@@ -89,11 +93,17 @@ void SoftmaxRowsForTarget(const SoftmaxCall& call) {
   const hn::ScalableTag<float> d;
   using V = decltype(hn::Zero(d));
   const size_t lanes = hn::Lanes(d);
-  const size_t cols = call.cols;
   for (size_t r = call.row_begin; r < call.row_end; ++r) {
-    const float* x = call.input + r * cols;
-    float* y = call.output + r * cols;  // may be x
-    const uint8_t* mask = call.mask != nullptr ? call.mask + (r % call.mask_rows) * cols : nullptr;
+    const float* x = call.input + r * call.cols;
+    float* y = call.output + r * call.cols;  // may be x
+    size_t cols = call.cols;                 // the row's columns that count
+    if (call.causal_period != 0) {
+      const size_t visible = r % call.causal_period + call.causal_offset;  // < cols: checked
+      if (visible + 1 < cols) cols = visible + 1;
+      std::memset(y + cols, 0, (call.cols - cols) * sizeof(float));
+    }
+    const uint8_t* mask =
+        call.mask != nullptr ? call.mask + (r % call.mask_rows) * call.cols : nullptr;
     const float max = mask != nullptr
                           ? ScaleMaskMax<true>(d, x, mask, call.scale, call.mask_fill, cols, y)
                           : ScaleMaskMax<false>(d, x, mask, call.scale, call.mask_fill, cols, y);
@@ -158,7 +168,20 @@ runtime::Error Softmax(size_t rows, size_t cols, const float* input, float scale
       (mask != nullptr && mask_rows == 0)) {
     return runtime::Error::kInvalidArgument;
   }
-  SoftmaxCall call{cols, input, scale, mask, mask_rows, mask_fill, output, 0, rows};
+  SoftmaxCall call{cols, input, scale, mask, mask_rows, mask_fill, output, 0, rows, 0, 0};
+  ShareRows<SoftmaxCall, &RunSoftmaxCall>(call, threadpool);
+  return runtime::Error::kOk;
+}
+
+runtime::Error CausalSoftmax(size_t rows, size_t cols, const float* input, float scale,
+                             size_t period, size_t offset, float* output,
+                             pthreadpool_t threadpool) {
+  if (rows == 0 || cols == 0 || period == 0 || input == nullptr || output == nullptr) {
+    return runtime::Error::kInvalidArgument;
+  }
+  // Past the last column every row counts whole: no overflow in r % period + offset + 1.
+  if (offset >= cols) offset = cols - 1;
+  SoftmaxCall call{cols, input, scale, nullptr, 0, 0.0f, output, 0, rows, period, offset};
   ShareRows<SoftmaxCall, &RunSoftmaxCall>(call, threadpool);
   return runtime::Error::kOk;
 }

@@ -28,4 +28,13 @@ runtime::Error Softmax(size_t rows, size_t cols, const float* input, float scale
                        const uint8_t* mask, size_t mask_rows, float mask_fill, float* output,
                        pthreadpool_t threadpool = nullptr);
 
+// The same under a causal mask of -inf (GPT's attention): in row r, v = scale * input[r, c] for
+// c <= r % period + offset, the softmax over those, and output[r, c] = 0 for the columns past
+// them (input is not read there: a causal product leaves them unwritten). Every row has at
+// least column 0, so none is NaN from the mask. kInvalidArgument for zero sizes or period, or
+// null tensors.
+runtime::Error CausalSoftmax(size_t rows, size_t cols, const float* input, float scale,
+                             size_t period, size_t offset, float* output,
+                             pthreadpool_t threadpool = nullptr);
+
 }  // namespace torchir::native

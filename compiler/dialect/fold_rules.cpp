@@ -1,6 +1,8 @@
 #include "compiler/dialect/fold_rules.h"
 
 #include <cstring>
+#include <string_view>
+#include <utility>
 
 namespace torchir::dialect::fold_rules {
 namespace {
@@ -30,6 +32,67 @@ void Gather(const uint8_t* in, uint8_t* out, const std::vector<int64_t>& out_siz
 const uint8_t* InputData(const ir::Node& node) { return node.input(0)->data().data(); }
 
 size_t ElementSize(const ir::Node& node) { return ir::DTypeSize(node.output()->type().dtype); }
+
+// The strides (in elements) that read `input` at each index of the broadcast `out_sizes`: 0 along
+// the dims it is broadcast over (size 1, or missing on the left).
+std::vector<int64_t> BroadcastStrides(const std::vector<int64_t>& in_sizes,
+                                      const std::vector<int64_t>& out_sizes) {
+  const std::vector<int64_t> strides = Strides(in_sizes);
+  std::vector<int64_t> in_strides(out_sizes.size(), 0);
+  const size_t shift = out_sizes.size() - in_sizes.size();
+  for (size_t d = 0; d < in_sizes.size(); ++d) {
+    in_strides[d + shift] = in_sizes[d] == 1 ? 0 : strides[d];
+  }
+  return in_strides;
+}
+
+enum class Comparison { kEq, kNe, kLt, kLe, kGt, kGe };
+
+template <typename T>
+bool Compares(Comparison comparison, T a, T b) {
+  switch (comparison) {
+    case Comparison::kEq:
+      return a == b;
+    case Comparison::kNe:
+      return a != b;
+    case Comparison::kLt:
+      return a < b;
+    case Comparison::kLe:
+      return a <= b;
+    case Comparison::kGt:
+      return a > b;
+    case Comparison::kGe:
+      return a >= b;
+  }
+  return false;
+}
+
+template <typename T>
+std::vector<uint8_t> CompareAs(const ir::Node& node, Comparison comparison) {
+  const std::vector<int64_t>& out_sizes = node.output()->sizes();
+  const std::vector<int64_t> a_strides = BroadcastStrides(node.input(0)->sizes(), out_sizes);
+  const std::vector<int64_t> b_strides = BroadcastStrides(node.input(1)->sizes(), out_sizes);
+  const uint8_t* a = node.input(0)->data().data();
+  const uint8_t* b = node.input(1)->data().data();
+  std::vector<uint8_t> result(static_cast<size_t>(node.output()->type().numel()));
+  std::vector<int64_t> index(out_sizes.size(), 0);
+  for (size_t n = 0; n < result.size(); ++n) {
+    int64_t a_offset = 0, b_offset = 0;
+    for (size_t d = 0; d < index.size(); ++d) {
+      a_offset += index[d] * a_strides[d];
+      b_offset += index[d] * b_strides[d];
+    }
+    T x, y;  // the data may be unaligned for T
+    std::memcpy(&x, a + a_offset * sizeof(T), sizeof(T));
+    std::memcpy(&y, b + b_offset * sizeof(T), sizeof(T));
+    result[n] = Compares(comparison, x, y) ? 1 : 0;
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < out_sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+  return result;
+}
 
 }  // namespace
 
@@ -67,14 +130,8 @@ std::vector<uint8_t> Slice(const ir::Node& node) {
 
 std::vector<uint8_t> Expand(const ir::Node& node) {
   const ir::TensorType& out = node.output()->type();
-  const std::vector<int64_t>& in_sizes = node.input(0)->sizes();
-  const std::vector<int64_t> strides = Strides(in_sizes);
   // Broadcast dims (size 1 in the input, aligned right) get stride 0.
-  std::vector<int64_t> in_strides(out.sizes.size(), 0);
-  const size_t shift = out.sizes.size() - in_sizes.size();
-  for (size_t d = 0; d < in_sizes.size(); ++d) {
-    in_strides[d + shift] = in_sizes[d] == 1 ? 0 : strides[d];
-  }
+  const std::vector<int64_t> in_strides = BroadcastStrides(node.input(0)->sizes(), out.sizes);
   std::vector<uint8_t> result(out.nbytes());
   Gather(InputData(node), result.data(), out.sizes, in_strides, 0, ElementSize(node));
   return result;
@@ -99,6 +156,28 @@ std::vector<uint8_t> Concatenate(const ir::Node& node) {
     column += inner;
   }
   return result;
+}
+
+std::vector<uint8_t> Compare(const ir::Node& node) {
+  constexpr std::pair<std::string_view, Comparison> kOps[] = {
+      {"edge.eq", Comparison::kEq}, {"edge.ne", Comparison::kNe}, {"edge.lt", Comparison::kLt},
+      {"edge.le", Comparison::kLe}, {"edge.gt", Comparison::kGt}, {"edge.ge", Comparison::kGe}};
+  for (const auto& [op, comparison] : kOps) {
+    if (node.op() != op) continue;
+    switch (node.input(0)->type().dtype) {
+      case ir::DType::kFloat32:
+        return CompareAs<float>(node, comparison);
+      case ir::DType::kFloat64:
+        return CompareAs<double>(node, comparison);
+      case ir::DType::kInt32:
+        return CompareAs<int32_t>(node, comparison);
+      case ir::DType::kInt64:
+        return CompareAs<int64_t>(node, comparison);
+      default:
+        return {};
+    }
+  }
+  return {};
 }
 
 }  // namespace torchir::dialect::fold_rules

@@ -315,6 +315,60 @@ bool IsScoresSoftmax(const ir::Node& node, const ir::Value* scores) {
   return dim == rank - 1 || dim == -1;
 }
 
+// The offset d when `where` (IsScoresMask) masks with -inf above a diagonal: a constant mask of
+// the scores' last two dims (m x n, every batch's) true exactly where column j > row i + d,
+// d >= 0 so every row keeps column 0 (GPT's causal mask: d = 0). -inf makes the softmax exactly
+// 0 there, so the native kernels may skip those scores and, in the product of the softmax with
+// V, those terms (native_blob.fbs, MatrixMultiply.causal).
+std::optional<uint64_t> CausalMaskOffset(const ir::Node& where) {
+  const ir::Value* mask = where.input(0);
+  const std::optional<float> fill = backend::ScalarConstant(where.input(1));
+  if (!fill.has_value() || *fill != -std::numeric_limits<float>::infinity() ||
+      !mask->is_constant_like() || mask->data().size() != mask->type().nbytes()) {
+    return std::nullopt;
+  }
+  const std::vector<int64_t>& sizes = mask->sizes();
+  const size_t m = static_cast<size_t>(sizes[sizes.size() - 2]);
+  const size_t n = static_cast<size_t>(sizes.back());
+  if (static_cast<size_t>(mask->type().numel()) != m * n || m == 0 || n == 0) return std::nullopt;
+  const uint8_t* bytes = mask->data().data();
+  size_t visible = 0;  // row 0's unmasked prefix: d + 1
+  while (visible < n && bytes[visible] == 0) ++visible;
+  if (visible == 0 || visible == n) return std::nullopt;  // row 0 all masked, or no mask
+  const size_t d = visible - 1;
+  for (size_t i = 0; i < m; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      if ((bytes[i * n + j] != 0) != (j > i + d)) return std::nullopt;
+    }
+  }
+  return d;
+}
+
+// The causal offset of a product whose A operand is the softmax of scores masked causally
+// (CausalMaskOffset): A's row i is zero past column i + d. Only for A read as it is (no permute).
+std::optional<uint64_t> CausalOperandOffset(const Region& region) {
+  if (region.a_permute != nullptr) return std::nullopt;
+  const ir::Node* softmax = region.compute->input(0)->producer();
+  if (softmax == nullptr || softmax->op() != "edge.softmax" ||
+      !IsScoresSoftmax(*softmax, softmax->input(0))) {
+    return std::nullopt;
+  }
+  const ir::Node* where = softmax->input(0)->producer();
+  if (where == nullptr || where->op() != "edge.where" || where->num_inputs() != 3 ||
+      !IsScoresMask(*where, where->input(2))) {
+    return std::nullopt;
+  }
+  return CausalMaskOffset(*where);
+}
+
+// A matrix product's causal offset: its scores' mask (CausalMaskOffset) or its A operand's
+// (CausalOperandOffset).
+std::optional<uint64_t> CausalOffsetOf(const Region& region) {
+  if (region.compute->op() != "edge.matmul") return std::nullopt;
+  if (region.softmax == nullptr) return CausalOperandOffset(region);
+  return region.mask != nullptr ? CausalMaskOffset(*region.mask) : std::nullopt;
+}
+
 // Grows a matrix product's region: an optional scale, an optional mask, then a softmax over the
 // last dim, each the only reader of what comes before it; none of them without the softmax.
 void GrowSoftmax(Region* region, const std::unordered_map<const ir::Node*, size_t>& taken) {
@@ -655,6 +709,7 @@ class NativeCompileBackend : public backend::Backend {
     backend::PartitionResult result;
     std::vector<Region> regions;
     size_t winograd_count[2] = {0, 0}, winograd_candidates = 0;  // F(2x2), F(4x4)
+    size_t matmuls = 0, causal_matmuls = 0;
     std::unordered_map<const ir::Node*, size_t> region_of;
     std::unordered_map<const ir::Node*, std::string> reasons;
     for (ir::Node* node : graph.NodeSnapshot()) {
@@ -680,6 +735,10 @@ class NativeCompileBackend : public backend::Backend {
         ++winograd_candidates;
       }
       if (winograd != 0) ++winograd_count[winograd == 4 ? 1 : 0];
+      if (regions[r].compute->op() == "edge.matmul") {
+        ++matmuls;
+        if (CausalOffsetOf(regions[r]).has_value()) ++causal_matmuls;
+      }
       backend::DelegateSummary summary;
       summary.delegate_index = delegate_index;
       for (ir::Node* member : rewrite->members) {
@@ -750,6 +809,12 @@ class NativeCompileBackend : public backend::Backend {
         " input and output channels and >= ", kWinogradMinTiles,
         " 4x4 output tiles, else F(2x2) with >= ", kWinograd2x2MinChannels,
         " channels and >= ", kWinogradMinTiles, " 2x2 tiles)"));
+    if (matmuls > 0) {
+      result.notes.push_back(absl::StrCat(
+          causal_matmuls, " of ", matmuls,
+          " matrix products causal (a constant mask of -inf above a diagonal, or the softmax of "
+          "such scores times V): the tiles and terms it zeroes are skipped"));
+    }
     return result;
   }
 
@@ -854,7 +919,10 @@ class NativeCompileBackend : public backend::Backend {
     rewrite.members = region.Members();
     rewrite.delegate_index = delegate_index;
     rewrite.tag = kNativeBackendName;
-    ir::Value* mask = region.mask != nullptr ? region.mask->input(0) : nullptr;
+    // Causal scores carry no mask argument: the kernels know the mask (and skip its tiles).
+    const std::optional<uint64_t> causal = CausalOffsetOf(region);
+    ir::Value* mask =
+        region.mask != nullptr && !causal.has_value() ? region.mask->input(0) : nullptr;
     ir::Value* output = region.Output();
     // GrowMatmulPermutes kept only permutes whose views exist and fit.
     const MatmulViews views = *ViewsOf(region);
@@ -895,7 +963,7 @@ class NativeCompileBackend : public backend::Backend {
         static_cast<uint64_t>(views.b.batch),
         static_cast<uint64_t>(views.b.col == 1 ? views.b.row : views.b.col),
         /*b_transposed=*/views.b.col != 1, static_cast<uint64_t>(views.output.batch),
-        static_cast<uint64_t>(views.output.row));
+        static_cast<uint64_t>(views.output.row), causal.has_value(), causal.value_or(0));
     FinishBlob(builder, rewrite, {}, builder.CreateVector(&node, 1));
     return rewrite;
   }

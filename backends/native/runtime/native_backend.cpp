@@ -31,6 +31,7 @@ namespace {
 
 namespace fb = ::torchir::native::fb;
 using ::torchir::native::Activation;
+using ::torchir::native::CausalSkip;
 using ::torchir::native::Convolution2dShape;
 using ::torchir::native::Epilogue;
 using ::torchir::native::GemmConfig;
@@ -99,6 +100,10 @@ struct BoundMatmul {
   const uint8_t* mask;  // null: none; else mask_rows x n bytes, row r of the output reads
   size_t mask_rows;     // mask row r % mask_rows (m: every batch shares it; batch * m)
   float mask_fill;
+  // Causal attention (native_blob.fbs): with softmax the mask is j > i + causal_offset, without
+  // it A is zero there; the GEMM skips tiles accordingly.
+  bool causal;
+  size_t causal_offset;
   size_t trace_node;          // the product's position in the debug handle
   size_t softmax_trace_node;  // the softmax's (kNoTraceNode when the blob does not say)
 };
@@ -440,11 +445,21 @@ class NativeBackend final : public Backend {
         TORCHIR_RETURN_IF_ERROR(::torchir::native::ViewPackedB(packed_b, packed_b_bytes, &packed));
       }
       float* output = node.output + b * node.output_batch_stride;
+      // Rows merged across batches do not count from each batch's row 0: no skipping then.
+      CausalSkip causal;
+      if (node.causal && !node.merged) {
+        causal.kind = node.softmax ? CausalSkip::Kind::kColumns : CausalSkip::Kind::kDepth;
+        causal.offset = node.causal_offset;
+      }
       TORCHIR_RETURN_IF_ERROR(::torchir::native::Gemm(
           rows, node.a + b * node.a_batch_stride, node.a_row_stride, packed, nullptr, output,
-          node.output_row_stride, Epilogue(), scratch, scratch_bytes, pool));
+          node.output_row_stride, Epilogue(), scratch, scratch_bytes, pool, causal));
       begin_ns = ReportNode(trace, node.trace_node, begin_ns);
-      if (node.softmax) {
+      if (node.softmax && node.causal) {
+        TORCHIR_RETURN_IF_ERROR(::torchir::native::CausalSoftmax(
+            rows, node.n, output, node.softmax_scale, node.m, node.causal_offset, output, pool));
+        ReportNode(trace, node.softmax_trace_node, begin_ns);
+      } else if (node.softmax) {
         // The mask rows of this batch's first row (b m is a multiple of m).
         const uint8_t* mask =
             node.mask != nullptr ? node.mask + (b * node.m % node.mask_rows) * node.n : nullptr;
@@ -592,6 +607,10 @@ class NativeBackend final : public Backend {
     bound->mask_rows = 0;
     BLOB_CHECK(node.softmax() || node.softmax_mask() < 0,
                "node %zu: a softmax mask without a softmax", index);
+    bound->causal = node.causal();
+    bound->causal_offset = node.causal_offset();
+    BLOB_CHECK(!node.causal() || node.softmax_mask() < 0,
+               "node %zu: a causal softmax with a mask argument as well", index);
     BLOB_CHECK(!node.softmax() || (bound->output_row_stride == bound->n &&
                                    bound->output_batch_stride == bound->m * bound->n),
                "node %zu: a softmax over strided output rows", index);

@@ -353,6 +353,105 @@ TEST_P(GemmTest, RejectsWeightsPackedForAnotherLayoutAndShortScratch) {
   EXPECT_EQ(std::count(c.begin(), c.end(), static_cast<float>(k)), static_cast<long>(c.size()));
 }
 
+struct CausalProblem {
+  size_t m, n, k;
+  CausalSkip::Kind kind;
+  size_t offset;
+  size_t threads;  // 0: no pool
+};
+
+// A causal product against the plain one on the same data, element for element (==): skipping
+// a tile or the zero terms of A changes no sum. kColumns: every element C needs (column j <=
+// row i + offset) is the plain product's, and the top right corner, in no needed tile, keeps its
+// sentinel (the skip happened). kDepth: A is zero past its diagonal, and a NaN placed where no
+// tile of row 0 reaches (column K - 1) is never read.
+void ExpectCausalMatchesPlain(const CausalProblem& p, uint32_t seed) {
+  SCOPED_TRACE("M=" + std::to_string(p.m) + " N=" + std::to_string(p.n) +
+               " K=" + std::to_string(p.k) + " kind=" + std::to_string(static_cast<int>(p.kind)) +
+               " offset=" + std::to_string(p.offset) + " threads=" + std::to_string(p.threads));
+  std::mt19937 rng(seed);
+  std::vector<float> a = Random(p.m * p.k, &rng);
+  const std::vector<float> b = Random(p.k * p.n, &rng);
+  if (p.kind == CausalSkip::Kind::kDepth) {
+    for (size_t i = 0; i < p.m; ++i) {
+      for (size_t kk = i + p.offset + 1; kk < p.k; ++kk) a[i * p.k + kk] = 0.0f;
+    }
+  }
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+  std::vector<char> packed(PackedBBytes(config, p.k, p.n));
+  ASSERT_EQ(PackB(config, p.k, p.n, b.data(), p.n, packed.data(), packed.size()), Error::kOk);
+  PackedB view;
+  ASSERT_EQ(ViewPackedB(packed.data(), packed.size(), &view), Error::kOk);
+  std::vector<char> scratch(GemmScratchBytes(config, p.m, p.threads == 0 ? 1 : p.threads));
+  constexpr float kSentinel = 12345.0f;
+  std::vector<float> plain(p.m * p.n, kSentinel), causal(p.m * p.n, kSentinel);
+  ASSERT_EQ(Gemm(p.m, a.data(), p.k, view, nullptr, plain.data(), p.n, {}, scratch.data(),
+                 scratch.size()),
+            Error::kOk);
+  const bool nan_probe = p.kind == CausalSkip::Kind::kDepth && p.k > 20 + p.offset;
+  if (nan_probe) a[p.k - 1] = std::numeric_limits<float>::quiet_NaN();
+  pthreadpool_t pool = p.threads == 0 ? nullptr : pthreadpool_create(p.threads);
+  const Error error = Gemm(p.m, a.data(), p.k, view, nullptr, causal.data(), p.n, {},
+                           scratch.data(), scratch.size(), pool, CausalSkip{p.kind, p.offset});
+  if (pool != nullptr) pthreadpool_destroy(pool);
+  ASSERT_EQ(error, Error::kOk);
+  for (size_t i = 0; i < p.m; ++i) {
+    for (size_t j = 0; j < p.n; ++j) {
+      if (p.kind == CausalSkip::Kind::kColumns && j > i + p.offset) continue;
+      ASSERT_EQ(causal[i * p.n + j], plain[i * p.n + j]) << "row " << i << " column " << j;
+    }
+  }
+  if (p.kind == CausalSkip::Kind::kColumns && p.n > 20 + p.offset) {
+    EXPECT_EQ(causal[p.n - 1], kSentinel) << "row 0's last column was computed";
+  }
+}
+
+TEST_P(GemmTest, CausalProductsSkipOnlyWhatTheyMay) {
+  using Kind = CausalSkip::Kind;
+  uint32_t seed = 40;
+  for (const CausalProblem& p : std::vector<CausalProblem>{
+           {128, 128, 64, Kind::kColumns, 0, 0},  // attention's scores, a head of 64
+           {128, 128, 64, Kind::kColumns, 0, 2},  // ... shared among threads
+           {37, 50, 20, Kind::kColumns, 3, 0},    // tails, an offset
+           {200, 300, 17, Kind::kColumns, 0, 2},  // several M blocks
+           {5, 7, 3, Kind::kColumns, 100000, 0},  // an offset past every column: all computed
+           {128, 64, 128, Kind::kDepth, 0, 0},    // the softmax times V
+           {128, 64, 128, Kind::kDepth, 0, 2},
+           {200, 33, 300, Kind::kDepth, 0, 0},  // several K blocks, some skipped whole
+           {200, 33, 300, Kind::kDepth, 5, 3},
+           {9, 20, 64, Kind::kDepth, 1, 0}}) {
+    ExpectCausalMatchesPlain(p, seed++);
+    if (HasFailure()) return;
+  }
+}
+
+TEST_P(GemmTest, CausalRefusesAnEpilogue) {
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+  const size_t m = 8, n = 8, k = 8;
+  std::vector<float> a(m * k, 1.0f), b(k * n, 1.0f), c(m * n, 0.0f);
+  std::vector<char> packed(PackedBBytes(config, k, n));
+  ASSERT_EQ(PackB(config, k, n, b.data(), n, packed.data(), packed.size()), Error::kOk);
+  PackedB view;
+  ASSERT_EQ(ViewPackedB(packed.data(), packed.size(), &view), Error::kOk);
+  std::vector<char> scratch(GemmScratchBytes(config, m));
+  const CausalSkip causal{CausalSkip::Kind::kColumns, 0};
+  EXPECT_EQ(Gemm(m, a.data(), k, view, nullptr, c.data(), n, {Activation::kRelu}, scratch.data(),
+                 scratch.size(), nullptr, causal),
+            Error::kInvalidArgument);
+  Epilogue residual;
+  residual.residual = a.data();
+  residual.residual_stride = n;
+  EXPECT_EQ(Gemm(m, a.data(), k, view, nullptr, c.data(), n, residual, scratch.data(),
+                 scratch.size(), nullptr, causal),
+            Error::kInvalidArgument);
+  EXPECT_EQ(Gemm(m, a.data(), k, view, nullptr, c.data(), n, {}, scratch.data(), scratch.size(),
+                 nullptr, CausalSkip{static_cast<CausalSkip::Kind>(3), 0}),
+            Error::kInvalidArgument);
+  EXPECT_EQ(std::count(c.begin(), c.end(), 0.0f), static_cast<long>(c.size()));
+}
+
 TORCHIR_INSTANTIATE_PER_TARGET(GemmTest);
 
 }  // namespace

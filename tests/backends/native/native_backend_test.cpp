@@ -15,6 +15,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "backends/native/convolution.h"
@@ -884,6 +885,10 @@ struct FusedSoftmax {
   float scale = 1.0f;
   int32_t mask = -1;
   float fill = 0.0f;
+  // Causal attention: with the softmax, the mask j > i + causal_offset instead of `mask`;
+  // without it, A zero there (the product skips those terms).
+  bool causal = false;
+  uint64_t causal_offset = 0;
 };
 
 // A product's strides (`strided` in the blob): none when `strided` is false.
@@ -903,7 +908,8 @@ std::vector<uint8_t> MatmulBlob(uint64_t batch, uint64_t m, uint64_t k, uint64_t
   const auto node = fb::CreateMatrixMultiply(
       builder, batch, m, k, n, a, b, output, b_shared, softmax.softmax, softmax.scale, softmax.mask,
       softmax.fill, strides.strided, strides.a_batch, strides.a_row, strides.b_batch, strides.b_row,
-      strides.b_transposed, strides.output_batch, strides.output_row);
+      strides.b_transposed, strides.output_batch, strides.output_row, softmax.causal,
+      softmax.causal_offset);
   fb::FinishBlobBuffer(builder, fb::CreateBlob(builder, 1, static_cast<uint32_t>(num_args), 0, ops,
                                                0, builder.CreateVector(&node, 1)));
   return std::vector<uint8_t>(builder.GetBufferPointer(),
@@ -1292,6 +1298,88 @@ TEST_F(NativeBackendTest, RefusesMalformedSoftmaxMasks) {
                             {r.softmax, 0.5f, r.mask, -std::numeric_limits<float>::infinity()}),
                  args);
     ExpectRunsOrRefused(error, r.culprit);
+  }
+  // A causal softmax knows its mask: one given as well is refused; alone it runs, with any
+  // offset (past the last column: nothing masked).
+  const float inf = std::numeric_limits<float>::infinity();
+  ExpectRunsOrRefused(RunBytes(MatmulBlob(2, m, k, n, a, b, output, false, args.size(),
+                                          {true, 0.5f, mask, -inf, true, 0}),
+                               args),
+                      "causal softmax with a mask argument");
+  for (uint64_t offset : {uint64_t{0}, uint64_t{3}, ~uint64_t{0}}) {
+    ExpectRunsOrRefused(RunBytes(MatmulBlob(2, m, k, n, a, b, output, false, args.size(),
+                                            {true, 0.5f, -1, -inf, true, offset}),
+                                 args),
+                        "");
+  }
+}
+
+// Causal attention as the compiler writes it for a GPT (native_blob.fbs, MatrixMultiply.causal):
+// the scores' product with a causal softmax against the same product with the explicit mask
+// (-inf where j > i + d), then the softmax times V with the causal skip against the plain
+// product, on one and two threads: batches whole to the threads (4), one after another with
+// each GEMM shared (3), one GEMM over every batch's rows (shared B: no skip, the mask still).
+TEST_F(NativeBackendTest, CausalAttentionMatchesTheExplicitMask) {
+  const size_t m = 96, k = 64, n = 96, v_cols = 33;
+  const float scale = 0.125f, fill = -std::numeric_limits<float>::infinity();
+  for (uint32_t threads : {1u, 2u}) {
+    ASSERT_EQ(RegisterNativeBackend({threads}), Error::kOk);
+    for (const auto& [batch, b_shared, offset] :
+         {std::tuple<size_t, bool, uint64_t>{4, false, 0}, {3, false, 2}, {2, true, 0}}) {
+      SCOPED_TRACE("threads " + std::to_string(threads) + " batch " + std::to_string(batch) +
+                   (b_shared ? " shared B" : "") + " offset " + std::to_string(offset));
+      const int64_t p = static_cast<int64_t>(batch), b_batches = b_shared ? 1 : p;
+      DelegateArgs args;
+      const int32_t q = static_cast<int32_t>(args.Add(
+          {p, static_cast<int64_t>(m), static_cast<int64_t>(k)}, RandomFloats(batch * m * k, 51)));
+      const int32_t kt = static_cast<int32_t>(
+          args.Add({b_batches, static_cast<int64_t>(k), static_cast<int64_t>(n)},
+                   RandomFloats(static_cast<size_t>(b_batches) * k * n, 52)));
+      const int32_t mask = static_cast<int32_t>(
+          args.AddTyped({1, static_cast<int64_t>(m), static_cast<int64_t>(n)}, ScalarType::kBool));
+      uint8_t* bytes = args.tensor(static_cast<size_t>(mask)).mutable_data_ptr<uint8_t>();
+      for (size_t i = 0; i < m; ++i) {
+        for (size_t j = 0; j < n; ++j) bytes[i * n + j] = j > i + offset;
+      }
+      const int32_t v =
+          static_cast<int32_t>(args.Add({p, static_cast<int64_t>(n), static_cast<int64_t>(v_cols)},
+                                        RandomFloats(batch * n * v_cols, 53)));
+      const std::vector<int64_t> scores_sizes = {p, static_cast<int64_t>(m),
+                                                 static_cast<int64_t>(n)};
+      const int32_t masked = static_cast<int32_t>(args.Add(scores_sizes));
+      const int32_t causal = static_cast<int32_t>(args.Add(scores_sizes));
+      const std::vector<int64_t> context_sizes = {p, static_cast<int64_t>(m),
+                                                  static_cast<int64_t>(v_cols)};
+      const int32_t plain_context = static_cast<int32_t>(args.Add(context_sizes));
+      const int32_t causal_context = static_cast<int32_t>(args.Add(context_sizes));
+      ASSERT_EQ(RunBytes(MatmulBlob(batch, m, k, n, q, kt, masked, b_shared, args.size(),
+                                    {true, scale, mask, fill}),
+                         args),
+                Error::kOk);
+      ASSERT_EQ(RunBytes(MatmulBlob(batch, m, k, n, q, kt, causal, b_shared, args.size(),
+                                    {true, scale, -1, fill, true, offset}),
+                         args, /*runs=*/2),
+                Error::kOk);
+      const std::vector<float> expected = args.Values(static_cast<size_t>(masked));
+      const std::vector<float> got = args.Values(static_cast<size_t>(causal));
+      // The same scores; the softmax sums the same terms over fewer lanes (a few ulp of <= 1).
+      EXPECT_LT(MaxAbsDiff(got, expected), 1e-6f);
+      for (size_t e = 0; e < got.size(); ++e) {
+        if (bytes[e % (m * n)] != 0) ASSERT_EQ(got[e], 0.0f) << "masked element " << e;
+      }
+      ASSERT_EQ(
+          RunBytes(MatmulBlob(batch, m, n, v_cols, causal, v, plain_context, false, args.size()),
+                   args),
+          Error::kOk);
+      ASSERT_EQ(RunBytes(MatmulBlob(batch, m, n, v_cols, causal, v, causal_context, false,
+                                    args.size(), {false, 1.0f, -1, 0.0f, true, offset}),
+                         args, /*runs=*/2),
+                Error::kOk);
+      // The skipped terms are exact zeros: the same sums.
+      EXPECT_EQ(MaxAbsDiff(args.Values(static_cast<size_t>(causal_context)),
+                           args.Values(static_cast<size_t>(plain_context))),
+                0.0f);
+    }
   }
 }
 

@@ -28,13 +28,30 @@ struct Scores {
   int64_t softmax_dim = -1;
   bool scale_by_tensor = false;
   bool product_read_twice = false;
+  // The mask a constant: causal above diagonal `causal_offset` (j > i + offset), or with one
+  // more element masked (not causal); the fill; the softmax times V after it.
+  enum { kInputMask, kCausalMask, kAlmostCausalMask } mask_kind = kInputMask;
+  int64_t causal_offset = 0;
+  float fill = -std::numeric_limits<float>::infinity();
+  bool times_v = false;
 };
 
 std::unique_ptr<ir::Graph> ScoresGraph(const Scores& s) {
   EdgeGraphBuilder g;
   ir::Value* q = g.Input("q", F32({1, 2, 8, 4}));
   ir::Value* k = g.Input("k", F32({1, 2, 4, 8}));
-  ir::Value* mask = g.Input("mask", Bool({1, s.batch_mask ? 2 : 1, 8, 8}));
+  ir::Value* mask = nullptr;
+  if (s.mask_kind == Scores::kInputMask) {
+    mask = g.Input("mask", Bool({1, s.batch_mask ? 2 : 1, 8, 8}));
+  } else {
+    std::vector<uint8_t> bytes(64);
+    for (int64_t i = 0; i < 8; ++i) {
+      for (int64_t j = 0; j < 8; ++j) bytes[i * 8 + j] = j > i + s.causal_offset;
+    }
+    if (s.mask_kind == Scores::kAlmostCausalMask) bytes[5 * 8 + 2] = 1;
+    mask = g.graph().AddConstant("mask", Bool({1, 1, 8, 8}),
+                                 ir::TensorData::Copy(bytes.data(), bytes.size()));
+  }
   ir::Value* x = g.Op("edge.matmul", {q, k});
   if (s.product_read_twice) g.Output(x);
   if (s.scale) {
@@ -43,9 +60,11 @@ std::unique_ptr<ir::Graph> ScoresGraph(const Scores& s) {
     x = g.Op(s.divide ? "edge.div" : "edge.mul", {x, factor});
   }
   if (s.mask) {
-    x = g.Op("edge.where", {mask, g.Scalar("fill", -std::numeric_limits<float>::infinity()), x});
+    x = g.Op("edge.where", {mask, g.Scalar("fill", s.fill), x});
   }
-  g.Output(g.Softmax(x, s.softmax_dim));
+  x = g.Softmax(x, s.softmax_dim);
+  if (s.times_v) x = g.Op("edge.matmul", {x, g.Input("v", F32({1, 2, 8, 4}))});
+  g.Output(x);
   return g.Build();
 }
 
@@ -109,6 +128,42 @@ TEST(NativePartitionTest, FusesEachOptionalStepAlone) {
     EXPECT_TRUE(node.softmax());
     EXPECT_EQ(node.softmax_scale(), c.scale);
     EXPECT_EQ(node.softmax_mask(), c.mask);
+  }
+}
+
+// A constant mask of -inf above a diagonal (GPT's causal mask, after fold_constants) becomes the
+// blob's causal flag: the scores' delegate takes no mask argument, and the product of their
+// softmax with V skips A's zeros. Any other constant mask, or a finite fill, stays a mask.
+TEST(NativePartitionTest, RecordsACausalMaskInsteadOfItsBytes) {
+  struct Case {
+    Scores scores;
+    bool causal;
+    uint64_t offset;
+  };
+  Scores causal, shifted, almost, finite;
+  causal.mask_kind = shifted.mask_kind = Scores::kCausalMask;
+  shifted.causal_offset = 2;
+  almost.mask_kind = Scores::kAlmostCausalMask;
+  finite.mask_kind = Scores::kCausalMask;
+  finite.fill = -1e9f;
+  for (const Case& c : {Case{causal, true, 0}, Case{shifted, true, 2}, Case{almost, false, 0},
+                        Case{finite, false, 0}}) {
+    Scores scores = c.scores;
+    scores.times_v = true;
+    std::unique_ptr<ir::Graph> graph = ScoresGraph(scores);
+    std::vector<std::vector<uint8_t>> blobs;
+    ASSERT_EQ(DelegateOps(*graph, &blobs),
+              (std::vector<std::vector<std::string>>{
+                  {"edge.matmul", "edge.mul", "edge.where", "edge.softmax"}, {"edge.matmul"}}));
+    const fb::MatrixMultiply& scores_node = OnlyMatmul(blobs[0]);
+    EXPECT_EQ(scores_node.causal(), c.causal);
+    EXPECT_EQ(scores_node.causal_offset(), c.offset);
+    EXPECT_EQ(scores_node.softmax_mask(), c.causal ? -1 : 2);
+    EXPECT_EQ(scores_node.output(), c.causal ? 2 : 3);
+    const fb::MatrixMultiply& context = OnlyMatmul(blobs[1]);
+    EXPECT_FALSE(context.softmax());
+    EXPECT_EQ(context.causal(), c.causal);
+    EXPECT_EQ(context.causal_offset(), c.offset);
   }
 }
 

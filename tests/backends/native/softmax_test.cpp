@@ -165,5 +165,59 @@ TEST_P(SoftmaxTest, RefusesBadArguments) {
   for (float v : output) EXPECT_EQ(v, 7.0f);
 }
 
+// The causal form against the general one with the mask it implies (column c of row r masked
+// where c > r % period + offset): the same within a few ulp (the sums run over fewer lanes),
+// masked entries exactly 0, and the input's masked part never read (NaN there would spread).
+TEST_P(SoftmaxTest, CausalMatchesTheExplicitMask) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> uniform(-6.0f, 6.0f);
+  struct CausalCase {
+    size_t rows, cols, period, offset, threads;
+  };
+  for (const CausalCase& c : std::vector<CausalCase>{{1, 1, 1, 0, 1},
+                                                     {5, 3, 5, 0, 1},
+                                                     {17, 17, 17, 0, 1},
+                                                     {16, 33, 8, 2, 1},
+                                                     {128, 128, 128, 0, 1},
+                                                     {512, 128, 128, 0, 2},
+                                                     {24, 40, 12, 16, 3},
+                                                     {6, 9, 6, 1000, 1}}) {
+    SCOPED_TRACE("rows=" + std::to_string(c.rows) + " cols=" + std::to_string(c.cols) +
+                 " period=" + std::to_string(c.period) + " offset=" + std::to_string(c.offset) +
+                 " threads=" + std::to_string(c.threads));
+    std::vector<float> input(c.rows * c.cols);
+    std::vector<uint8_t> mask(c.rows * c.cols);
+    for (size_t r = 0; r < c.rows; ++r) {
+      for (size_t i = 0; i < c.cols; ++i) {
+        const bool masked = i > r % c.period + c.offset;
+        mask[r * c.cols + i] = masked ? 1 : 0;
+        input[r * c.cols + i] = masked ? std::nanf("") : uniform(rng);
+      }
+    }
+    const float scale = 0.125f;
+    std::vector<float> expected(input.size()), output(input.size(), 7.0f);
+    ASSERT_EQ(Softmax(c.rows, c.cols, input.data(), scale, mask.data(), c.rows,
+                      -std::numeric_limits<float>::infinity(), expected.data()),
+              Error::kOk);
+    pthreadpool_t pool = c.threads > 1 ? pthreadpool_create(c.threads) : nullptr;
+    ASSERT_EQ(
+        CausalSoftmax(c.rows, c.cols, input.data(), scale, c.period, c.offset, output.data(), pool),
+        Error::kOk);
+    if (pool != nullptr) pthreadpool_destroy(pool);
+    for (size_t e = 0; e < input.size(); ++e) {
+      if (mask[e] != 0) {
+        ASSERT_EQ(output[e], 0.0f) << "element " << e;
+      } else {
+        ASSERT_NEAR(output[e], expected[e], 4e-7 * expected[e]) << "element " << e;
+      }
+    }
+  }
+  std::vector<float> input(8, 1.0f), output(8, 7.0f);
+  EXPECT_EQ(CausalSoftmax(1, 8, input.data(), 1.0f, 0, 0, output.data()), Error::kInvalidArgument);
+  EXPECT_EQ(CausalSoftmax(0, 8, input.data(), 1.0f, 1, 0, output.data()), Error::kInvalidArgument);
+  EXPECT_EQ(CausalSoftmax(1, 8, nullptr, 1.0f, 1, 0, output.data()), Error::kInvalidArgument);
+  for (float v : output) EXPECT_EQ(v, 7.0f);
+}
+
 }  // namespace
 }  // namespace torchir::native

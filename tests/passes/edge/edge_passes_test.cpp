@@ -19,7 +19,10 @@
 namespace torchir::passes {
 namespace {
 
+using testing::Bool;
+using testing::DataOf;
 using testing::F32;
+using testing::I64;
 using testing::GraphBuilder;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -246,6 +249,37 @@ TEST(FoldConstantsTest, SliceWithAHugeStepTakesOneElement) {
   PassContext context = testing::RunPass(pass, *graph, GetEdgeOpProperties());
   EXPECT_EQ(testing::Counter(context, "nodes_folded"), 1);
   EXPECT_EQ(*ReadFloat32(graph->outputs()[0]), (std::vector<float>{4, 5, 6}));
+}
+
+// A transformer's causal mask: a float buffer compared with 0 (broadcast), and integer
+// comparisons in their own type (2^53 + 1 and 2^53 differ as int64, not as double).
+TEST(FoldConstantsTest, ComparesConstantsWithBroadcasting) {
+  GraphBuilder b;
+  ir::Value* mask = b.Weight("mask", F32({1, 1, 2, 3}), std::vector<float>{1, 0, 0, 1, 1, 0});
+  ir::Value* zero = b.Constant("zero", F32({}), std::vector<float>{0});
+  b.Output(b.Op("edge.eq", {mask, zero}).Out(Bool({1, 1, 2, 3})));
+  ir::Value* column = b.Constant("column", F32({2, 1}), std::vector<float>{1, std::nanf("")});
+  ir::Value* row = b.Constant("row", F32({3}), std::vector<float>{0, 1, 2});
+  b.Output(b.Op("edge.ge", {column, row}).Out(Bool({2, 3})));
+  const int64_t big = int64_t{1} << 53;
+  ir::Value* x = b.Constant("x", I64({2}), DataOf(std::vector<int64_t>{big + 1, big}));
+  ir::Value* y = b.Constant("y", I64({1}), DataOf(std::vector<int64_t>{big}));
+  b.Output(b.Op("edge.gt", {x, y}).Out(Bool({2})));
+  b.Output(b.Op("edge.ne", {x, y}).Out(Bool({2})));
+  std::unique_ptr<ir::Graph> graph = b.Build();
+  FoldConstants pass;
+  PassContext context = testing::RunPass(pass, *graph, GetEdgeOpProperties());
+  EXPECT_EQ(testing::Counter(context, "nodes_folded"), 4);
+  EXPECT_EQ(graph->num_nodes(), 0u);
+  auto bytes = [&](size_t output) {
+    const ir::TensorData& data = graph->outputs()[output]->data();
+    return std::vector<uint8_t>(data.data(), data.data() + data.size());
+  };
+  EXPECT_EQ(bytes(0), (std::vector<uint8_t>{0, 1, 1, 0, 0, 1}));
+  EXPECT_EQ(bytes(1), (std::vector<uint8_t>{1, 1, 0, 0, 0, 0}));  // NaN >= nothing
+  EXPECT_EQ(bytes(2), (std::vector<uint8_t>{1, 0}));
+  EXPECT_EQ(bytes(3), (std::vector<uint8_t>{1, 0}));
+  ExpectValidEdge(*graph);
 }
 
 TEST(EdgeOpPropertiesTest, EdgeOpsArePure) {
