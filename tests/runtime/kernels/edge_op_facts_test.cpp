@@ -130,9 +130,16 @@ struct Call {
   Attrs attrs;
 };
 struct Samples {
-  Call noop;  // a call that does nothing (its row's is_noop holds)
+  Call noop;  // a call that does nothing (its row's is_noop holds); for an op without a no-op
+              // rule, a second call
   Call real;  // a call that does something
 };
+
+// Two calls of a comparison: floats broadcast over rows, integers (with repeats) over a dim.
+Samples CompareSamples() {
+  return {{{F32({2, 3}), F32({1, 3})}, {}},
+          {{TypeOf(DType::kInt64, {2, 4}), TypeOf(DType::kInt64, {4})}, {}}};
+}
 const std::map<std::string, Samples>& SampleCalls() {
   static const auto* samples = new std::map<std::string, Samples>{
       {"edge.reshape",
@@ -154,6 +161,12 @@ const std::map<std::string, Samples>& SampleCalls() {
          {{"dim", A::Int(0)}, {"start", A::Int(1)}, {"end", A::Int(4)}, {"step", A::Int(2)}}}}},
       {"edge.concatenate",
        {{{F32({2, 3})}, {{"dim", A::Int(0)}}}, {{F32({2, 3}), F32({1, 3})}, {{"dim", A::Int(0)}}}}},
+      {"edge.eq", CompareSamples()},
+      {"edge.ne", CompareSamples()},
+      {"edge.lt", CompareSamples()},
+      {"edge.le", CompareSamples()},
+      {"edge.gt", CompareSamples()},
+      {"edge.ge", CompareSamples()},
   };
   return *samples;
 }
