@@ -98,7 +98,9 @@ void SoftmaxRowsForTarget(const SoftmaxCall& call) {
     float* y = call.output + r * call.cols;  // may be x
     size_t cols = call.cols;                 // the row's columns that count
     if (call.causal_period != 0) {
-      const size_t visible = r % call.causal_period + call.causal_offset;  // < cols: checked
+      // The last visible column; past the row's end when nothing is masked (causal_offset is at
+      // most cols - 1: CausalSoftmax, so the sum cannot overflow).
+      const size_t visible = r % call.causal_period + call.causal_offset;
       if (visible + 1 < cols) cols = visible + 1;
       std::memset(y + cols, 0, (call.cols - cols) * sizeof(float));
     }

@@ -1,5 +1,6 @@
 #include "compiler/dialect/fold_rules.h"
 
+#include <array>
 #include <cstring>
 #include <string_view>
 #include <utility>
@@ -13,20 +14,34 @@ std::vector<int64_t> Strides(const std::vector<int64_t>& sizes) {
   return strides;
 }
 
-// Copies elements: out index -> in offset through `in_strides` indexed by out dims.
-void Gather(const uint8_t* in, uint8_t* out, const std::vector<int64_t>& out_sizes,
-            const std::vector<int64_t>& in_strides, int64_t in_offset, size_t element) {
-  const int64_t count = ir::TensorType{ir::DType::kUInt8, out_sizes}.numel();
-  std::vector<int64_t> index(out_sizes.size(), 0);
+// Visits every element of `sizes` in row-major order: visit(n, offsets), where offsets[t] is
+// the sum over dims d of index[d] * strides[t][d] (the element offset of tensor t read there).
+template <size_t kTensors, typename Visit>
+void ForEachElement(const std::vector<int64_t>& sizes,
+                    const std::array<const std::vector<int64_t>*, kTensors>& strides,
+                    Visit&& visit) {
+  const int64_t count = ir::TensorType{ir::DType::kUInt8, sizes}.numel();
+  std::vector<int64_t> index(sizes.size(), 0);
+  std::array<int64_t, kTensors> offsets;
   for (int64_t n = 0; n < count; ++n) {
-    int64_t offset = in_offset;
-    for (size_t d = 0; d < index.size(); ++d) offset += index[d] * in_strides[d];
-    std::memcpy(out + n * element, in + offset * element, element);
+    for (size_t t = 0; t < kTensors; ++t) {
+      offsets[t] = 0;
+      for (size_t d = 0; d < index.size(); ++d) offsets[t] += index[d] * (*strides[t])[d];
+    }
+    visit(n, offsets);
     for (size_t d = index.size(); d-- > 0;) {
-      if (++index[d] < out_sizes[d]) break;
+      if (++index[d] < sizes[d]) break;
       index[d] = 0;
     }
   }
+}
+
+// Copies elements: out index -> in offset through `in_strides` indexed by out dims.
+void Gather(const uint8_t* in, uint8_t* out, const std::vector<int64_t>& out_sizes,
+            const std::vector<int64_t>& in_strides, int64_t in_offset, size_t element) {
+  ForEachElement<1>(out_sizes, {&in_strides}, [&](int64_t n, const std::array<int64_t, 1>& at) {
+    std::memcpy(out + n * element, in + (in_offset + at[0]) * element, element);
+  });
 }
 
 const uint8_t* InputData(const ir::Node& node) { return node.input(0)->data().data(); }
@@ -75,22 +90,13 @@ std::vector<uint8_t> CompareAs(const ir::Node& node, Comparison comparison) {
   const uint8_t* a = node.input(0)->data().data();
   const uint8_t* b = node.input(1)->data().data();
   std::vector<uint8_t> result(static_cast<size_t>(node.output()->type().numel()));
-  std::vector<int64_t> index(out_sizes.size(), 0);
-  for (size_t n = 0; n < result.size(); ++n) {
-    int64_t a_offset = 0, b_offset = 0;
-    for (size_t d = 0; d < index.size(); ++d) {
-      a_offset += index[d] * a_strides[d];
-      b_offset += index[d] * b_strides[d];
-    }
-    T x, y;  // the data may be unaligned for T
-    std::memcpy(&x, a + a_offset * sizeof(T), sizeof(T));
-    std::memcpy(&y, b + b_offset * sizeof(T), sizeof(T));
-    result[n] = Compares(comparison, x, y) ? 1 : 0;
-    for (size_t d = index.size(); d-- > 0;) {
-      if (++index[d] < out_sizes[d]) break;
-      index[d] = 0;
-    }
-  }
+  ForEachElement<2>(out_sizes, {&a_strides, &b_strides},
+                    [&](int64_t n, const std::array<int64_t, 2>& at) {
+                      T x, y;  // the data may be unaligned for T
+                      std::memcpy(&x, a + at[0] * sizeof(T), sizeof(T));
+                      std::memcpy(&y, b + at[1] * sizeof(T), sizeof(T));
+                      result[static_cast<size_t>(n)] = Compares(comparison, x, y) ? 1 : 0;
+                    });
   return result;
 }
 
