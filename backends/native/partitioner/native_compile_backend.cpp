@@ -15,11 +15,13 @@
 #include "backends/native/convolution.h"
 #include "backends/native/depthwise.h"
 #include "backends/native/packed_weights.h"
+#include "backends/native/pooling.h"
 #include "backends/native/serialization/delegate_scratch.h"
 #include "backends/native/serialization/native_blob_generated.h"
 #include "backends/native/winograd.h"
 #include "compiler/backend/delegate_rewriter.h"
 #include "compiler/backend/layout.h"
+#include "compiler/backend/pooling_window.h"
 #include "compiler/backend/scalar_constant.h"
 #include "compiler/dialect/delegate_call.h"
 #include "compiler/dialect/edge_ops.h"
@@ -150,14 +152,74 @@ std::string LayerNormProblem(const ir::Node& node) {
   return "";
 }
 
+// The pooling of a 4-d NCHW edge.max_pool2d or spatial edge.mean as the kernels see it over
+// NHWC (pooling.h); a mean's window fields are 0.
+struct PoolingGeometry {
+  bool global_average;
+  Pool2dShape shape;
+};
+
+// The reduced dims of an edge.mean over a `rank`-d input, normalised and sorted.
+std::vector<int64_t> MeanDims(const ir::Node& node, size_t rank) {
+  std::vector<int64_t> dims = IntsAttr(node, "dims");
+  for (int64_t& dim : dims) dim = dim < 0 ? dim + static_cast<int64_t>(rank) : dim;
+  std::sort(dims.begin(), dims.end());
+  return dims;
+}
+
+// Why the native kernels do not pool `node` (edge.max_pool2d or edge.mean), or "" with *out set.
+std::string PoolingProblem(const ir::Node& node, PoolingGeometry* out) {
+  const std::vector<int64_t>& in = node.input(0)->sizes();
+  const std::vector<int64_t>& result = node.output(0)->sizes();
+  if (in.size() != 4) {
+    return absl::StrCat(in.size(), "-d input: the native kernels pool 4-d NCHW tensors");
+  }
+  PoolingGeometry geometry{};
+  Pool2dShape& shape = geometry.shape;
+  shape = GlobalPool2dShape(static_cast<size_t>(in[0]), static_cast<size_t>(in[2]),
+                            static_cast<size_t>(in[3]), static_cast<size_t>(in[1]));
+  if (node.op() == "edge.mean") {
+    if (MeanDims(node, in.size()) != std::vector<int64_t>{2, 3}) {
+      return "a mean over other dims than height and width: the native kernels pool the whole "
+             "image (global average pooling)";
+    }
+    geometry.global_average = true;
+  } else {
+    const auto [kernel, stride, padding, dilation] = backend::PoolingWindowAttrsOf(node);
+    auto pair = [](const std::vector<int64_t>& v, int64_t least) {
+      return v.size() == 2 && v[0] >= least && v[1] >= least;
+    };
+    if (!pair(kernel, 1) || !pair(stride, 1) || !pair(padding, 0) || !pair(dilation, 1) ||
+        result.size() != 4 || result[0] != in[0] || result[1] != in[1]) {
+      return "a window the native kernels do not take (two sizes each: kernel, stride and "
+             "dilation >= 1, padding >= 0)";
+    }
+    shape.output_height = static_cast<size_t>(result[2]);
+    shape.output_width = static_cast<size_t>(result[3]);
+    shape.kernel_height = static_cast<size_t>(kernel[0]);
+    shape.kernel_width = static_cast<size_t>(kernel[1]);
+    shape.stride_height = static_cast<size_t>(stride[0]);
+    shape.stride_width = static_cast<size_t>(stride[1]);
+    shape.dilation_height = static_cast<size_t>(dilation[0]);
+    shape.dilation_width = static_cast<size_t>(dilation[1]);
+    shape.padding_top = static_cast<size_t>(padding[0]);
+    shape.padding_left = static_cast<size_t>(padding[1]);
+  }
+  if (CheckPool2dShape(shape) != runtime::Error::kOk) {
+    return "its sizes overflow what the native kernels index";
+  }
+  if (out != nullptr) *out = geometry;
+  return "";
+}
+
 // The generic checks, then the op's own; "" when the native kernels run the node.
 std::string Refusal(const ir::Node& node) {
   const std::string& op = node.op();
   if (op != "edge.convolution" && op != "edge.linear" && op != "edge.matmul" &&
-      op != "edge.layer_norm") {
+      op != "edge.layer_norm" && op != "edge.max_pool2d" && op != "edge.mean") {
     return "the native backend runs convolutions, linear layers (with a residual add and an "
            "activation fused after them), matrix products (a scale, a mask and a softmax fused "
-           "after them) and layer norms";
+           "after them), layer norms, 2-d max pooling and global average pooling";
   }
   for (const ir::Value* value : node.inputs()) {
     if (!IsFloat32(value)) {
@@ -172,6 +234,7 @@ std::string Refusal(const ir::Node& node) {
   }
   if (op == "edge.matmul") return MatmulProblem(node);
   if (op == "edge.layer_norm") return LayerNormProblem(node);
+  if (op == "edge.max_pool2d" || op == "edge.mean") return PoolingProblem(node, nullptr);
   if (std::string reason = NotPackableReason(node.input(1), "weight"); !reason.empty()) {
     return reason;
   }
@@ -518,6 +581,7 @@ void GrowMatmulPermutes(Region* region, const std::unordered_map<const ir::Node*
 Region GrowRegion(ir::Node* compute, const std::unordered_map<const ir::Node*, size_t>& taken) {
   Region region;
   region.compute = compute;
+  if (compute->op() == "edge.max_pool2d" || compute->op() == "edge.mean") return region;
   if (compute->op() == "edge.matmul") {
     GrowSoftmax(&region, taken);
     GrowMatmulPermutes(&region, taken);
@@ -820,8 +884,10 @@ class NativeCompileBackend : public backend::Backend {
 
  private:
   static backend::Layout LayoutOf(const Region& region) {
-    return region.compute->op() == "edge.convolution" ? backend::Layout::kChannelsLast
-                                                      : backend::Layout::kLogical;
+    const std::string& op = region.compute->op();
+    return op == "edge.convolution" || op == "edge.max_pool2d" || op == "edge.mean"
+               ? backend::Layout::kChannelsLast
+               : backend::Layout::kLogical;
   }
 
   absl::StatusOr<backend::RegionRewrite> Serialize(const Region& region, int64_t delegate_index,
@@ -830,6 +896,9 @@ class NativeCompileBackend : public backend::Backend {
     if (region.compute->op() == "edge.matmul") return SerializeMatmul(region, delegate_index);
     if (region.compute->op() == "edge.layer_norm") {
       return SerializeLayerNorm(region, delegate_index);
+    }
+    if (region.compute->op() == "edge.max_pool2d" || region.compute->op() == "edge.mean") {
+      return SerializePooling(region, delegate_index);
     }
     const ir::Node& compute = *region.compute;
     const backend::Layout layout = LayoutOf(region);
@@ -1015,14 +1084,52 @@ class NativeCompileBackend : public backend::Backend {
     return rewrite;
   }
 
+  // A pooling over NHWC: the input and the output, both channels-last (a mean's [N, C] output
+  // is the same bytes as [N, 1, 1, C]).
+  absl::StatusOr<backend::RegionRewrite> SerializePooling(const Region& region,
+                                                          int64_t delegate_index) const {
+    const ir::Node& pool = *region.compute;
+    PoolingGeometry geometry;
+    if (std::string problem = PoolingProblem(pool, &geometry); !problem.empty()) {
+      return absl::InternalError(absl::StrCat("native: '", pool.name(), "': ", problem));
+    }
+    backend::RegionRewrite rewrite;
+    rewrite.members = region.Members();
+    rewrite.delegate_index = delegate_index;
+    rewrite.tag = kNativeBackendName;
+    for (ir::Value* value : {pool.input(0), pool.output(0)}) {
+      backend::SubgraphArgument argument;
+      argument.kind = value == pool.input(0) ? backend::SubgraphArgument::Kind::kActivation
+                                             : backend::SubgraphArgument::Kind::kOutput;
+      argument.value = value;
+      argument.perm = backend::PhysicalPermutation(LayoutOf(region), value->sizes().size());
+      argument.dims = backend::PhysicalDims(value->sizes(), LayoutOf(region));
+      rewrite.subgraph.arguments.push_back(std::move(argument));
+    }
+    rewrite.subgraph.num_inputs = 1;
+    const Pool2dShape& s = geometry.shape;
+    const bool average = geometry.global_average;
+    flatbuffers::FlatBufferBuilder builder;
+    builder.ForceDefaults(true);
+    const auto node = fb::CreatePooling(
+        builder, average ? fb::PoolingKind::GlobalAverage : fb::PoolingKind::Max, s.batch,
+        s.input_height, s.input_width, s.channels, average ? 0 : s.output_height,
+        average ? 0 : s.output_width, average ? 0 : s.kernel_height, average ? 0 : s.kernel_width,
+        average ? 0 : s.stride_height, average ? 0 : s.stride_width,
+        average ? 0 : s.dilation_height, average ? 0 : s.dilation_width, s.padding_top,
+        s.padding_left, /*input=*/0, /*output=*/1);
+    FinishBlob(builder, rewrite, {}, {}, {}, builder.CreateVector(&node, 1));
+    return rewrite;
+  }
+
   // The blob of `rewrite` with these nodes, into rewrite.subgraph.blob.
   static void FinishBlob(
       flatbuffers::FlatBufferBuilder& builder, backend::RegionRewrite& rewrite,
       flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Convolution>>> convolutions,
       flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::MatrixMultiply>>>
           matrix_multiplies,
-      flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::LayerNorm>>> layer_norms =
-          {}) {
+      flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::LayerNorm>>> layer_norms = {},
+      flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Pooling>>> poolings = {}) {
     std::vector<flatbuffers::Offset<flatbuffers::String>> ops;
     uint64_t macs = 0;
     for (const ir::Node* member : rewrite.members) {
@@ -1031,7 +1138,7 @@ class NativeCompileBackend : public backend::Backend {
     }
     const auto blob = fb::CreateBlob(
         builder, kBlobVersion, static_cast<uint32_t>(rewrite.subgraph.arguments.size()),
-        convolutions, builder.CreateVector(ops), macs, matrix_multiplies, layer_norms);
+        convolutions, builder.CreateVector(ops), macs, matrix_multiplies, layer_norms, poolings);
     builder.Finish(blob, fb::BlobIdentifier());
     rewrite.subgraph.blob.assign(builder.GetBufferPointer(),
                                  builder.GetBufferPointer() + builder.GetSize());

@@ -15,6 +15,7 @@
 #include "backends/native/gemm.h"
 #include "backends/native/layer_norm.h"
 #include "backends/native/packed_weights.h"
+#include "backends/native/pooling.h"
 #include "backends/native/serialization/delegate_scratch.h"
 #include "backends/native/serialization/native_blob_generated.h"
 #include "backends/native/softmax.h"
@@ -120,6 +121,16 @@ struct BoundLayerNorm {
   size_t trace_node;  // its position in the call's debug handle
 };
 
+// One pooling, bound to its arguments' memory.
+struct BoundPooling {
+  bool parallel;                         // large enough for the thread pool
+  bool global_average;                   // else max pooling over `shape`'s window
+  ::torchir::native::Pool2dShape shape;  // global average: batch, height x width pixels, channels
+  const float* input;
+  float* output;
+  size_t trace_node;  // its position in the call's debug handle
+};
+
 // What Init returns as the handle (from the Method's allocator).
 struct Delegate {
   BoundConvolution* nodes = nullptr;
@@ -128,6 +139,8 @@ struct Delegate {
   size_t num_matmuls = 0;
   BoundLayerNorm* layer_norms = nullptr;
   size_t num_layer_norms = 0;
+  BoundPooling* poolings = nullptr;
+  size_t num_poolings = 0;
   GemmConfig config{};  // this CPU's blocking, for B packed at run time
   void* scratch = nullptr;
   size_t scratch_bytes = 0;
@@ -160,7 +173,7 @@ void NodeTracePositions(const fb::Blob& blob, Delegate* delegate) {
     const size_t length = std::strlen(name);
     return op->size() == length && std::equal(op->begin(), op->end(), name);
   };
-  size_t convolutions = 0, matmuls = 0, softmaxes = 0, layer_norms = 0;
+  size_t convolutions = 0, matmuls = 0, softmaxes = 0, layer_norms = 0, poolings = 0;
   for (size_t i = 0; i < delegate->num_nodes; ++i) delegate->nodes[i].trace_node = kNoTraceNode;
   for (size_t i = 0; i < delegate->num_matmuls; ++i) {
     delegate->matmuls[i].trace_node = delegate->matmuls[i].softmax_trace_node = kNoTraceNode;
@@ -168,6 +181,8 @@ void NodeTracePositions(const fb::Blob& blob, Delegate* delegate) {
   for (size_t i = 0; i < delegate->num_layer_norms; ++i) {
     delegate->layer_norms[i].trace_node = kNoTraceNode;
   }
+  for (size_t i = 0; i < delegate->num_poolings; ++i)
+    delegate->poolings[i].trace_node = kNoTraceNode;
   if (blob.source_ops() == nullptr) return;
   for (flatbuffers::uoffset_t k = 0; k < blob.source_ops()->size(); ++k) {
     const flatbuffers::String* op = blob.source_ops()->Get(k);
@@ -185,6 +200,8 @@ void NodeTracePositions(const fb::Blob& blob, Delegate* delegate) {
       if (layer_norms < delegate->num_layer_norms) {
         delegate->layer_norms[layer_norms++].trace_node = k;
       }
+    } else if (Is(op, "edge.max_pool2d") || Is(op, "edge.mean")) {
+      if (poolings < delegate->num_poolings) delegate->poolings[poolings++].trace_node = k;
     }
   }
 }
@@ -208,8 +225,9 @@ Error VerifyBlob(Span<const uint8_t> blob, size_t num_args, const fb::Blob** out
   const size_t matmuls =
       parsed->matrix_multiplies() != nullptr ? parsed->matrix_multiplies()->size() : 0;
   const size_t norms = parsed->layer_norms() != nullptr ? parsed->layer_norms()->size() : 0;
-  BLOB_CHECK(convolutions + matmuls + norms > 0 && convolutions + matmuls + norms <= kMaxNodes,
-             "the blob has no nodes, or too many");
+  const size_t pools = parsed->poolings() != nullptr ? parsed->poolings()->size() : 0;
+  const size_t nodes = convolutions + matmuls + norms + pools;
+  BLOB_CHECK(nodes > 0 && nodes <= kMaxNodes, "the blob has no nodes, or too many");
   *out = parsed;
   return Error::kOk;
 }
@@ -312,11 +330,13 @@ class NativeBackend final : public Backend {
     delegate->num_layer_norms =
         parsed->layer_norms() != nullptr ? parsed->layer_norms()->size() : 0;
     delegate->layer_norms = allocator.AllocateArray<BoundLayerNorm>(delegate->num_layer_norms + 1);
-    TORCHIR_CHECK_OR_RETURN(
-        delegate->nodes != nullptr && delegate->matmuls != nullptr &&
-            delegate->layer_norms != nullptr,
-        Error::kOutOfMemory, "NativeBackend: out of memory for %zu nodes",
-        delegate->num_nodes + delegate->num_matmuls + delegate->num_layer_norms);
+    delegate->num_poolings = parsed->poolings() != nullptr ? parsed->poolings()->size() : 0;
+    delegate->poolings = allocator.AllocateArray<BoundPooling>(delegate->num_poolings + 1);
+    TORCHIR_CHECK_OR_RETURN(delegate->nodes != nullptr && delegate->matmuls != nullptr &&
+                                delegate->layer_norms != nullptr && delegate->poolings != nullptr,
+                            Error::kOutOfMemory, "NativeBackend: out of memory for %zu nodes",
+                            delegate->num_nodes + delegate->num_matmuls +
+                                delegate->num_layer_norms + delegate->num_poolings);
     // The kernels block for this CPU (mr, mc) whatever the weights were packed for: their
     // scratch is sized with its configuration.
     const GemmConfig& here = delegate->config;
@@ -336,6 +356,12 @@ class NativeBackend final : public Backend {
           *parsed->layer_norms()->Get(static_cast<flatbuffers::uoffset_t>(i));
       TORCHIR_RETURN_IF_ERROR(BindLayerNorm(node, delegate->num_nodes + delegate->num_matmuls + i,
                                             args, &delegate->layer_norms[i]));
+    }
+    for (size_t i = 0; i < delegate->num_poolings; ++i) {
+      const fb::Pooling& node = *parsed->poolings()->Get(static_cast<flatbuffers::uoffset_t>(i));
+      TORCHIR_RETURN_IF_ERROR(BindPooling(
+          node, delegate->num_nodes + delegate->num_matmuls + delegate->num_layer_norms + i, args,
+          &delegate->poolings[i]));
     }
     NodeTracePositions(*parsed, delegate);
     // The GEMM's scratch, then B packed at run time, in the scratch the Method binds
@@ -418,6 +444,19 @@ class NativeBackend final : public Backend {
       TORCHIR_RETURN_IF_ERROR(
           ::torchir::native::LayerNorm(node.rows, node.cols, node.input, node.weight, node.bias,
                                        node.epsilon, node.output, node.parallel ? pool : nullptr));
+      ReportNode(trace, node.trace_node, begin_ns);
+    }
+    for (size_t i = 0; i < delegate.num_poolings; ++i) {
+      const BoundPooling& node = delegate.poolings[i];
+      pthreadpool_t node_pool = node.parallel ? pool : nullptr;
+      const uint64_t begin_ns = trace != nullptr ? NowNanoseconds() : 0;
+      const ::torchir::native::Pool2dShape& shape = node.shape;
+      TORCHIR_RETURN_IF_ERROR(
+          node.global_average
+              ? ::torchir::native::GlobalAveragePool(
+                    shape.batch, shape.input_height * shape.input_width, shape.channels, node.input,
+                    node.output, node_pool)
+              : ::torchir::native::MaxPool2d(shape, node.input, node.output, node_pool));
       ReportNode(trace, node.trace_node, begin_ns);
     }
     return Error::kOk;
@@ -676,6 +715,52 @@ class NativeBackend final : public Backend {
     bound->input = input->data_ptr<float>();
     bound->weight = affine[0];
     bound->bias = affine[1];
+    bound->output = output->mutable_data_ptr<float>();
+    return Error::kOk;
+  }
+
+  static Error BindPooling(const fb::Pooling& node, size_t index, KernelArgs args,
+                           BoundPooling* bound) {
+    BLOB_CHECK(node.kind() == fb::PoolingKind::Max || node.kind() == fb::PoolingKind::GlobalAverage,
+               "node %zu: unknown pooling kind %u", index, static_cast<unsigned>(node.kind()));
+    bound->global_average = node.kind() == fb::PoolingKind::GlobalAverage;
+    ::torchir::native::Pool2dShape& shape = bound->shape;
+    shape = ::torchir::native::GlobalPool2dShape(node.batch(), node.input_height(),
+                                                 node.input_width(), node.channels());
+    if (!bound->global_average) {
+      shape.output_height = node.output_height();
+      shape.output_width = node.output_width();
+      shape.kernel_height = node.kernel_height();
+      shape.kernel_width = node.kernel_width();
+      shape.stride_height = node.stride_height();
+      shape.stride_width = node.stride_width();
+      shape.dilation_height = node.dilation_height();
+      shape.dilation_width = node.dilation_width();
+      shape.padding_top = node.padding_top();
+      shape.padding_left = node.padding_left();
+    }
+    uint64_t input_elements, output_elements;
+    BLOB_CHECK(::torchir::native::CheckPool2dShape(shape) == Error::kOk &&
+                   Multiply(shape.batch, shape.input_height, &input_elements) &&
+                   Multiply(input_elements, shape.input_width, &input_elements) &&
+                   Multiply(input_elements, shape.channels, &input_elements) &&
+                   Multiply(shape.batch, shape.output_height, &output_elements) &&
+                   Multiply(output_elements, shape.output_width, &output_elements) &&
+                   Multiply(output_elements, shape.channels, &output_elements),
+               "node %zu: invalid pooling geometry", index);
+    const Tensor* input = nullptr;
+    const Tensor* output = nullptr;
+    TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.input(), "input", index, input_elements,
+                                             shape.channels, &input));
+    TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.output(), "output", index, output_elements,
+                                             shape.channels, &output));
+    BLOB_CHECK(!output->is_constant(), "node %zu: output argument %d is a constant", index,
+               node.output());
+    BLOB_CHECK(!Overlap(*output, *input), "node %zu: output argument %d overlaps input argument %d",
+               index, node.output(), node.input());
+    // Memory's work, not arithmetic's: shared like a depthwise convolution, by what it reads.
+    bound->parallel = input_elements >= kMinParallelElements * 4;
+    bound->input = input->data_ptr<float>();
     bound->output = output->mutable_data_ptr<float>();
     return Error::kOk;
   }

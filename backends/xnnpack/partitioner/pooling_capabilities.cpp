@@ -1,6 +1,6 @@
 // Pooling, bilinear resizing and spatial reductions: max_pool2d, avg_pool2d,
-// upsample_bilinear2d, and mean / amax / max_dim over spatial dims (global_average_pooling_2d, or a pooling window as large as
-// the reduced dims).
+// upsample_bilinear2d, and mean / amax / max_dim over spatial dims (global_average_pooling_2d, or a
+// pooling window as large as the reduced dims).
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -10,6 +10,7 @@
 #include "backends/xnnpack/partitioner/capability_helpers.h"
 #include "backends/xnnpack/partitioner/op_capability.h"
 #include "backends/xnnpack/serialization/node_params.h"
+#include "compiler/backend/pooling_window.h"
 
 namespace torchir::xnnpack {
 namespace {
@@ -41,12 +42,7 @@ std::optional<Window> PoolingWindow(const ir::Node& node, std::string* problem) 
                             " is not 4-d: XNNPACK pools [N, H, W, C] tensors only");
     return std::nullopt;
   }
-  const std::vector<int64_t>& kernel = IntsAttr(node, "kernel_size");
-  const std::vector<int64_t>& stride = IntsAttr(node, "stride");
-  const std::vector<int64_t>& padding = IntsAttr(node, "padding");
-  const ir::AttrValue* dilation_attr = node.FindAttr("dilation");
-  const std::vector<int64_t> dilation =
-      dilation_attr != nullptr ? dilation_attr->as_int_list() : std::vector<int64_t>{1, 1};
+  const auto [kernel, stride, padding, dilation] = backend::PoolingWindowAttrsOf(node);
   if (std::string range = WindowRangeProblem(kernel, stride, padding, dilation); !range.empty()) {
     *problem = range;
     return std::nullopt;

@@ -184,5 +184,41 @@ TEST(NativePartitionTest, LeavesTheSoftmaxWhenTheChainDoesNotFit) {
   }
 }
 
+// A convolution, a 3x3 / 2 max pooling with ceil_mode (9 -> 5: its last window runs past the
+// input) and a global average pooling: each its own channels-last delegate, the poolings' blobs
+// holding their geometry; a mean over the channels is not global average pooling and stays.
+TEST(NativePartitionTest, TakesMaxPoolingAndGlobalAveragePooling) {
+  EdgeGraphBuilder g;
+  ir::Value* x = g.Input("x", F32({1, 3, 9, 9}));
+  x = g.Conv(x, g.Weight("w", F32({8, 3, 3, 3})), nullptr, {1, 1}, {1, 1});
+  x = g.MaxPool(x, {3, 3}, {2, 2}, {1, 1}, {1, 1}, /*ceil_mode=*/true);
+  g.Output(g.Mean(x, {1}, /*keepdim=*/true));
+  g.Output(g.Mean(x, {-1, -2}, /*keepdim=*/false));
+  std::unique_ptr<ir::Graph> graph = g.Build();
+  std::vector<std::vector<uint8_t>> blobs;
+  ASSERT_EQ(DelegateOps(*graph, &blobs),
+            (std::vector<std::vector<std::string>>{
+                {"edge.convolution"}, {"edge.max_pool2d"}, {"edge.mean"}}));
+  const fb::Blob* max_blob = fb::GetBlob(blobs[1].data());
+  ASSERT_NE(max_blob->poolings(), nullptr);
+  ASSERT_EQ(max_blob->poolings()->size(), 1u);
+  const fb::Pooling& max = *max_blob->poolings()->Get(0);
+  EXPECT_EQ(max.kind(), fb::PoolingKind::Max);
+  EXPECT_EQ(max.channels(), 8u);
+  EXPECT_EQ(max.input_height(), 9u);
+  EXPECT_EQ(max.output_height(), 5u);
+  EXPECT_EQ(max.output_width(), 5u);
+  EXPECT_EQ(max.kernel_width(), 3u);
+  EXPECT_EQ(max.stride_height(), 2u);
+  EXPECT_EQ(max.padding_left(), 1u);
+  EXPECT_EQ(max.input(), 0);
+  EXPECT_EQ(max.output(), 1);
+  const fb::Pooling& mean = *fb::GetBlob(blobs[2].data())->poolings()->Get(0);
+  EXPECT_EQ(mean.kind(), fb::PoolingKind::GlobalAverage);
+  EXPECT_EQ(mean.input_height(), 5u);
+  EXPECT_EQ(mean.input_width(), 5u);
+  EXPECT_EQ(mean.channels(), 8u);
+}
+
 }  // namespace
 }  // namespace torchir::native
