@@ -937,10 +937,34 @@ class NodeEvents final : public EventTracer {
   std::vector<Event> events;
 };
 
+// A blob of one pooling node (fb::Pooling's fields in order) with the given argument indices.
+struct PoolingNode {
+  fb::PoolingKind kind;
+  uint64_t batch, height, width, channels, output_height, output_width, kernel_height, kernel_width,
+      stride_height, stride_width, dilation_height, dilation_width, padding_top, padding_left;
+  int32_t input, output;
+};
+std::vector<uint8_t> PoolingBlob(const PoolingNode& p, size_t num_args,
+                                 const char* source_op = nullptr) {
+  flatbuffers::FlatBufferBuilder builder;
+  const auto node = fb::CreatePooling(
+      builder, p.kind, p.batch, p.height, p.width, p.channels, p.output_height, p.output_width,
+      p.kernel_height, p.kernel_width, p.stride_height, p.stride_width, p.dilation_height,
+      p.dilation_width, p.padding_top, p.padding_left, p.input, p.output);
+  std::vector<flatbuffers::Offset<flatbuffers::String>> ops;
+  if (source_op != nullptr) ops.push_back(builder.CreateString(source_op));
+  fb::FinishBlobBuffer(
+      builder, fb::CreateBlob(builder, 1, static_cast<uint32_t>(num_args), 0,
+                              builder.CreateVector(ops), 0, 0, 0, builder.CreateVector(&node, 1)));
+  return std::vector<uint8_t>(builder.GetBufferPointer(),
+                              builder.GetBufferPointer() + builder.GetSize());
+}
+
 // A traced call reports each kernel node under its position in the call's debug handle, which
 // the compiler writes in the order of the blob's source_ops: a product once per batch with its
-// softmax after it, the batches' work whole when they go to the threads; a convolution once.
-// Untraced calls and blobs without source_ops report nothing; the outputs are the same.
+// softmax after it, the batches' work whole when they go to the threads; a convolution and a
+// pooling once. Untraced calls and blobs without source_ops report nothing; the outputs are the
+// same.
 TEST_F(NativeBackendTest, TracedCallsReportEachNodeAtItsDebugHandlePosition) {
   const size_t m = 96, k = 65, n = 129, batch = 3;
   DelegateArgs args;
@@ -993,6 +1017,23 @@ TEST_F(NativeBackendTest, TracedCallsReportEachNodeAtItsDebugHandlePosition) {
   ASSERT_EQ(RunBytes(Serialize(c->blob, c->args.size()), c->args, 2, 0, &trace), Error::kOk);
   EXPECT_EQ(events.Nodes(), (std::vector<size_t>{1, 1}));
   EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f);
+
+  // A max pooling and a global average pooling: once each, at their positions.
+  for (const bool average : {false, true}) {
+    events.events.clear();
+    DelegateArgs pool_args;
+    const int32_t in = static_cast<int32_t>(pool_args.Add({1, 6, 6, 4}, RandomFloats(144, 45)));
+    const int32_t out =
+        static_cast<int32_t>(average ? pool_args.Add({1, 4}) : pool_args.Add({1, 3, 3, 4}));
+    PoolingNode node{fb::PoolingKind::Max, 1, 6, 6, 4, 3, 3, 2, 2, 2, 2, 1, 1, 0, 0, in, out};
+    if (average)
+      node = {fb::PoolingKind::GlobalAverage, 1, 6, 6, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, in, out};
+    ASSERT_EQ(
+        RunBytes(PoolingBlob(node, pool_args.size(), average ? "edge.mean" : "edge.max_pool2d"),
+                 pool_args, 1, 0, &trace),
+        Error::kOk);
+    EXPECT_EQ(events.Nodes(), (std::vector<size_t>{0})) << (average ? "mean" : "max");
+  }
 }
 
 // A matrix product of run-time operands (attention's scores and context, batched over heads)
@@ -1421,29 +1462,6 @@ TEST_F(NativeBackendTest, RefusesMalformedLayerNorms) {
                                  args),
                         r.culprit);
   }
-}
-
-// A blob of one pooling node (fb::Pooling's fields in order) with the given argument indices.
-struct PoolingNode {
-  fb::PoolingKind kind;
-  uint64_t batch, height, width, channels, output_height, output_width, kernel_height, kernel_width,
-      stride_height, stride_width, dilation_height, dilation_width, padding_top, padding_left;
-  int32_t input, output;
-};
-std::vector<uint8_t> PoolingBlob(const PoolingNode& p, size_t num_args,
-                                 const char* source_op = nullptr) {
-  flatbuffers::FlatBufferBuilder builder;
-  const auto node = fb::CreatePooling(
-      builder, p.kind, p.batch, p.height, p.width, p.channels, p.output_height, p.output_width,
-      p.kernel_height, p.kernel_width, p.stride_height, p.stride_width, p.dilation_height,
-      p.dilation_width, p.padding_top, p.padding_left, p.input, p.output);
-  std::vector<flatbuffers::Offset<flatbuffers::String>> ops;
-  if (source_op != nullptr) ops.push_back(builder.CreateString(source_op));
-  fb::FinishBlobBuffer(
-      builder, fb::CreateBlob(builder, 1, static_cast<uint32_t>(num_args), 0,
-                              builder.CreateVector(ops), 0, 0, 0, builder.CreateVector(&node, 1)));
-  return std::vector<uint8_t>(builder.GetBufferPointer(),
-                              builder.GetBufferPointer() + builder.GetSize());
 }
 
 // ResNet's 3x3 / 2 max pooling with padding 1 over 112 x 112 x 64 (shared among threads at 2),
