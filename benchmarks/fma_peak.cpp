@@ -87,10 +87,10 @@ double ThreadCpuSeconds() {
   return now.tv_sec + now.tv_nsec * 1e-9;
 }
 
-std::vector<float> RandomFloats(size_t count, uint32_t seed) {
+Floats RandomFloats(size_t count, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> values(count);
+  Floats values(count);
   for (float& v : values) v = dist(rng);
   return values;
 }

@@ -68,6 +68,7 @@
 namespace torchir::native::conv_bench {
 namespace {
 
+using ::torchir::benchmarks::Floats;
 using ::torchir::benchmarks::FmaPeakBenchmark;
 using ::torchir::benchmarks::MedianFmaPeak;
 using ::torchir::benchmarks::RandomFloats;
@@ -202,7 +203,7 @@ void FlushFromCaches(const void* data, size_t bytes) {
 #endif
 
 // Run::kColdWeights: evicts the packed weights before the next iteration, outside the timing.
-void FlushWhenCold(benchmark::State& state, Run run, const std::vector<float>& packed) {
+void FlushWhenCold(benchmark::State& state, Run run, const Floats& packed) {
 #if defined(__x86_64__)
   if (run == Run::kColdWeights) {
     state.PauseTiming();
@@ -219,13 +220,12 @@ void FlushWhenCold(benchmark::State& state, Run run, const std::vector<float>& p
 void BM_Native(benchmark::State& state, Layer layer, Run run) {
   const Convolution2dShape s = ShapeOf(layer);
   const size_t out_floats = s.output_height() * s.output_width() * s.output_channels;
-  const std::vector<float> input =
-      RandomFloats(s.input_height * s.input_width * s.input_channels, 1);
-  const std::vector<float> weights = RandomFloats(
+  const Floats input = RandomFloats(s.input_height * s.input_width * s.input_channels, 1);
+  const Floats weights = RandomFloats(
       s.output_channels * (s.input_channels / layer.groups) * layer.kernel * layer.kernel, 2);
-  const std::vector<float> bias = RandomFloats(s.output_channels, 3);
-  const std::vector<float> skip = RandomFloats(out_floats, 4);
-  std::vector<float> output(out_floats);
+  const Floats bias = RandomFloats(s.output_channels, 3);
+  const Floats skip = RandomFloats(out_floats, 4);
+  Floats output(out_floats);
   Epilogue epilogue;
   if (run == Run::kResidual) {
     epilogue.activation = Activation::kRelu;
@@ -238,8 +238,8 @@ void BM_Native(benchmark::State& state, Layer layer, Run run) {
     return;
   }
   // float storage keeps the packed data 4-byte aligned; the headers are 64 bytes.
-  std::vector<float> packed;
-  std::vector<float> scratch;
+  Floats packed;
+  Floats scratch;
   std::vector<PackedB> gemm_weights(layer.groups);
   PackedDepthwise depthwise_weights;
   bool packed_ok;
@@ -283,13 +283,12 @@ void BM_Native(benchmark::State& state, Layer layer, Run run) {
 void BM_Winograd(benchmark::State& state, Layer layer, Run run, size_t tile) {
   const Convolution2dShape s = ShapeOf(layer);
   const size_t out_floats = s.output_height() * s.output_width() * s.output_channels;
-  const std::vector<float> input =
-      RandomFloats(s.input_height * s.input_width * s.input_channels, 1);
-  const std::vector<float> weights =
+  const Floats input = RandomFloats(s.input_height * s.input_width * s.input_channels, 1);
+  const Floats weights =
       RandomFloats(s.output_channels * s.input_channels * layer.kernel * layer.kernel, 2);
-  const std::vector<float> bias = RandomFloats(s.output_channels, 3);
-  const std::vector<float> skip = RandomFloats(out_floats, 4);
-  std::vector<float> output(out_floats);
+  const Floats bias = RandomFloats(s.output_channels, 3);
+  const Floats skip = RandomFloats(out_floats, 4);
+  Floats output(out_floats);
   Epilogue epilogue;
   if (run == Run::kResidual) {
     epilogue.activation = Activation::kRelu;
@@ -301,8 +300,8 @@ void BM_Winograd(benchmark::State& state, Layer layer, Run run, size_t tile) {
     state.SkipWithError("no GEMM config for this target");
     return;
   }
-  std::vector<float> packed(WinogradPackedWeightsBytes(config, s, tile) / sizeof(float));
-  std::vector<float> scratch(WinogradScratchBytes(config, s, tile, 1) / sizeof(float) + 1);
+  Floats packed(WinogradPackedWeightsBytes(config, s, tile) / sizeof(float));
+  Floats scratch(WinogradScratchBytes(config, s, tile, 1) / sizeof(float) + 1);
   PackedWinograd view;
   if (PackWinogradWeights(config, s, tile, weights.data(), packed.data(),
                           packed.size() * sizeof(float)) != runtime::Error::kOk ||
@@ -327,15 +326,13 @@ void BM_Winograd(benchmark::State& state, Layer layer, Run run, size_t tile) {
 
 void BM_Xnnpack(benchmark::State& state, Layer layer) {
   const Convolution2dShape s = ShapeOf(layer);
-  const std::vector<float> input =
-      RandomFloats(s.input_height * s.input_width * s.input_channels, 1);
+  const Floats input = RandomFloats(s.input_height * s.input_width * s.input_channels, 1);
   const size_t groups = layer.groups;
   const size_t group_in = s.input_channels / groups, group_out = s.output_channels / groups;
   // OHWI (per group): the values are random, only the amount matters.
-  const std::vector<float> kernel =
-      RandomFloats(s.output_channels * group_in * layer.kernel * layer.kernel, 2);
-  const std::vector<float> bias = RandomFloats(s.output_channels, 3);
-  std::vector<float> output(s.output_height() * s.output_width() * s.output_channels);
+  const Floats kernel = RandomFloats(s.output_channels * group_in * layer.kernel * layer.kernel, 2);
+  const Floats bias = RandomFloats(s.output_channels, 3);
+  Floats output(s.output_height() * s.output_width() * s.output_channels);
   const float inf = std::numeric_limits<float>::infinity();
   const uint32_t pad = static_cast<uint32_t>(layer.pad);
   const uint32_t k = static_cast<uint32_t>(layer.kernel);

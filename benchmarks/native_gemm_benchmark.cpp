@@ -45,6 +45,7 @@
 namespace torchir::native::bench {
 namespace {
 
+using ::torchir::benchmarks::Floats;
 using ::torchir::benchmarks::FmaPeakBenchmark;
 using ::torchir::benchmarks::MedianFmaPeak;
 using ::torchir::benchmarks::RandomFloats;
@@ -118,14 +119,14 @@ void BM_Native(benchmark::State& state, Shape shape, int64_t target, pthreadpool
     state.SkipWithError("no GEMM config for this target");
     return;
   }
-  const std::vector<float> a = RandomFloats(shape.m * shape.k, 1);
-  const std::vector<float> b = RandomFloats(shape.k * shape.n, 2);
-  const std::vector<float> bias = RandomFloats(shape.n, 3);
-  std::vector<float> c(shape.m * shape.n);
+  const Floats a = RandomFloats(shape.m * shape.k, 1);
+  const Floats b = RandomFloats(shape.k * shape.n, 2);
+  const Floats bias = RandomFloats(shape.n, 3);
+  Floats c(shape.m * shape.n);
   // float storage keeps the packed panels and the scratch 4-byte aligned; the header is 64 bytes.
-  std::vector<float> packed(PackedBBytes(config, shape.k, shape.n) / sizeof(float) + 16);
+  Floats packed(PackedBBytes(config, shape.k, shape.n) / sizeof(float) + 16);
   const size_t threads = pool == nullptr ? 1 : pthreadpool_get_threads_count(pool);
-  std::vector<float> scratch(GemmScratchBytes(config, shape.m, threads) / sizeof(float) + 16);
+  Floats scratch(GemmScratchBytes(config, shape.m, threads) / sizeof(float) + 16);
   PackedB view;
   if (PackB(config, shape.k, shape.n, b.data(), shape.n, packed.data(),
             packed.size() * sizeof(float)) != runtime::Error::kOk ||
@@ -151,14 +152,14 @@ void BM_Native(benchmark::State& state, Shape shape, int64_t target, pthreadpool
 }
 
 void BM_Xnnpack(benchmark::State& state, Shape shape, pthreadpool_t pool) {
-  const std::vector<float> a = RandomFloats(shape.m * shape.k, 1);
-  const std::vector<float> b = RandomFloats(shape.k * shape.n, 2);
-  const std::vector<float> bias = RandomFloats(shape.n, 3);
-  std::vector<float> kernel(shape.n * shape.k);  // XNNPACK's weights are N x K
+  const Floats a = RandomFloats(shape.m * shape.k, 1);
+  const Floats b = RandomFloats(shape.k * shape.n, 2);
+  const Floats bias = RandomFloats(shape.n, 3);
+  Floats kernel(shape.n * shape.k);  // XNNPACK's weights are N x K
   for (size_t k = 0; k < shape.k; ++k) {
     for (size_t n = 0; n < shape.n; ++n) kernel[n * shape.k + k] = b[k * shape.n + n];
   }
-  std::vector<float> c(shape.m * shape.n);
+  Floats c(shape.m * shape.n);
   xnn_operator_t op = nullptr;
   const float inf = std::numeric_limits<float>::infinity();
   if (xnn_create_fully_connected_nc_f32(shape.k, shape.n, shape.k, shape.n, kernel.data(),

@@ -47,8 +47,12 @@ namespace {
 // so the chains of FMAs are independent and each weight vector serves kPixels pixels. The
 // accumulators are named variables, not an array: a named vector is a register to the compiler,
 // and SVE's vectors are sizeless types that cannot form arrays at all.
+// kKernel 0: the taps of px's ranges, in loops. kKernel k: a k x k kernel whose taps all lie
+// inside the input, its loops unrolled at compile time, so that each tap's loads are addressed
+// from a few base registers with no loop control between them: 1.15-1.3x faster on the stride-2
+// layers of mobilenet_v2 (docs/native-kernels.md).
 #define TORCHIR_DW_PAIRS(X) X(0, 0) X(0, 1) X(1, 0) X(1, 1) X(2, 0) X(2, 1) X(3, 0) X(3, 1)
-template <size_t kPixels, size_t kVectors, class D>
+template <size_t kPixels, size_t kVectors, size_t kKernel, class D>
 HWY_INLINE void Block(D d, const DepthwiseCall& call, const PixelBlock& px, size_t c) {
   static_assert(kPixels >= 1 && kPixels <= 4 && kVectors >= 1 && kVectors <= 2,
                 "TORCHIR_DW_PAIRS covers 4 pixels x 2 vectors");
@@ -72,26 +76,43 @@ HWY_INLINE void Block(D d, const DepthwiseCall& call, const PixelBlock& px, size
 #undef TORCHIR_DW_DECLARE
   const float* HWY_RESTRICT in_row = px.in + c;
   const size_t in_step = px.in_step;
-  // Pointers are formed for taps inside the input only (never stepped past the last one: with a
-  // large dilation that step would leave the tensor, undefined even unread).
-  for (size_t ky = px.ky_range.begin; ky < px.ky_range.end; ++ky) {
-    const float* HWY_RESTRICT in_tap_row = in_row + (ky - px.ky_range.begin) * row_step;
-    for (size_t kx = px.kx_range.begin; kx < px.kx_range.end; ++kx) {
-      const float* HWY_RESTRICT in_tap = in_tap_row + (kx - px.kx_range.begin) * column_step;
-      const float* HWY_RESTRICT w_tap =
-          call.weights->data + (ky * s.kernel_width + kx) * tap_stride + c;
-      const V w0 = hn::LoadU(d, w_tap);
-      V w1 = w0;
-      if constexpr (kVectors > 1) w1 = hn::LoadU(d, w_tap + lanes);
-      (void)w1;
+  // One tap (ky, kx): its weights, then every pixel's FMAs, reading the input at in_tap.
 #define TORCHIR_DW_FMA(p, v)                                                                 \
   if constexpr (p < kPixels && v < kVectors) {                                               \
     acc##p##v = hn::MulAdd(hn::LoadU(d, in_tap + p * in_step + v * lanes), w##v, acc##p##v); \
   }
-      TORCHIR_DW_PAIRS(TORCHIR_DW_FMA)
-#undef TORCHIR_DW_FMA
+#define TORCHIR_DW_TAP(ky, kx, kernel_width)                            \
+  {                                                                     \
+    const float* HWY_RESTRICT w_tap =                                   \
+        call.weights->data + (ky * kernel_width + kx) * tap_stride + c; \
+    const V w0 = hn::LoadU(d, w_tap);                                   \
+    V w1 = w0;                                                          \
+    if constexpr (kVectors > 1) w1 = hn::LoadU(d, w_tap + lanes);       \
+    (void)w1;                                                           \
+    TORCHIR_DW_PAIRS(TORCHIR_DW_FMA)                                    \
+  }
+  if constexpr (kKernel != 0) {
+#pragma GCC unroll 5
+    for (size_t ky = 0; ky < kKernel; ++ky) {
+#pragma GCC unroll 5
+      for (size_t kx = 0; kx < kKernel; ++kx) {
+        const float* HWY_RESTRICT in_tap = in_row + ky * row_step + kx * column_step;
+        TORCHIR_DW_TAP(ky, kx, kKernel)
+      }
+    }
+  } else {
+    // Pointers are formed for taps inside the input only (never stepped past the last one: with
+    // a large dilation that step would leave the tensor, undefined even unread).
+    for (size_t ky = px.ky_range.begin; ky < px.ky_range.end; ++ky) {
+      const float* HWY_RESTRICT in_tap_row = in_row + (ky - px.ky_range.begin) * row_step;
+      for (size_t kx = px.kx_range.begin; kx < px.kx_range.end; ++kx) {
+        const float* HWY_RESTRICT in_tap = in_tap_row + (kx - px.kx_range.begin) * column_step;
+        TORCHIR_DW_TAP(ky, kx, s.kernel_width)
+      }
     }
   }
+#undef TORCHIR_DW_TAP
+#undef TORCHIR_DW_FMA
   const V lo = hn::Set(d, call.lo), hi = hn::Set(d, call.hi);
 #define TORCHIR_DW_STORE(p, v)                                                                  \
   if constexpr (p < kPixels && v < kVectors) {                                                  \
@@ -106,14 +127,18 @@ HWY_INLINE void Block(D d, const DepthwiseCall& call, const PixelBlock& px, size
 }
 #undef TORCHIR_DW_PAIRS
 
-// The row-reuse block (AVX2): kRowPixels output pixels of a row, all taps inside the input
-// along x, stride and dilation 1 along x, channels [c, c + lanes). Pixel p's tap kx reads input
-// column p + kx, so a kernel row's kRowPixels + kKw - 1 columns are each loaded once and each
-// feeds every (pixel, tap) pair that reads it, where Block loads every (pixel, tap) input anew.
-// At stride 2 (8 * 2 + 1 columns for 8 pixels) it measured slower than Block. Live vectors:
-// kRowPixels accumulators, the kernel row's kKw weights and one input column (8 + 5 + 1 = 14 of
-// AVX2's 16 for a 5-wide kernel).
-constexpr size_t kRowPixels = 8;
+// The row-reuse block (AVX2): kPixels output pixels of a row, all taps inside the input along x,
+// stride and dilation 1 along x, channels [c, c + lanes). Pixel p's tap kx reads input column
+// p + kx, so a kernel row's kPixels + kKw - 1 columns are each loaded once and each feeds every
+// (pixel, tap) pair that reads it, where Block loads every (pixel, tap) input anew. At stride 2
+// (8 * 2 + 1 columns for 8 pixels) it measured slower than Block. Live vectors: kPixels
+// accumulators, the kernel row's kKw weights and one input column: 10 + 3 + 1 = 14 of AVX2's 16
+// for a 3-wide kernel, 8 + 5 + 1 for a 5-wide one. The 3-wide kernel's 10 pixels rather than 8
+// ran mobilenet_v2's large layers 1.2-1.3x faster: 10 FMA chains are more than the 8 (4 cycles'
+// latency x 2 ports) that keep the FMA units busy, so a late load no longer idles them.
+// kAllRows: every kernel row inside the input (kernel height kKw), the row loop unrolled.
+constexpr size_t kRowPixels = 8;    // the fewest pixels a RowBlock takes
+constexpr size_t kRowPixels3 = 10;  // a 3-wide kernel's
 #if HWY_TARGET == HWY_AVX2
 constexpr bool kRowReuse = true;
 #else
@@ -121,16 +146,16 @@ constexpr bool kRowReuse = true;
 constexpr bool kRowReuse = false;
 #endif
 
-#define TORCHIR_DW_ROW_PIXELS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define TORCHIR_DW_ROW_PIXELS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9)
 #define TORCHIR_DW_ROW_TAPS(X) X(0) X(1) X(2) X(3) X(4)
 // Columns 0..11: enough for 8 pixels of a 5-wide kernel.
 #define TORCHIR_DW_ROW_COLUMNS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
-template <size_t kKw, class D>
+template <size_t kKw, size_t kPixels, bool kAllRows, class D>
 HWY_INLINE void RowBlock(D d, const DepthwiseCall& call, const PixelBlock& px, size_t c) {
-  static_assert(kKw <= 5 && kRowPixels + kKw - 1 <= 12,
+  static_assert(kKw <= 5 && kPixels + kKw - 1 <= 12,
                 "TORCHIR_DW_ROW_TAPS and _COLUMNS cover a 5-wide kernel");
-  static_assert(kRowPixels == 8, "TORCHIR_DW_ROW_PIXELS covers 8 pixels");
-  constexpr size_t kColumns = kRowPixels + kKw - 1;
+  static_assert(kPixels <= 10, "TORCHIR_DW_ROW_PIXELS covers 10 pixels");
+  constexpr size_t kColumns = kPixels + kKw - 1;
   using V = decltype(hn::Zero(d));
   const Convolution2dShape& s = *call.shape;
   const size_t channels = s.input_channels;
@@ -138,11 +163,17 @@ HWY_INLINE void RowBlock(D d, const DepthwiseCall& call, const PixelBlock& px, s
   const size_t tap_stride = call.weights->padded_channels;
   V start = hn::Zero(d);
   if (call.bias != nullptr) start = hn::LoadU(d, call.bias + c);
-#define TORCHIR_DW_ROW_DECLARE(p) V acc##p = start;
+#define TORCHIR_DW_ROW_DECLARE(p) \
+  V acc##p = start;               \
+  (void)acc##p;
   TORCHIR_DW_ROW_PIXELS(TORCHIR_DW_ROW_DECLARE)
 #undef TORCHIR_DW_ROW_DECLARE
-  for (size_t ky = px.ky_range.begin; ky < px.ky_range.end; ++ky) {
-    const float* HWY_RESTRICT in = px.in + (ky - px.ky_range.begin) * row_step + c;
+  const size_t ky_begin = kAllRows ? 0 : px.ky_range.begin;
+  const size_t ky_end = kAllRows ? kKw : px.ky_range.end;
+  // Unrolled where the trip count is known (kAllRows); a runtime count keeps the loop.
+#pragma GCC unroll 5
+  for (size_t ky = ky_begin; ky < ky_end; ++ky) {
+    const float* HWY_RESTRICT in = px.in + (ky - ky_begin) * row_step + c;
     const float* HWY_RESTRICT w = call.weights->data + ky * kKw * tap_stride + c;
 #define TORCHIR_DW_ROW_WEIGHT(kx) \
   V w##kx = hn::Zero(d);          \
@@ -151,7 +182,7 @@ HWY_INLINE void RowBlock(D d, const DepthwiseCall& call, const PixelBlock& px, s
 #undef TORCHIR_DW_ROW_WEIGHT
     // Column j feeds pixel p through tap j - p when that tap exists.
 #define TORCHIR_DW_ROW_FMA(p)                                         \
-  if constexpr (kJ >= p && kJ - p < kKw) {                            \
+  if constexpr (p < kPixels && kJ >= p && kJ - p < kKw) {             \
     constexpr size_t kTap = kJ - p;                                   \
     if constexpr (kTap == 0) acc##p = hn::MulAdd(column, w0, acc##p); \
     if constexpr (kTap == 1) acc##p = hn::MulAdd(column, w1, acc##p); \
@@ -172,11 +203,13 @@ HWY_INLINE void RowBlock(D d, const DepthwiseCall& call, const PixelBlock& px, s
     (void)w4;
   }
   const V lo = hn::Set(d, call.lo), hi = hn::Set(d, call.hi);
-#define TORCHIR_DW_ROW_STORE(p)                                                     \
-  if (px.residual != nullptr) {                                                     \
-    acc##p = hn::Add(acc##p, hn::LoadU(d, px.residual + p * px.residual_step + c)); \
-  }                                                                                 \
-  hn::StoreU(hn::Min(hn::Max(acc##p, lo), hi), d, px.out + p * channels + c);
+#define TORCHIR_DW_ROW_STORE(p)                                                       \
+  if constexpr (p < kPixels) {                                                        \
+    if (px.residual != nullptr) {                                                     \
+      acc##p = hn::Add(acc##p, hn::LoadU(d, px.residual + p * px.residual_step + c)); \
+    }                                                                                 \
+    hn::StoreU(hn::Min(hn::Max(acc##p, lo), hi), d, px.out + p * channels + c);       \
+  }
   TORCHIR_DW_ROW_PIXELS(TORCHIR_DW_ROW_STORE)
 #undef TORCHIR_DW_ROW_STORE
 }
@@ -210,30 +243,53 @@ void ScalarChannels(const DepthwiseCall& call, const PixelBlock& px, size_t p, s
   }
 }
 
-// Channels [c_begin, c_end) of kPixels pixels that share their tap ranges: blocks of kWide, then
-// 1 vectors, then the last channels one at a time.
-template <size_t kPixels, size_t kWide, class D>
+// Channels [c_begin, c_end) of kPixels pixels that share their tap ranges: blocks of 2 vectors,
+// then 1, then the last channels one at a time. kKernel as for Block.
+template <size_t kPixels, size_t kKernel = 0, class D>
 HWY_INLINE void Channels(D d, const DepthwiseCall& call, const PixelBlock& px, size_t c_begin,
                          size_t c_end) {
   const size_t lanes = hn::Lanes(d);
   size_t c = c_begin;
-  for (; c + kWide * lanes <= c_end; c += kWide * lanes) Block<kPixels, kWide>(d, call, px, c);
-  for (; c + lanes <= c_end; c += lanes) Block<kPixels, 1>(d, call, px, c);
+  for (; c + 2 * lanes <= c_end; c += 2 * lanes) Block<kPixels, 2, kKernel>(d, call, px, c);
+  for (; c + lanes <= c_end; c += lanes) Block<kPixels, 1, kKernel>(d, call, px, c);
   if (c < c_end) {
     for (size_t p = 0; p < kPixels; ++p) ScalarChannels(call, px, p, c, c_end);
   }
 }
 
-// Channels [c_begin, c_end) of the kRowPixels pixels of `px` by RowBlock, the last channels
-// (fewer than a vector's lanes) one at a time.
-template <size_t kKw, class D>
+// Channels [c_begin, c_end) of the kPixels pixels of `px` by RowBlock, the last channels (fewer
+// than a vector's lanes) one at a time.
+template <size_t kKw, size_t kPixels, class D>
 HWY_INLINE void RowChannels(D d, const DepthwiseCall& call, const PixelBlock& px, size_t c_begin,
                             size_t c_end) {
   const size_t lanes = hn::Lanes(d);
   size_t c = c_begin;
-  for (; c + lanes <= c_end; c += lanes) RowBlock<kKw>(d, call, px, c);
+  if (px.ky_range.begin == 0 && px.ky_range.end == kKw && call.shape->kernel_height == kKw) {
+    for (; c + lanes <= c_end; c += lanes) RowBlock<kKw, kPixels, true>(d, call, px, c);
+  } else {
+    for (; c + lanes <= c_end; c += lanes) RowBlock<kKw, kPixels, false>(d, call, px, c);
+  }
   if (c < c_end) {
-    for (size_t p = 0; p < kRowPixels; ++p) ScalarChannels(call, px, p, c, c_end);
+    for (size_t p = 0; p < kPixels; ++p) ScalarChannels(call, px, p, c, c_end);
+  }
+}
+
+constexpr bool kUnrolledKernels = HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128;
+
+// `pixels` (1 to 4) pixels of `px`, every tap inside the input along x, through the Block
+// instances for kKernel.
+template <size_t kKernel, class D>
+HWY_INLINE void InteriorPixels(D d, size_t pixels, const DepthwiseCall& call, const PixelBlock& px,
+                               size_t c_begin, size_t c_end) {
+  switch (pixels) {
+    case 4:
+      return Channels<4, kKernel>(d, call, px, c_begin, c_end);
+    case 3:
+      return Channels<3, kKernel>(d, call, px, c_begin, c_end);
+    case 2:
+      return Channels<2, kKernel>(d, call, px, c_begin, c_end);
+    default:
+      return Channels<1, kKernel>(d, call, px, c_begin, c_end);
   }
 }
 
@@ -247,18 +303,21 @@ RowKernel RowKernelFor(const Convolution2dShape& s) {
   return RowKernel::kNone;
 }
 
-// kRowPixels pixels of `px` through the RowBlock instance `kernel` (not kNone).
+// The first pixels of `px` through the widest RowBlock instance of `kernel` (k3 or k5) that
+// `pixels` (at least kRowPixels, all of them interior) fill; returns how many it computed.
 template <class D>
-void RowPixels(D d, RowKernel kernel, const DepthwiseCall& call, const PixelBlock& px,
-               size_t c_begin, size_t c_end) {
-  switch (kernel) {
-    case RowKernel::k3:
-      return RowChannels<3>(d, call, px, c_begin, c_end);
-    case RowKernel::k5:
-      return RowChannels<5>(d, call, px, c_begin, c_end);
-    case RowKernel::kNone:
-      return;
+size_t RowPixels(D d, RowKernel kernel, size_t pixels, const DepthwiseCall& call,
+                 const PixelBlock& px, size_t c_begin, size_t c_end) {
+  if (kernel == RowKernel::k3) {
+    if (pixels >= kRowPixels3) {
+      RowChannels<3, kRowPixels3>(d, call, px, c_begin, c_end);
+      return kRowPixels3;
+    }
+    RowChannels<3, kRowPixels>(d, call, px, c_begin, c_end);
+    return kRowPixels;
   }
+  RowChannels<5, kRowPixels>(d, call, px, c_begin, c_end);
+  return kRowPixels;
 }
 
 }  // namespace
@@ -273,6 +332,13 @@ void DepthwiseRowsForTarget(const DepthwiseCall& call) {
   const size_t ox_begin = interior.begin, ox_end = interior.end;
   constexpr size_t kBlockPixels = 4;
   const RowKernel row_kernel = RowKernelFor(s);
+  // The square kernel sizes Block is compiled for (MobileNets' and EfficientNets' 3x3 and 5x5),
+  // used where all of a pixel's taps lie inside the input; 0 for any other kernel, and on the
+  // scalar target (no vectors to schedule: the unrolled copies would only add code).
+  const size_t unrolled_kernel = kUnrolledKernels && s.kernel_height == s.kernel_width &&
+                                         (s.kernel_width == 3 || s.kernel_width == 5)
+                                     ? s.kernel_width
+                                     : 0;
   // Activations other than a clamp run on each block of pixels just stored (still in L1).
   const bool after_store = IsAppliedAfterStore(call.activation);
   // Rows go in slices of at most 256 channels, as equal as multiples of 32 (2 vectors of every
@@ -282,6 +348,8 @@ void DepthwiseRowsForTarget(const DepthwiseCall& call) {
 
   for (size_t row = call.row_begin; row < call.row_end; ++row) {
     const RowTaps taps = RowTapsAt(call, row);
+    const size_t row_kernel_size =
+        taps.ky_range.begin == 0 && taps.ky_range.end == s.kernel_height ? unrolled_kernel : 0;
     // A row in slices of channels, so the input a block of pixels reads is still in L1 when the
     // next block (sharing kernel width - stride columns) reads it: at most 3 rows x 6 columns x
     // 256 channels = 18 KiB for a 3x3 kernel, where 576 channels at once would take 41 KiB.
@@ -296,13 +364,20 @@ void DepthwiseRowsForTarget(const DepthwiseCall& call) {
           none.in = nullptr;
           ScalarChannels(call, none, 0, c_begin, c_end);
         } else if (row_kernel != RowKernel::kNone && ox >= ox_begin && ox + kRowPixels <= ox_end) {
-          RowPixels(d, row_kernel, call, px, c_begin, c_end);
-          done = kRowPixels;
-        } else if (ox >= ox_begin && ox + kBlockPixels <= ox_end) {
-          Channels<kBlockPixels, 2>(d, call, px, c_begin, c_end);
-          done = kBlockPixels;
+          if constexpr (kRowReuse)
+            done = RowPixels(d, row_kernel, ox_end - ox, call, px, c_begin, c_end);
+        } else if (ox >= ox_begin && ox < ox_end) {
+          // Up to 4 pixels at a time, the last few of the interior columns together too.
+          done = ox_end - ox < kBlockPixels ? ox_end - ox : kBlockPixels;
+          if (kUnrolledKernels && row_kernel_size == 3) {
+            InteriorPixels<3>(d, done, call, px, c_begin, c_end);
+          } else if (kUnrolledKernels && row_kernel_size == 5) {
+            InteriorPixels<5>(d, done, call, px, c_begin, c_end);
+          } else {
+            InteriorPixels<0>(d, done, call, px, c_begin, c_end);
+          }
         } else {
-          Channels<1, 2>(d, call, px, c_begin, c_end);
+          Channels<1>(d, call, px, c_begin, c_end);
         }
         if (after_store) {
           ActivationRows(call.activation, px.out + c_begin, done, c_end - c_begin, channels);

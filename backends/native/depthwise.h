@@ -5,8 +5,10 @@
 //     pool's threads);
 //  2. for each output pixel, the taps that fall inside the input are found once (no per-tap
 //     padding test in the loop);
-//  3. output pixels whose taps all lie inside the input along x go 4 at a time, the others one
-//     at a time; channels in blocks of 2 vectors, then 1 vector (vectors of the CPU's best
+//  3. output pixels whose taps all lie inside the input along x go up to 4 at a time (on AVX2 at
+//     stride 1, rows of 10 or 8 reusing each loaded input column), the others one at a time;
+//     3x3 and 5x5 kernels in rows with every tap inside the input through blocks unrolled at
+//     compile time; channels in blocks of 2 vectors, then 1 vector (vectors of the CPU's best
 //     Highway target), then one at a time for the last C mod lanes: accumulators (pixels x
 //     vectors of them) start from the bias, take one FMA per tap, add the residual, are clamped
 //     and stored; any other activation (GELU, hardswish, silu, ...) then runs on the block of

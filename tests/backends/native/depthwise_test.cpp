@@ -148,10 +148,11 @@ TEST_P(DepthwiseTest, MatchesReferenceForKernelsStridesDilationsAndPadding) {
   }
 }
 
-// Rows wide enough for blocks of 8 interior pixels (the row-reuse kernel on AVX2, for 3- and
-// 5-wide kernels at stride 1 and dilation 1) next to edge pixels and leftovers of 1-7 pixels:
-// widths 9-26, every channel count's vector blocks and scalar tail, padded and unpadded, and
-// strides and dilations of 2 beside them, which keep the 4-pixel blocks.
+// Rows wide enough for blocks of 10 and 8 interior pixels (the row-reuse kernel on AVX2, for 3-
+// and 5-wide kernels at stride 1 and dilation 1) next to edge pixels and leftovers of 1-9 pixels
+// (the unrolled 4-, 3-, 2- and 1-pixel blocks): widths 9-26, every channel count's vector blocks
+// and scalar tail, padded and unpadded, and strides and dilations of 2 beside them (stride 2:
+// the unrolled blocks; dilation 2: the blocks that loop over the taps).
 TEST_P(DepthwiseTest, MatchesReferenceOnWideRows) {
   uint32_t seed = 400;
   for (size_t kernel : {3, 5}) {
