@@ -14,8 +14,9 @@
 //     reaches the delegate's checks: in an XNNPACK blob a node's input or
 //     output index, a value's dim, argument or is_output, a node's int or
 //     float parameter, a blob constant, or the blob's version or argument
-//     count; in a native blob a convolution's size, stride, padding, argument
-//     index, activation or clamp bound, or the version or argument count; in
+//     count; in a native blob a convolution's, pooling's or channel scale's
+//     size, stride, padding, argument index, activation, clamp bound or kind,
+//     or the version or argument count; in
 //     a packed-weight header its magic, version, target, nr, kc, K, N or float
 //     count; in the program FlatBuffer a delegate call's planned scratch (bytes, arena
 //     index, offset) — each to a nearby or boundary value.
@@ -120,6 +121,31 @@ std::vector<Field> NativeBlobFields(const uint8_t* blob, size_t size) {
   const nfb::Blob* parsed = nfb::GetBlob(blob);
   AddTableField(parsed, nfb::Blob::VT_VERSION, 4, Field::Kind::kUnsigned, blob, &fields);
   AddTableField(parsed, nfb::Blob::VT_NUM_ARGUMENTS, 4, Field::Kind::kUnsigned, blob, &fields);
+  if (parsed->poolings() != nullptr) {
+    for (const nfb::Pooling* node : *parsed->poolings()) {
+      AddTableField(node, nfb::Pooling::VT_KIND, 4, Field::Kind::kUnsigned, blob, &fields);
+      // batch .. padding_left: uint64, 2 apart in the vtable.
+      for (flatbuffers::voffset_t at = nfb::Pooling::VT_BATCH; at <= nfb::Pooling::VT_PADDING_LEFT;
+           at += 2) {
+        AddTableField(node, at, 8, Field::Kind::kUnsigned, blob, &fields);
+      }
+      AddTableField(node, nfb::Pooling::VT_INPUT, 4, Field::Kind::kSigned, blob, &fields);
+      AddTableField(node, nfb::Pooling::VT_OUTPUT, 4, Field::Kind::kSigned, blob, &fields);
+    }
+  }
+  if (parsed->channel_scales() != nullptr) {
+    for (const nfb::ChannelScale* node : *parsed->channel_scales()) {
+      for (flatbuffers::voffset_t at = nfb::ChannelScale::VT_BATCH;
+           at <= nfb::ChannelScale::VT_CHANNELS; at += 2) {
+        AddTableField(node, at, 8, Field::Kind::kUnsigned, blob, &fields);
+      }
+      AddTableField(node, nfb::ChannelScale::VT_SHARED_SCALE, 1, Field::Kind::kBool, blob, &fields);
+      for (flatbuffers::voffset_t at = nfb::ChannelScale::VT_INPUT;
+           at <= nfb::ChannelScale::VT_OUTPUT; at += 2) {
+        AddTableField(node, at, 4, Field::Kind::kSigned, blob, &fields);
+      }
+    }
+  }
   if (parsed->convolutions() == nullptr) return fields;
   for (const nfb::Convolution* node : *parsed->convolutions()) {
     // batch .. padding_right: uint64, 2 apart in the vtable.

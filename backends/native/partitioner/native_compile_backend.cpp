@@ -212,14 +212,54 @@ std::string PoolingProblem(const ir::Node& node, PoolingGeometry* out) {
   return "";
 }
 
+// A squeeze-and-excitation's multiply as the kernel sees it (channel_scale.h): `input` NCHW
+// [N, C, H, W] times `scale` [N, C, 1, 1] (or [1, C, 1, 1]: shared by every image).
+struct ChannelScaleGeometry {
+  ir::Value* input;
+  ir::Value* scale;
+  uint64_t batch, pixels, channels;
+  bool shared_scale;
+};
+
+// Why the native kernels do not run `node` (an edge.mul), or "" with *out set.
+std::string ChannelScaleProblem(const ir::Node& node, ChannelScaleGeometry* out) {
+  constexpr const char* kWhat =
+      "an elementwise product other than a 4-d NCHW tensor times one value per channel ([N, C, "
+      "1, 1] or [1, C, 1, 1], a squeeze-and-excitation's scale): the native kernels scale "
+      "channels";
+  if (node.num_inputs() != 2 || node.input(0) == nullptr || node.input(1) == nullptr) return kWhat;
+  const std::vector<int64_t>& result = node.output(0)->sizes();
+  for (int which = 0; which < 2; ++which) {
+    ir::Value* input = node.input(which);
+    ir::Value* scale = node.input(1 - which);
+    const std::vector<int64_t>& x = input->sizes();
+    const std::vector<int64_t>& s = scale->sizes();
+    if (x != result || x.size() != 4 || s.size() != 4 || s == x || input->is_constant_like()) {
+      continue;
+    }
+    if ((s[0] != 1 && s[0] != x[0]) || s[1] != x[1] || s[2] != 1 || s[3] != 1) continue;
+    if (out != nullptr) {
+      *out = ChannelScaleGeometry{input,
+                                  scale,
+                                  static_cast<uint64_t>(x[0]),
+                                  static_cast<uint64_t>(x[2]) * static_cast<uint64_t>(x[3]),
+                                  static_cast<uint64_t>(x[1]),
+                                  s[0] != x[0] || x[0] == 1};
+    }
+    return "";
+  }
+  return kWhat;
+}
+
 // The generic checks, then the op's own; "" when the native kernels run the node.
 std::string Refusal(const ir::Node& node) {
   const std::string& op = node.op();
   if (op != "edge.convolution" && op != "edge.linear" && op != "edge.matmul" &&
-      op != "edge.layer_norm" && op != "edge.max_pool2d" && op != "edge.mean") {
+      op != "edge.layer_norm" && op != "edge.max_pool2d" && op != "edge.mean" && op != "edge.mul") {
     return "the native backend runs convolutions, linear layers (with a residual add and an "
            "activation fused after them), matrix products (a scale, a mask and a softmax fused "
-           "after them), layer norms, 2-d max pooling and global average pooling";
+           "after them), layer norms, 2-d max pooling, global average pooling and the "
+           "per-channel multiply of a squeeze-and-excitation block";
   }
   for (const ir::Value* value : node.inputs()) {
     if (!IsFloat32(value)) {
@@ -235,6 +275,7 @@ std::string Refusal(const ir::Node& node) {
   if (op == "edge.matmul") return MatmulProblem(node);
   if (op == "edge.layer_norm") return LayerNormProblem(node);
   if (op == "edge.max_pool2d" || op == "edge.mean") return PoolingProblem(node, nullptr);
+  if (op == "edge.mul") return ChannelScaleProblem(node, nullptr);
   if (std::string reason = NotPackableReason(node.input(1), "weight"); !reason.empty()) {
     return reason;
   }
@@ -581,7 +622,10 @@ void GrowMatmulPermutes(Region* region, const std::unordered_map<const ir::Node*
 Region GrowRegion(ir::Node* compute, const std::unordered_map<const ir::Node*, size_t>& taken) {
   Region region;
   region.compute = compute;
-  if (compute->op() == "edge.max_pool2d" || compute->op() == "edge.mean") return region;
+  if (compute->op() == "edge.max_pool2d" || compute->op() == "edge.mean" ||
+      compute->op() == "edge.mul") {
+    return region;
+  }
   if (compute->op() == "edge.matmul") {
     GrowSoftmax(&region, taken);
     GrowMatmulPermutes(&region, taken);
@@ -739,9 +783,8 @@ class NativeCompileBackend : public backend::Backend {
         "torchir's own kernels (Highway) run float32 convolutions, linear layers (a residual add "
         "and a clamp, GELU, hardswish, silu, sigmoid or hardsigmoid fused after them), matrix "
         "products (a scalar scale, a boolean mask and a softmax over the last dim fused after "
-        "them) and "
-        "layer norms, weights packed at compile "
-        "time for --target (",
+        "them), layer norms, 2-d max pooling, global average pooling and squeeze-and-excitation "
+        "multiplies, weights packed at compile time for --target (",
         KernelTargetName(target_), " here)");
   }
 
@@ -885,7 +928,8 @@ class NativeCompileBackend : public backend::Backend {
  private:
   static backend::Layout LayoutOf(const Region& region) {
     const std::string& op = region.compute->op();
-    return op == "edge.convolution" || op == "edge.max_pool2d" || op == "edge.mean"
+    return op == "edge.convolution" || op == "edge.max_pool2d" || op == "edge.mean" ||
+                   op == "edge.mul"
                ? backend::Layout::kChannelsLast
                : backend::Layout::kLogical;
   }
@@ -900,6 +944,7 @@ class NativeCompileBackend : public backend::Backend {
     if (region.compute->op() == "edge.max_pool2d" || region.compute->op() == "edge.mean") {
       return SerializePooling(region, delegate_index);
     }
+    if (region.compute->op() == "edge.mul") return SerializeChannelScale(region, delegate_index);
     const ir::Node& compute = *region.compute;
     const backend::Layout layout = LayoutOf(region);
     ir::Value* input = compute.input(0);
@@ -1122,6 +1167,47 @@ class NativeCompileBackend : public backend::Backend {
     return rewrite;
   }
 
+  // A channel scaling over NHWC: the input, the scale and the output, all channels-last (the
+  // scale's [N, C, 1, 1] is the same bytes as [N, C]); a constant scale is an argument too.
+  absl::StatusOr<backend::RegionRewrite> SerializeChannelScale(const Region& region,
+                                                               int64_t delegate_index) const {
+    const ir::Node& mul = *region.compute;
+    ChannelScaleGeometry geometry;
+    if (std::string problem = ChannelScaleProblem(mul, &geometry); !problem.empty()) {
+      return absl::InternalError(absl::StrCat("native: '", mul.name(), "': ", problem));
+    }
+    backend::RegionRewrite rewrite;
+    rewrite.members = region.Members();
+    rewrite.delegate_index = delegate_index;
+    rewrite.tag = kNativeBackendName;
+    for (ir::Value* value : {geometry.input, geometry.scale, mul.output(0)}) {
+      backend::SubgraphArgument argument;
+      argument.value = value;
+      const std::vector<int64_t> perm =
+          backend::PhysicalPermutation(LayoutOf(region), value->sizes().size());
+      argument.dims = backend::PhysicalDims(value->sizes(), LayoutOf(region));
+      if (value == mul.output(0)) {
+        argument.kind = backend::SubgraphArgument::Kind::kOutput;
+        argument.perm = perm;
+      } else if (value->is_constant_like()) {
+        argument.kind = backend::SubgraphArgument::Kind::kConstant;
+        argument.transform = {value->sizes(), perm};
+      } else {
+        argument.kind = backend::SubgraphArgument::Kind::kActivation;
+        argument.perm = perm;
+      }
+      rewrite.subgraph.arguments.push_back(std::move(argument));
+    }
+    rewrite.subgraph.num_inputs = 2;
+    flatbuffers::FlatBufferBuilder builder;
+    builder.ForceDefaults(true);
+    const auto node = fb::CreateChannelScale(builder, geometry.batch, geometry.pixels,
+                                             geometry.channels, geometry.shared_scale,
+                                             /*input=*/0, /*scale=*/1, /*output=*/2);
+    FinishBlob(builder, rewrite, {}, {}, {}, {}, builder.CreateVector(&node, 1));
+    return rewrite;
+  }
+
   // The blob of `rewrite` with these nodes, into rewrite.subgraph.blob.
   static void FinishBlob(
       flatbuffers::FlatBufferBuilder& builder, backend::RegionRewrite& rewrite,
@@ -1129,16 +1215,19 @@ class NativeCompileBackend : public backend::Backend {
       flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::MatrixMultiply>>>
           matrix_multiplies,
       flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::LayerNorm>>> layer_norms = {},
-      flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Pooling>>> poolings = {}) {
+      flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Pooling>>> poolings = {},
+      flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::ChannelScale>>>
+          channel_scales = {}) {
     std::vector<flatbuffers::Offset<flatbuffers::String>> ops;
     uint64_t macs = 0;
     for (const ir::Node* member : rewrite.members) {
       ops.push_back(builder.CreateString(member->op()));
       macs += dialect::NodeMacs(*member);
     }
-    const auto blob = fb::CreateBlob(
-        builder, kBlobVersion, static_cast<uint32_t>(rewrite.subgraph.arguments.size()),
-        convolutions, builder.CreateVector(ops), macs, matrix_multiplies, layer_norms, poolings);
+    const auto blob = fb::CreateBlob(builder, kBlobVersion,
+                                     static_cast<uint32_t>(rewrite.subgraph.arguments.size()),
+                                     convolutions, builder.CreateVector(ops), macs,
+                                     matrix_multiplies, layer_norms, poolings, channel_scales);
     builder.Finish(blob, fb::BlobIdentifier());
     rewrite.subgraph.blob.assign(builder.GetBufferPointer(),
                                  builder.GetBufferPointer() + builder.GetSize());

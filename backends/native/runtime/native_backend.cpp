@@ -10,6 +10,7 @@
 #include <new>
 
 #include "backends/common/shared_thread_pool.h"
+#include "backends/native/channel_scale.h"
 #include "backends/native/convolution.h"
 #include "backends/native/depthwise.h"
 #include "backends/native/gemm.h"
@@ -131,6 +132,17 @@ struct BoundPooling {
   size_t trace_node;  // its position in the call's debug handle
 };
 
+// One channel scaling (a squeeze-and-excitation's multiply), bound to its arguments' memory.
+struct BoundChannelScale {
+  bool parallel;  // large enough for the thread pool
+  size_t batch, pixels, channels;
+  const float* input;
+  const float* scale;
+  size_t scale_batch_stride;  // channels, or 0 when one scale serves every image
+  float* output;
+  size_t trace_node;  // its position in the call's debug handle
+};
+
 // What Init returns as the handle (from the Method's allocator).
 struct Delegate {
   BoundConvolution* nodes = nullptr;
@@ -141,6 +153,8 @@ struct Delegate {
   size_t num_layer_norms = 0;
   BoundPooling* poolings = nullptr;
   size_t num_poolings = 0;
+  BoundChannelScale* channel_scales = nullptr;
+  size_t num_channel_scales = 0;
   GemmConfig config{};  // this CPU's blocking, for B packed at run time
   void* scratch = nullptr;
   size_t scratch_bytes = 0;
@@ -173,7 +187,7 @@ void NodeTracePositions(const fb::Blob& blob, Delegate* delegate) {
     const size_t length = std::strlen(name);
     return op->size() == length && std::equal(op->begin(), op->end(), name);
   };
-  size_t convolutions = 0, matmuls = 0, softmaxes = 0, layer_norms = 0, poolings = 0;
+  size_t convolutions = 0, matmuls = 0, softmaxes = 0, layer_norms = 0, poolings = 0, scales = 0;
   for (size_t i = 0; i < delegate->num_nodes; ++i) delegate->nodes[i].trace_node = kNoTraceNode;
   for (size_t i = 0; i < delegate->num_matmuls; ++i) {
     delegate->matmuls[i].trace_node = delegate->matmuls[i].softmax_trace_node = kNoTraceNode;
@@ -183,6 +197,9 @@ void NodeTracePositions(const fb::Blob& blob, Delegate* delegate) {
   }
   for (size_t i = 0; i < delegate->num_poolings; ++i)
     delegate->poolings[i].trace_node = kNoTraceNode;
+  for (size_t i = 0; i < delegate->num_channel_scales; ++i) {
+    delegate->channel_scales[i].trace_node = kNoTraceNode;
+  }
   if (blob.source_ops() == nullptr) return;
   for (flatbuffers::uoffset_t k = 0; k < blob.source_ops()->size(); ++k) {
     const flatbuffers::String* op = blob.source_ops()->Get(k);
@@ -202,6 +219,10 @@ void NodeTracePositions(const fb::Blob& blob, Delegate* delegate) {
       }
     } else if (Is(op, "edge.max_pool2d") || Is(op, "edge.mean")) {
       if (poolings < delegate->num_poolings) delegate->poolings[poolings++].trace_node = k;
+    } else if (Is(op, "edge.mul")) {
+      if (scales < delegate->num_channel_scales) {
+        delegate->channel_scales[scales++].trace_node = k;
+      }
     }
   }
 }
@@ -226,7 +247,8 @@ Error VerifyBlob(Span<const uint8_t> blob, size_t num_args, const fb::Blob** out
       parsed->matrix_multiplies() != nullptr ? parsed->matrix_multiplies()->size() : 0;
   const size_t norms = parsed->layer_norms() != nullptr ? parsed->layer_norms()->size() : 0;
   const size_t pools = parsed->poolings() != nullptr ? parsed->poolings()->size() : 0;
-  const size_t nodes = convolutions + matmuls + norms + pools;
+  const size_t scales = parsed->channel_scales() != nullptr ? parsed->channel_scales()->size() : 0;
+  const size_t nodes = convolutions + matmuls + norms + pools + scales;
   BLOB_CHECK(nodes > 0 && nodes <= kMaxNodes, "the blob has no nodes, or too many");
   *out = parsed;
   return Error::kOk;
@@ -332,11 +354,17 @@ class NativeBackend final : public Backend {
     delegate->layer_norms = allocator.AllocateArray<BoundLayerNorm>(delegate->num_layer_norms + 1);
     delegate->num_poolings = parsed->poolings() != nullptr ? parsed->poolings()->size() : 0;
     delegate->poolings = allocator.AllocateArray<BoundPooling>(delegate->num_poolings + 1);
+    delegate->num_channel_scales =
+        parsed->channel_scales() != nullptr ? parsed->channel_scales()->size() : 0;
+    delegate->channel_scales =
+        allocator.AllocateArray<BoundChannelScale>(delegate->num_channel_scales + 1);
     TORCHIR_CHECK_OR_RETURN(delegate->nodes != nullptr && delegate->matmuls != nullptr &&
-                                delegate->layer_norms != nullptr && delegate->poolings != nullptr,
+                                delegate->layer_norms != nullptr && delegate->poolings != nullptr &&
+                                delegate->channel_scales != nullptr,
                             Error::kOutOfMemory, "NativeBackend: out of memory for %zu nodes",
                             delegate->num_nodes + delegate->num_matmuls +
-                                delegate->num_layer_norms + delegate->num_poolings);
+                                delegate->num_layer_norms + delegate->num_poolings +
+                                delegate->num_channel_scales);
     // The kernels block for this CPU (mr, mc) whatever the weights were packed for: their
     // scratch is sized with its configuration.
     const GemmConfig& here = delegate->config;
@@ -362,6 +390,15 @@ class NativeBackend final : public Backend {
       TORCHIR_RETURN_IF_ERROR(BindPooling(
           node, delegate->num_nodes + delegate->num_matmuls + delegate->num_layer_norms + i, args,
           &delegate->poolings[i]));
+    }
+    for (size_t i = 0; i < delegate->num_channel_scales; ++i) {
+      const fb::ChannelScale& node =
+          *parsed->channel_scales()->Get(static_cast<flatbuffers::uoffset_t>(i));
+      TORCHIR_RETURN_IF_ERROR(BindChannelScale(node,
+                                               delegate->num_nodes + delegate->num_matmuls +
+                                                   delegate->num_layer_norms +
+                                                   delegate->num_poolings + i,
+                                               args, &delegate->channel_scales[i]));
     }
     NodeTracePositions(*parsed, delegate);
     // The GEMM's scratch, then B packed at run time, in the scratch the Method binds
@@ -457,6 +494,14 @@ class NativeBackend final : public Backend {
                     shape.batch, shape.input_height * shape.input_width, shape.channels, node.input,
                     node.output, node_pool)
               : ::torchir::native::MaxPool2d(shape, node.input, node.output, node_pool));
+      ReportNode(trace, node.trace_node, begin_ns);
+    }
+    for (size_t i = 0; i < delegate.num_channel_scales; ++i) {
+      const BoundChannelScale& node = delegate.channel_scales[i];
+      const uint64_t begin_ns = trace != nullptr ? NowNanoseconds() : 0;
+      TORCHIR_RETURN_IF_ERROR(::torchir::native::ScaleChannels(
+          node.batch, node.pixels, node.channels, node.input, node.scale, node.scale_batch_stride,
+          node.output, node.parallel ? pool : nullptr));
       ReportNode(trace, node.trace_node, begin_ns);
     }
     return Error::kOk;
@@ -761,6 +806,45 @@ class NativeBackend final : public Backend {
     // Memory's work, not arithmetic's: shared like a depthwise convolution, by what it reads.
     bound->parallel = input_elements >= kMinParallelElements * 4;
     bound->input = input->data_ptr<float>();
+    bound->output = output->mutable_data_ptr<float>();
+    return Error::kOk;
+  }
+
+  static Error BindChannelScale(const fb::ChannelScale& node, size_t index, KernelArgs args,
+                                BoundChannelScale* bound) {
+    uint64_t elements, scale_elements;
+    BLOB_CHECK(
+        node.batch() > 0 && node.pixels() > 0 && node.channels() > 0 &&
+            Multiply(node.batch(), node.pixels(), &elements) &&
+            Multiply(elements, node.channels(), &elements) &&
+            Multiply(node.shared_scale() ? 1 : node.batch(), node.channels(), &scale_elements),
+        "node %zu: invalid channel scale geometry", index);
+    const Tensor* input = nullptr;
+    const Tensor* scale = nullptr;
+    const Tensor* output = nullptr;
+    TORCHIR_RETURN_IF_ERROR(
+        ActivationTensor(args, node.input(), "input", index, elements, node.channels(), &input));
+    TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.scale(), "scale", index, scale_elements,
+                                             node.channels(), &scale));
+    TORCHIR_RETURN_IF_ERROR(
+        ActivationTensor(args, node.output(), "output", index, elements, node.channels(), &output));
+    BLOB_CHECK(!output->is_constant(), "node %zu: output argument %d is a constant", index,
+               node.output());
+    // In place is fine (each element is read before it is written, by the same lane); any
+    // other overlap is not.
+    BLOB_CHECK(output->data() == input->data() || !Overlap(*output, *input),
+               "node %zu: output argument %d overlaps input argument %d", index, node.output(),
+               node.input());
+    BLOB_CHECK(!Overlap(*output, *scale), "node %zu: output argument %d overlaps scale argument %d",
+               index, node.output(), node.scale());
+    bound->batch = node.batch();
+    bound->pixels = node.pixels();
+    bound->channels = node.channels();
+    bound->scale_batch_stride = node.shared_scale() ? 0 : node.channels();
+    // Memory's work, shared like a pooling, by what it reads.
+    bound->parallel = elements >= kMinParallelElements * 4;
+    bound->input = input->data_ptr<float>();
+    bound->scale = scale->data_ptr<float>();
     bound->output = output->mutable_data_ptr<float>();
     return Error::kOk;
   }

@@ -71,9 +71,9 @@ void ExpectLayerNormMatches(const Case& c, uint32_t seed) {
       const double b = c.bias ? bias[i] : 0.0;
       const double normalized = (x[i] - mean) * rstd * w;
       const double expected = normalized + b;
-      const double bound = 2 * (dm * rstd * std::fabs(w) +
-                                (k * u + 2 * dm * rstd) * std::fabs(normalized) +
-                                4 * u * (std::fabs(expected) + std::fabs(b)));
+      const double bound =
+          2 * (dm * rstd * std::fabs(w) + (k * u + 2 * dm * rstd) * std::fabs(normalized) +
+               4 * u * (std::fabs(expected) + std::fabs(b)));
       ASSERT_NEAR(output[r * c.cols + i], expected, bound) << "row " << r << " col " << i;
     }
   }

@@ -960,11 +960,28 @@ std::vector<uint8_t> PoolingBlob(const PoolingNode& p, size_t num_args,
                               builder.GetBufferPointer() + builder.GetSize());
 }
 
+struct ChannelScaleNode {
+  uint64_t batch, pixels, channels;
+  bool shared_scale;
+  int32_t input, scale, output;
+};
+std::vector<uint8_t> ChannelScaleBlob(const ChannelScaleNode& c, size_t num_args) {
+  flatbuffers::FlatBufferBuilder builder;
+  const auto node = fb::CreateChannelScale(builder, c.batch, c.pixels, c.channels, c.shared_scale,
+                                           c.input, c.scale, c.output);
+  std::vector<flatbuffers::Offset<flatbuffers::String>> ops = {builder.CreateString("edge.mul")};
+  fb::FinishBlobBuffer(builder, fb::CreateBlob(builder, 1, static_cast<uint32_t>(num_args), 0,
+                                               builder.CreateVector(ops), 0, 0, 0, 0,
+                                               builder.CreateVector(&node, 1)));
+  return std::vector<uint8_t>(builder.GetBufferPointer(),
+                              builder.GetBufferPointer() + builder.GetSize());
+}
+
 // A traced call reports each kernel node under its position in the call's debug handle, which
 // the compiler writes in the order of the blob's source_ops: a product once per batch with its
-// softmax after it, the batches' work whole when they go to the threads; a convolution and a
-// pooling once. Untraced calls and blobs without source_ops report nothing; the outputs are the
-// same.
+// softmax after it, the batches' work whole when they go to the threads; a convolution, a
+// pooling and a channel scaling once. Untraced calls and blobs without source_ops report nothing;
+// the outputs are the same.
 TEST_F(NativeBackendTest, TracedCallsReportEachNodeAtItsDebugHandlePosition) {
   const size_t m = 96, k = 65, n = 129, batch = 3;
   DelegateArgs args;
@@ -1034,6 +1051,19 @@ TEST_F(NativeBackendTest, TracedCallsReportEachNodeAtItsDebugHandlePosition) {
         Error::kOk);
     EXPECT_EQ(events.Nodes(), (std::vector<size_t>{0})) << (average ? "mean" : "max");
   }
+
+  // A squeeze-and-excitation multiply: once, at its position.
+  events.events.clear();
+  DelegateArgs scale_args;
+  const int32_t features =
+      static_cast<int32_t>(scale_args.Add({1, 6, 6, 4}, RandomFloats(144, 46)));
+  const int32_t factors = static_cast<int32_t>(scale_args.Add({1, 1, 1, 4}, RandomFloats(4, 47)));
+  const int32_t scaled = static_cast<int32_t>(scale_args.Add({1, 6, 6, 4}));
+  ASSERT_EQ(
+      RunBytes(ChannelScaleBlob({1, 36, 4, false, features, factors, scaled}, scale_args.size()),
+               scale_args, 1, 0, &trace),
+      Error::kOk);
+  EXPECT_EQ(events.Nodes(), (std::vector<size_t>{0}));
 }
 
 // A matrix product of run-time operands (attention's scores and context, batched over heads)
@@ -1622,6 +1652,84 @@ TEST_F(NativeBackendTest, RefusesMalformedPoolings) {
   for (const Refusal& r : refusals) {
     SCOPED_TRACE(r.culprit);
     ExpectRunsOrRefused(RunBytes(PoolingBlob(r.node, args.size()), args), r.culprit);
+  }
+}
+
+// A squeeze-and-excitation multiply against its definition (one float multiply per element, so
+// exactly equal): EfficientNet's first (112 x 112 x 32, shared among threads at 2) with a scale
+// per image over a batch of 2, a shared constant scale, and one written over its own input.
+TEST_F(NativeBackendTest, ChannelScaleMatchesTheDefinition) {
+  for (uint32_t threads : {1u, 2u}) {
+    ASSERT_EQ(RegisterNativeBackend({threads}), Error::kOk);
+    struct Case {
+      uint64_t batch, side, channels;
+      bool shared, in_place;
+    };
+    for (const Case c : {Case{2, 112, 32, false, false}, Case{3, 5, 19, true, false},
+                         Case{1, 7, 1152, false, true}}) {
+      SCOPED_TRACE("threads " + std::to_string(threads) + " channels " +
+                   std::to_string(c.channels));
+      const int64_t n = static_cast<int64_t>(c.batch), side = static_cast<int64_t>(c.side),
+                    ch = static_cast<int64_t>(c.channels);
+      const uint64_t pixels = c.side * c.side;
+      const std::vector<float> x = RandomFloats(c.batch * pixels * c.channels, 31, -3, 3);
+      const std::vector<float> scale =
+          RandomFloats((c.shared ? 1 : c.batch) * c.channels, 32, 0, 1);
+      DelegateArgs args;
+      const int32_t input = static_cast<int32_t>(args.Add({n, side, side, ch}, x));
+      const int32_t factors = c.shared
+                                  ? static_cast<int32_t>(args.AddConstant({1, 1, 1, ch}, scale))
+                                  : static_cast<int32_t>(args.Add({n, 1, 1, ch}, scale));
+      const int32_t output =
+          c.in_place ? input : static_cast<int32_t>(args.Add({n, side, side, ch}));
+      const ChannelScaleNode node{c.batch, pixels, c.channels, c.shared, input, factors, output};
+      ASSERT_EQ(RunBytes(ChannelScaleBlob(node, args.size()), args), Error::kOk);
+      const std::vector<float> y = args.Values(static_cast<size_t>(output));
+      size_t mismatches = 0;
+      for (uint64_t i = 0; i < x.size(); ++i) {
+        const uint64_t image = i / (pixels * c.channels), channel = i % c.channels;
+        if (y[i] != x[i] * scale[(c.shared ? 0 : image) * c.channels + channel]) ++mismatches;
+      }
+      EXPECT_EQ(mismatches, 0u);
+    }
+  }
+}
+
+TEST_F(NativeBackendTest, RefusesMalformedChannelScales) {
+  DelegateArgs args;
+  const int32_t input = static_cast<int32_t>(args.Add({2, 3, 3, 4}, RandomFloats(72, 1)));
+  const int32_t scale = static_cast<int32_t>(args.Add({2, 1, 1, 4}, RandomFloats(8, 2)));
+  const int32_t output = static_cast<int32_t>(args.Add({2, 3, 3, 4}));
+  const int32_t constant =
+      static_cast<int32_t>(args.AddConstant({2, 3, 3, 4}, RandomFloats(72, 3)));
+  const int32_t ints = static_cast<int32_t>(args.AddTyped({2, 3, 3, 4}, ScalarType::kInt32));
+  const int32_t short_scale = static_cast<int32_t>(args.Add({1, 1, 1, 4}, RandomFloats(4, 4)));
+  const int32_t tail = static_cast<int32_t>(args.Add({2, 3, 3, 4}));
+  struct Refusal {
+    ChannelScaleNode node;
+    const char* culprit;
+  };
+  const Refusal refusals[] = {
+      {{2, 9, 4, false, input, scale, output}, ""},       // runs: the starting point
+      {{2, 9, 4, true, input, short_scale, output}, ""},  // runs: one scale for both images
+      {{2, 9, 4, false, input, scale, input}, ""},        // runs: in place
+      {{0, 9, 4, false, input, scale, output}, "geometry"},
+      {{2, 0, 4, false, input, scale, output}, "geometry"},
+      {{2, 9, 0, false, input, scale, output}, "geometry"},
+      {{uint64_t{1} << 40, uint64_t{1} << 40, 4, false, input, scale, output}, "geometry"},
+      {{2, 9, 2, false, input, scale, output}, "input argument"},
+      {{2, 8, 4, false, input, scale, output}, "input argument"},
+      {{2, 9, 4, false, input, short_scale, output}, "scale argument"},
+      {{2, 9, 4, true, input, scale, output}, "scale argument"},
+      {{2, 9, 4, false, input, scale, constant}, "constant"},
+      {{2, 9, 4, false, input, scale, ints}, "output argument"},
+      {{2, 9, 4, false, input, scale, 99}, "out of range"},
+      {{2, 9, 4, false, input, -1, output}, "scale argument"},
+      {{2, 9, 4, false, input, scale, tail}, ""},  // runs
+  };
+  for (const Refusal& r : refusals) {
+    SCOPED_TRACE(r.culprit);
+    ExpectRunsOrRefused(RunBytes(ChannelScaleBlob(r.node, args.size()), args), r.culprit);
   }
 }
 

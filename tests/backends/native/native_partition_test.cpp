@@ -220,5 +220,45 @@ TEST(NativePartitionTest, TakesMaxPoolingAndGlobalAveragePooling) {
   EXPECT_EQ(mean.channels(), 8u);
 }
 
+// A squeeze-and-excitation block: the multiply of the features by their per-image channel
+// scale ([2, 8, 1, 1] from the squeeze's convolutions, either operand order) is a channels-last
+// delegate of its own, and so is one by a constant per-channel scale shared by the images;
+// products of same-shaped tensors, of a scale along another dim, and of a 3-d tensor stay.
+TEST(NativePartitionTest, TakesSqueezeExcitationMultiplies) {
+  EdgeGraphBuilder g;
+  ir::Value* x = g.Input("x", F32({2, 3, 6, 5}));
+  x = g.Conv(x, g.Weight("w", F32({8, 3, 3, 3})), nullptr, {1, 1}, {1, 1});
+  ir::Value* squeezed = g.Mean(x, {-1, -2}, /*keepdim=*/true);
+  ir::Value* scale = g.Conv(squeezed, g.Weight("w2", F32({8, 8, 1, 1})), nullptr, {1, 1}, {0, 0});
+  ir::Value* excited = g.Op("edge.mul", {scale, x});
+  g.Output(g.Op("edge.mul", {excited, g.Weight("gamma", F32({1, 8, 1, 1}))}));
+  g.Output(g.Op("edge.mul", {x, x}));
+  g.Output(g.Op("edge.mul", {x, g.Weight("row", F32({1, 1, 1, 5}))}));
+  ir::Value* flat = g.Input("flat", F32({2, 8, 30}));
+  g.Output(g.Op("edge.mul", {flat, g.Weight("column", F32({1, 8, 1}))}));
+  std::unique_ptr<ir::Graph> graph = g.Build();
+  std::vector<std::vector<uint8_t>> blobs;
+  ASSERT_EQ(
+      DelegateOps(*graph, &blobs),
+      (std::vector<std::vector<std::string>>{
+          {"edge.convolution"}, {"edge.mean"}, {"edge.convolution"}, {"edge.mul"}, {"edge.mul"}}));
+  const fb::Blob* per_image = fb::GetBlob(blobs[3].data());
+  ASSERT_NE(per_image->channel_scales(), nullptr);
+  ASSERT_EQ(per_image->channel_scales()->size(), 1u);
+  const fb::ChannelScale& excite = *per_image->channel_scales()->Get(0);
+  EXPECT_EQ(excite.batch(), 2u);
+  EXPECT_EQ(excite.pixels(), 30u);
+  EXPECT_EQ(excite.channels(), 8u);
+  EXPECT_FALSE(excite.shared_scale());
+  EXPECT_EQ(excite.input(), 0);
+  EXPECT_EQ(excite.scale(), 1);
+  EXPECT_EQ(excite.output(), 2);
+  EXPECT_EQ(per_image->num_arguments(), 3u);
+  const fb::ChannelScale& constant = *fb::GetBlob(blobs[4].data())->channel_scales()->Get(0);
+  EXPECT_TRUE(constant.shared_scale());
+  EXPECT_EQ(constant.batch(), 2u);
+  EXPECT_EQ(constant.channels(), 8u);
+}
+
 }  // namespace
 }  // namespace torchir::native
