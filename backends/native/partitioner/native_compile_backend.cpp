@@ -221,6 +221,25 @@ struct ChannelScaleGeometry {
   bool shared_scale;
 };
 
+std::optional<fb::Activation> FusedActivationOf(const ir::Node& node);
+
+// Whether a channel scaling of `input` whose result is `output` sits next to a convolution: its
+// input a convolution's output (or that of the activation after one), or its output read by
+// one. Elsewhere (a batch norm decomposed into a multiply between a subtract and an add) the
+// layout permutes around a channels-last delegate would cost more than the multiply saves.
+bool NextToConvolution(const ir::Value* input, const ir::Value* output) {
+  const ir::Node* producer = input->producer();
+  if (producer != nullptr && producer->num_inputs() == 1 &&
+      (producer->op() == "edge.clamp" || FusedActivationOf(*producer).has_value())) {
+    producer = producer->input(0)->producer();
+  }
+  if (producer != nullptr && producer->op() == "edge.convolution") return true;
+  for (const ir::Use& use : output->uses()) {
+    if (use.user->op() == "edge.convolution" && use.index == 0) return true;
+  }
+  return false;
+}
+
 // Why the native kernels do not run `node` (an edge.mul), or "" with *out set.
 std::string ChannelScaleProblem(const ir::Node& node, ChannelScaleGeometry* out) {
   constexpr const char* kWhat =
@@ -238,6 +257,11 @@ std::string ChannelScaleProblem(const ir::Node& node, ChannelScaleGeometry* out)
       continue;
     }
     if ((s[0] != 1 && s[0] != x[0]) || s[1] != x[1] || s[2] != 1 || s[3] != 1) continue;
+    if (!NextToConvolution(input, node.output(0))) {
+      return "a per-channel multiply with no convolution before or after it: the native "
+             "kernels take it where the channels-last layout flows through (a "
+             "squeeze-and-excitation block), so no layout permutes surround it";
+    }
     if (out != nullptr) {
       *out = ChannelScaleGeometry{input,
                                   scale,

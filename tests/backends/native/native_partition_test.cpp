@@ -222,8 +222,10 @@ TEST(NativePartitionTest, TakesMaxPoolingAndGlobalAveragePooling) {
 
 // A squeeze-and-excitation block: the multiply of the features by their per-image channel
 // scale ([2, 8, 1, 1] from the squeeze's convolutions, either operand order) is a channels-last
-// delegate of its own, and so is one by a constant per-channel scale shared by the images;
-// products of same-shaped tensors, of a scale along another dim, and of a 3-d tensor stay.
+// delegate of its own, and so is one by a constant per-channel scale shared by the images that
+// feeds a convolution. Products of same-shaped tensors, of a scale along another dim, of a 3-d
+// tensor, and a per-channel product with no convolution next to it (a decomposed batch norm's)
+// stay, the last with its reason.
 TEST(NativePartitionTest, TakesSqueezeExcitationMultiplies) {
   EdgeGraphBuilder g;
   ir::Value* x = g.Input("x", F32({2, 3, 6, 5}));
@@ -231,18 +233,30 @@ TEST(NativePartitionTest, TakesSqueezeExcitationMultiplies) {
   ir::Value* squeezed = g.Mean(x, {-1, -2}, /*keepdim=*/true);
   ir::Value* scale = g.Conv(squeezed, g.Weight("w2", F32({8, 8, 1, 1})), nullptr, {1, 1}, {0, 0});
   ir::Value* excited = g.Op("edge.mul", {scale, x});
-  g.Output(g.Op("edge.mul", {excited, g.Weight("gamma", F32({1, 8, 1, 1}))}));
+  ir::Value* gamma = g.Op("edge.mul", {excited, g.Weight("gamma", F32({1, 8, 1, 1}))});
+  g.Output(g.Conv(gamma, g.Weight("w3", F32({4, 8, 1, 1})), nullptr, {1, 1}, {0, 0}));
   g.Output(g.Op("edge.mul", {x, x}));
   g.Output(g.Op("edge.mul", {x, g.Weight("row", F32({1, 1, 1, 5}))}));
   ir::Value* flat = g.Input("flat", F32({2, 8, 30}));
   g.Output(g.Op("edge.mul", {flat, g.Weight("column", F32({1, 8, 1}))}));
+  ir::Value* centred = g.Op(
+      "edge.sub", {g.Input("y", F32({2, 8, 3, 3})), g.Weight("running_mean", F32({1, 8, 1, 1}))});
+  ir::Value* normalised =
+      g.Op("edge.mul", {centred, g.Weight("inv_std", F32({1, 8, 1, 1}))}, {}, "normalise");
+  g.Output(g.Op("edge.add", {normalised, g.Weight("beta", F32({1, 8, 1, 1}))}));
   std::unique_ptr<ir::Graph> graph = g.Build();
-  std::vector<std::vector<uint8_t>> blobs;
-  ASSERT_EQ(
-      DelegateOps(*graph, &blobs),
-      (std::vector<std::vector<std::string>>{
-          {"edge.convolution"}, {"edge.mean"}, {"edge.convolution"}, {"edge.mul"}, {"edge.mul"}}));
-  const fb::Blob* per_image = fb::GetBlob(blobs[3].data());
+  std::unique_ptr<backend::Backend> native = MakeNativeCompileBackend(KernelTarget::kX86Avx2);
+  absl::StatusOr<backend::PartitionResult> result = native->Partition(*graph, 0);
+  ASSERT_TRUE(result.ok()) << result.status();
+  std::vector<std::vector<std::string>> ops;
+  for (const backend::DelegateSummary& delegate : result->delegates) ops.push_back(delegate.ops);
+  ASSERT_EQ(ops, (std::vector<std::vector<std::string>>{{"edge.convolution"},
+                                                        {"edge.mean"},
+                                                        {"edge.convolution"},
+                                                        {"edge.mul"},
+                                                        {"edge.mul"},
+                                                        {"edge.convolution"}}));
+  const fb::Blob* per_image = fb::GetBlob(result->payloads[3].blob.data());
   ASSERT_NE(per_image->channel_scales(), nullptr);
   ASSERT_EQ(per_image->channel_scales()->size(), 1u);
   const fb::ChannelScale& excite = *per_image->channel_scales()->Get(0);
@@ -254,10 +268,20 @@ TEST(NativePartitionTest, TakesSqueezeExcitationMultiplies) {
   EXPECT_EQ(excite.scale(), 1);
   EXPECT_EQ(excite.output(), 2);
   EXPECT_EQ(per_image->num_arguments(), 3u);
-  const fb::ChannelScale& constant = *fb::GetBlob(blobs[4].data())->channel_scales()->Get(0);
+  const fb::ChannelScale& constant =
+      *fb::GetBlob(result->payloads[4].blob.data())->channel_scales()->Get(0);
   EXPECT_TRUE(constant.shared_scale());
   EXPECT_EQ(constant.batch(), 2u);
   EXPECT_EQ(constant.channels(), 8u);
+  bool found = false;
+  for (const backend::NodeDecision& decision : result->decisions) {
+    if (decision.node != "normalise") continue;
+    found = true;
+    EXPECT_FALSE(decision.taken);
+    EXPECT_NE(decision.reason.find("no convolution before or after it"), std::string::npos)
+        << decision.reason;
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
