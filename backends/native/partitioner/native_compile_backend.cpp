@@ -958,6 +958,39 @@ class NativeCompileBackend : public backend::Backend {
                : backend::Layout::kLogical;
   }
 
+  // The rewrite of `region` into delegate `delegate_index`: its members, no arguments yet.
+  static backend::RegionRewrite NewRewrite(const Region& region, int64_t delegate_index) {
+    backend::RegionRewrite rewrite;
+    rewrite.members = region.Members();
+    rewrite.delegate_index = delegate_index;
+    rewrite.tag = kNativeBackendName;
+    return rewrite;
+  }
+
+  // kConstant for a value known at compile time, else kActivation.
+  static backend::SubgraphArgument::Kind InputKind(const ir::Value* value) {
+    return value->is_constant_like() ? backend::SubgraphArgument::Kind::kConstant
+                                     : backend::SubgraphArgument::Kind::kActivation;
+  }
+
+  // `value` as a delegate argument of `kind` with its dims in `layout`: an activation or the
+  // output is read or written through the layout's permutation, a constant is transformed into
+  // it once at compile time.
+  static backend::SubgraphArgument Argument(ir::Value* value, backend::Layout layout,
+                                            backend::SubgraphArgument::Kind kind) {
+    backend::SubgraphArgument argument;
+    argument.kind = kind;
+    argument.value = value;
+    argument.dims = backend::PhysicalDims(value->sizes(), layout);
+    std::vector<int64_t> perm = backend::PhysicalPermutation(layout, value->sizes().size());
+    if (kind == backend::SubgraphArgument::Kind::kConstant) {
+      argument.transform = {value->sizes(), std::move(perm)};
+    } else {
+      argument.perm = std::move(perm);
+    }
+    return argument;
+  }
+
   absl::StatusOr<backend::RegionRewrite> Serialize(const Region& region, int64_t delegate_index,
                                                    WinogradPolicy winograd_policy,
                                                    size_t* winograd_out) const {
@@ -986,25 +1019,14 @@ class NativeCompileBackend : public backend::Backend {
         PackedWeights(weight, shape, depthwise, groups, config_, winograd_tile);
     if (!packed.ok()) return packed.status();
 
-    auto activation_argument = [&](ir::Value* value, backend::SubgraphArgument::Kind kind) {
-      backend::SubgraphArgument argument;
-      argument.kind = kind;
-      argument.value = value;
-      argument.perm = backend::PhysicalPermutation(layout, value->sizes().size());
-      argument.dims = backend::PhysicalDims(value->sizes(), layout);
-      return argument;
-    };
-    backend::RegionRewrite rewrite;
-    rewrite.members = region.Members();
-    rewrite.delegate_index = delegate_index;
-    rewrite.tag = kNativeBackendName;
+    backend::RegionRewrite rewrite = NewRewrite(region, delegate_index);
     std::vector<backend::SubgraphArgument>& arguments = rewrite.subgraph.arguments;
-    arguments.push_back(activation_argument(input, backend::SubgraphArgument::Kind::kActivation));
+    arguments.push_back(Argument(input, layout, backend::SubgraphArgument::Kind::kActivation));
     int32_t residual_index = -1;
     if (region.residual != nullptr) {
       residual_index = static_cast<int32_t>(arguments.size());
       arguments.push_back(
-          activation_argument(region.residual, backend::SubgraphArgument::Kind::kActivation));
+          Argument(region.residual, layout, backend::SubgraphArgument::Kind::kActivation));
     }
     const int32_t weights_index = static_cast<int32_t>(arguments.size());
     backend::SubgraphArgument weights;
@@ -1027,7 +1049,7 @@ class NativeCompileBackend : public backend::Backend {
     }
     rewrite.subgraph.num_inputs = arguments.size();
     const int32_t output_index = static_cast<int32_t>(arguments.size());
-    arguments.push_back(activation_argument(output, backend::SubgraphArgument::Kind::kOutput));
+    arguments.push_back(Argument(output, layout, backend::SubgraphArgument::Kind::kOutput));
 
     flatbuffers::FlatBufferBuilder builder;
     builder.ForceDefaults(true);
@@ -1053,10 +1075,7 @@ class NativeCompileBackend : public backend::Backend {
     const bool shared = b.size() == 2;
     uint64_t batch = 1;
     for (size_t d = 0; d + 2 < a.size(); ++d) batch *= static_cast<uint64_t>(a[d]);
-    backend::RegionRewrite rewrite;
-    rewrite.members = region.Members();
-    rewrite.delegate_index = delegate_index;
-    rewrite.tag = kNativeBackendName;
+    backend::RegionRewrite rewrite = NewRewrite(region, delegate_index);
     // Causal scores carry no mask argument: the kernels know the mask (and skip its tiles).
     const std::optional<uint64_t> causal = CausalOffsetOf(region);
     ir::Value* mask =
@@ -1068,22 +1087,9 @@ class NativeCompileBackend : public backend::Backend {
                          region.output_permute != nullptr;
     for (ir::Value* value : {views.a.tensor, views.b.tensor, mask, output}) {
       if (value == nullptr) continue;
-      backend::SubgraphArgument argument;
-      argument.value = value;
-      argument.dims = value->sizes();
-      const std::vector<int64_t> identity =
-          backend::PhysicalPermutation(backend::Layout::kLogical, value->sizes().size());
-      if (value == output) {
-        argument.kind = backend::SubgraphArgument::Kind::kOutput;
-        argument.perm = identity;
-      } else if (value->is_constant_like()) {
-        argument.kind = backend::SubgraphArgument::Kind::kConstant;
-        argument.transform = {value->sizes(), identity};
-      } else {
-        argument.kind = backend::SubgraphArgument::Kind::kActivation;
-        argument.perm = identity;
-      }
-      rewrite.subgraph.arguments.push_back(std::move(argument));
+      rewrite.subgraph.arguments.push_back(
+          Argument(value, backend::Layout::kLogical,
+                   value == output ? backend::SubgraphArgument::Kind::kOutput : InputKind(value)));
     }
     rewrite.subgraph.num_inputs = rewrite.subgraph.arguments.size() - 1;
     const int32_t output_index = static_cast<int32_t>(rewrite.subgraph.num_inputs);
@@ -1114,37 +1120,19 @@ class NativeCompileBackend : public backend::Backend {
     const std::vector<int64_t>& sizes = norm.input(0)->sizes();
     const uint64_t cols = static_cast<uint64_t>(sizes.back());
     const uint64_t rows = static_cast<uint64_t>(norm.input(0)->type().numel()) / cols;
-    backend::RegionRewrite rewrite;
-    rewrite.members = region.Members();
-    rewrite.delegate_index = delegate_index;
-    rewrite.tag = kNativeBackendName;
+    backend::RegionRewrite rewrite = NewRewrite(region, delegate_index);
     std::vector<backend::SubgraphArgument>& arguments = rewrite.subgraph.arguments;
     int32_t index[4] = {-1, -1, -1, -1};  // input, weight, bias, output
     for (size_t i = 0; i < 3; ++i) {
       if (i >= norm.num_inputs() || norm.input(i) == nullptr) continue;
       ir::Value* value = norm.input(i);
       index[i] = static_cast<int32_t>(arguments.size());
-      backend::SubgraphArgument argument;
-      argument.value = value;
-      argument.dims = value->sizes();
-      if (value->is_constant_like()) {
-        argument.kind = backend::SubgraphArgument::Kind::kConstant;
-        argument.transform = {value->sizes(), {0}};
-      } else {
-        argument.kind = backend::SubgraphArgument::Kind::kActivation;
-        argument.perm =
-            backend::PhysicalPermutation(backend::Layout::kLogical, value->sizes().size());
-      }
-      arguments.push_back(std::move(argument));
+      arguments.push_back(Argument(value, backend::Layout::kLogical, InputKind(value)));
     }
     rewrite.subgraph.num_inputs = arguments.size();
     index[3] = static_cast<int32_t>(arguments.size());
-    backend::SubgraphArgument output;
-    output.kind = backend::SubgraphArgument::Kind::kOutput;
-    output.value = norm.output(0);
-    output.perm = backend::PhysicalPermutation(backend::Layout::kLogical, sizes.size());
-    output.dims = sizes;
-    arguments.push_back(std::move(output));
+    arguments.push_back(Argument(norm.output(0), backend::Layout::kLogical,
+                                 backend::SubgraphArgument::Kind::kOutput));
     flatbuffers::FlatBufferBuilder builder;
     builder.ForceDefaults(true);
     const auto node = fb::CreateLayerNorm(builder, rows, cols, index[0], index[1], index[2],
@@ -1162,19 +1150,11 @@ class NativeCompileBackend : public backend::Backend {
     if (std::string problem = PoolingProblem(pool, &geometry); !problem.empty()) {
       return absl::InternalError(absl::StrCat("native: '", pool.name(), "': ", problem));
     }
-    backend::RegionRewrite rewrite;
-    rewrite.members = region.Members();
-    rewrite.delegate_index = delegate_index;
-    rewrite.tag = kNativeBackendName;
-    for (ir::Value* value : {pool.input(0), pool.output(0)}) {
-      backend::SubgraphArgument argument;
-      argument.kind = value == pool.input(0) ? backend::SubgraphArgument::Kind::kActivation
-                                             : backend::SubgraphArgument::Kind::kOutput;
-      argument.value = value;
-      argument.perm = backend::PhysicalPermutation(LayoutOf(region), value->sizes().size());
-      argument.dims = backend::PhysicalDims(value->sizes(), LayoutOf(region));
-      rewrite.subgraph.arguments.push_back(std::move(argument));
-    }
+    backend::RegionRewrite rewrite = NewRewrite(region, delegate_index);
+    rewrite.subgraph.arguments.push_back(
+        Argument(pool.input(0), LayoutOf(region), backend::SubgraphArgument::Kind::kActivation));
+    rewrite.subgraph.arguments.push_back(
+        Argument(pool.output(0), LayoutOf(region), backend::SubgraphArgument::Kind::kOutput));
     rewrite.subgraph.num_inputs = 1;
     const Pool2dShape& s = geometry.shape;
     const bool average = geometry.global_average;
@@ -1200,28 +1180,12 @@ class NativeCompileBackend : public backend::Backend {
     if (std::string problem = ChannelScaleProblem(mul, &geometry); !problem.empty()) {
       return absl::InternalError(absl::StrCat("native: '", mul.name(), "': ", problem));
     }
-    backend::RegionRewrite rewrite;
-    rewrite.members = region.Members();
-    rewrite.delegate_index = delegate_index;
-    rewrite.tag = kNativeBackendName;
-    for (ir::Value* value : {geometry.input, geometry.scale, mul.output(0)}) {
-      backend::SubgraphArgument argument;
-      argument.value = value;
-      const std::vector<int64_t> perm =
-          backend::PhysicalPermutation(LayoutOf(region), value->sizes().size());
-      argument.dims = backend::PhysicalDims(value->sizes(), LayoutOf(region));
-      if (value == mul.output(0)) {
-        argument.kind = backend::SubgraphArgument::Kind::kOutput;
-        argument.perm = perm;
-      } else if (value->is_constant_like()) {
-        argument.kind = backend::SubgraphArgument::Kind::kConstant;
-        argument.transform = {value->sizes(), perm};
-      } else {
-        argument.kind = backend::SubgraphArgument::Kind::kActivation;
-        argument.perm = perm;
-      }
-      rewrite.subgraph.arguments.push_back(std::move(argument));
+    backend::RegionRewrite rewrite = NewRewrite(region, delegate_index);
+    for (ir::Value* value : {geometry.input, geometry.scale}) {
+      rewrite.subgraph.arguments.push_back(Argument(value, LayoutOf(region), InputKind(value)));
     }
+    rewrite.subgraph.arguments.push_back(
+        Argument(mul.output(0), LayoutOf(region), backend::SubgraphArgument::Kind::kOutput));
     rewrite.subgraph.num_inputs = 2;
     flatbuffers::FlatBufferBuilder builder;
     builder.ForceDefaults(true);
