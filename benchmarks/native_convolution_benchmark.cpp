@@ -31,6 +31,11 @@
 //   OneDnn/<layer>             the layer as TorchScript + oneDNN runs it inside a frozen network:
 //                              at::mkldnn_convolution on weights reordered once and an input in
 //                              oneDNN's blocked layout (libtorch_layers.h, kOneDnnPrepacked)
+//   InvertedResidual/<block>/layers, /bands:R
+//                              three of mobilenet_v2's inverted-residual blocks (expansion,
+//                              depthwise, projection) layer by layer over whole tensors, or in
+//                              bands of R output rows whose expanded rows stay in L2; the bands
+//                              check their output against the layers' bit for bit first
 //
 // Each layer runs Native, Xnnpack, Native again (A-B-A; with LibTorch, LibTorch/<layer> and
 // OneDnn/<layer> run between Xnnpack and Native again); 3x3 stride-1 layers then run Winograd,
@@ -48,6 +53,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
@@ -381,6 +387,173 @@ void BM_LibTorch(benchmark::State& state, Layer layer,
 }
 #endif
 
+// An inverted-residual block of mobilenet_v2 (1x1 expansion + relu6, 3x3 depthwise + relu6, 1x1
+// projection, the input added when the block keeps its shape), run two ways on the same packed
+// weights: layer by layer over whole tensors (as the runtime runs its delegates), and in bands of
+// output rows: the expanded rows a band needs go into a buffer that stays in L2 (the last
+// kernel - stride rows of the band before moved to its top, the others computed), the band's
+// depthwise rows into a second buffer, which is then projected. The question it answers: what
+// keeping the 6x wider tensors out of L3 saves (docs/native-kernels.md, "Fusing an
+// inverted-residual block").
+struct Block {
+  const char* name;
+  size_t size, cin, expanded, stride, cout;
+};
+
+constexpr Block kBlocks[] = {
+    {"mobilenet_v2_112_16x6_s2", 112, 16, 96, 2, 24},
+    {"mobilenet_v2_56_24x6", 56, 24, 144, 1, 24},
+    {"mobilenet_v2_28_32x6", 28, 32, 192, 1, 32},
+};
+
+double BlockFlops(const Block& b) {
+  const double in_pixels = static_cast<double>(b.size * b.size);
+  const size_t out_size = (b.size - 1) / b.stride + 1;
+  const double out_pixels = static_cast<double>(out_size * out_size);
+  return 2.0 * (in_pixels * b.cin * b.expanded + out_pixels * b.expanded * 9 +
+                out_pixels * b.expanded * b.cout);
+}
+
+// bands == 0: layer by layer; else bands of `bands` output rows.
+void BM_InvertedResidual(benchmark::State& state, Block block, size_t bands) {
+  GemmConfig config;
+  if (!GetGemmConfig(CurrentKernelTarget(), &config)) {
+    state.SkipWithError("no GEMM config for this target");
+    return;
+  }
+  const Convolution2dShape expand =
+      ShapeOf(Layer{block.name, block.size, block.cin, block.expanded, 1, 1, 0});
+  const Convolution2dShape depthwise =
+      ShapeOf(Layer{block.name, block.size, block.expanded, block.expanded, 3, block.stride, 1});
+  const size_t out_size = depthwise.output_height();
+  const Convolution2dShape project =
+      ShapeOf(Layer{block.name, out_size, block.expanded, block.cout, 1, 1, 0});
+  const bool residual = block.stride == 1 && block.cin == block.cout;
+  const size_t width = block.size;
+  const Floats input = RandomFloats(width * width * block.cin, 1);
+  const Floats w_expand = RandomFloats(block.expanded * block.cin, 2);
+  const Floats w_depthwise = RandomFloats(block.expanded * 9, 3);
+  const Floats w_project = RandomFloats(block.cout * block.expanded, 4);
+  const Floats b_expand = RandomFloats(block.expanded, 5);
+  const Floats b_depthwise = RandomFloats(block.expanded, 6);
+  const Floats b_project = RandomFloats(block.cout, 7);
+  Floats packed_expand(ConvolutionPackedWeightsBytes(config, expand) / sizeof(float));
+  Floats packed_project(ConvolutionPackedWeightsBytes(config, project) / sizeof(float));
+  Floats packed_depthwise(DepthwisePackedWeightsBytes(depthwise) / sizeof(float));
+  PackedB view_expand, view_project;
+  PackedDepthwise view_depthwise;
+  if (PackConvolutionWeights(config, expand, w_expand.data(), packed_expand.data(),
+                             packed_expand.size() * sizeof(float)) != runtime::Error::kOk ||
+      PackConvolutionWeights(config, project, w_project.data(), packed_project.data(),
+                             packed_project.size() * sizeof(float)) != runtime::Error::kOk ||
+      PackDepthwiseWeights(depthwise, w_depthwise.data(), packed_depthwise.data(),
+                           packed_depthwise.size() * sizeof(float)) != runtime::Error::kOk ||
+      ViewPackedB(packed_expand.data(), packed_expand.size() * sizeof(float), &view_expand) !=
+          runtime::Error::kOk ||
+      ViewPackedB(packed_project.data(), packed_project.size() * sizeof(float), &view_project) !=
+          runtime::Error::kOk ||
+      ViewPackedDepthwise(packed_depthwise.data(), packed_depthwise.size() * sizeof(float),
+                          &view_depthwise) != runtime::Error::kOk) {
+    state.SkipWithError("packing failed");
+    return;
+  }
+  Epilogue relu6;
+  relu6.activation = Activation::kClamp;
+  relu6.min = 0.0f;
+  relu6.max = 6.0f;
+  const size_t scratch_bytes = std::max(ConvolutionScratchBytes(config, expand, 1),
+                                        ConvolutionScratchBytes(config, project, 1));
+  Floats scratch(scratch_bytes / sizeof(float) + 1);
+  // Layer by layer: the whole expanded and depthwise tensors.
+  Floats expanded(width * width * block.expanded);
+  Floats filtered(out_size * out_size * block.expanded);
+  Floats layered(out_size * out_size * block.cout);
+  // In bands: the input rows one band's depthwise rows read, and those rows.
+  const size_t band_rows = bands == 0 ? 1 : std::min(bands, out_size);
+  Floats expanded_band(bands == 0 ? 0
+                                  : ((band_rows - 1) * block.stride + 3) * width * block.expanded);
+  Floats filtered_band(bands == 0 ? 0 : band_rows * out_size * block.expanded);
+  Floats banded(layered.size());
+  // The projection's epilogue for the output rows from `pixel` on: the block's input there.
+  auto project_epilogue = [&](size_t pixel) {
+    Epilogue e;
+    if (residual) {
+      e.residual = input.data() + pixel * block.cin;
+      e.residual_stride = block.cout;
+    }
+    return e;
+  };
+  auto run_layers = [&]() {
+    return Convolution2d(expand, input.data(), view_expand, b_expand.data(), expanded.data(), relu6,
+                         scratch.data(), scratch_bytes) == runtime::Error::kOk &&
+           DepthwiseConvolution2d(depthwise, expanded.data(), view_depthwise, b_depthwise.data(),
+                                  filtered.data(), relu6) == runtime::Error::kOk &&
+           Convolution2d(project, filtered.data(), view_project, b_project.data(), layered.data(),
+                         project_epilogue(0), scratch.data(), scratch_bytes) == runtime::Error::kOk;
+  };
+  auto run_bands = [&]() {
+    size_t computed_last = 0;  // the last input row expanded so far (none before the first band)
+    size_t buffered_rows = 0;  // rows in the buffer after the band before
+    for (size_t r0 = 0; r0 < out_size; r0 += band_rows) {
+      const size_t r1 = std::min(out_size, r0 + band_rows);
+      // Input rows [top, bottom] of the band's taps (pad 1), of which [first, last] exist.
+      const ptrdiff_t top = static_cast<ptrdiff_t>(r0 * block.stride) - 1;
+      const ptrdiff_t bottom = static_cast<ptrdiff_t>((r1 - 1) * block.stride) + 1;
+      const size_t first = static_cast<size_t>(std::max<ptrdiff_t>(top, 0));
+      const size_t last = static_cast<size_t>(std::min<ptrdiff_t>(bottom, width - 1));
+      const size_t rows = last - first + 1;
+      // Rows the band before expanded (its last kernel - stride) move to the top of the buffer
+      // instead of being computed again.
+      const size_t kept = r0 == 0 || computed_last < first ? 0 : computed_last - first + 1;
+      const size_t row_floats = width * block.expanded;
+      if (kept != 0) {
+        std::memmove(expanded_band.data(),
+                     expanded_band.data() + (buffered_rows - kept) * row_floats,
+                     kept * row_floats * sizeof(float));
+      }
+      buffered_rows = rows;
+      computed_last = last;
+      Convolution2dShape e = expand;
+      e.input_height = rows - kept;
+      Convolution2dShape d = depthwise;
+      d.input_height = rows;
+      d.padding_top = static_cast<size_t>(static_cast<ptrdiff_t>(first) - top);
+      d.padding_bottom = static_cast<size_t>(bottom - static_cast<ptrdiff_t>(last));
+      Convolution2dShape p = project;
+      p.input_height = r1 - r0;
+      float* out = banded.data() + r0 * out_size * block.cout;
+      if (d.output_height() != r1 - r0 ||
+          Convolution2d(e, input.data() + (first + kept) * width * block.cin, view_expand,
+                        b_expand.data(), expanded_band.data() + kept * row_floats, relu6,
+                        scratch.data(), scratch_bytes) != runtime::Error::kOk ||
+          DepthwiseConvolution2d(d, expanded_band.data(), view_depthwise, b_depthwise.data(),
+                                 filtered_band.data(), relu6) != runtime::Error::kOk ||
+          Convolution2d(p, filtered_band.data(), view_project, b_project.data(), out,
+                        project_epilogue(r0 * out_size), scratch.data(),
+                        scratch_bytes) != runtime::Error::kOk) {
+        return false;
+      }
+    }
+    return true;
+  };
+  if (bands != 0) {
+    // The bands compute what the layers do, to the last bit (same kernels, same sums).
+    if (!run_layers() || !run_bands() || layered != banded) {
+      state.SkipWithError("the banded block differs from the layers");
+      return;
+    }
+  }
+  for (auto _ : state) {
+    if (!(bands == 0 ? run_layers() : run_bands())) {
+      state.SkipWithError("a convolution failed");
+      return;
+    }
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOPS"] =
+      benchmark::Counter(BlockFlops(block) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void RegisterAll() {
   benchmark::RegisterBenchmark("Peak/start", BM_Peak);
   size_t index = 0;
@@ -424,6 +597,14 @@ void RegisterAll() {
     if (++index == std::size(kLayers) / 2) benchmark::RegisterBenchmark("Peak/middle", BM_Peak);
   }
   benchmark::RegisterBenchmark("Peak/end", BM_Peak);
+  // Layers, bands of 4 and 8 rows, layers again (A-B-C-A).
+  for (const Block& block : kBlocks) {
+    const std::string name = std::string("InvertedResidual/") + block.name;
+    benchmark::RegisterBenchmark((name + "/layers").c_str(), BM_InvertedResidual, block, 0);
+    benchmark::RegisterBenchmark((name + "/bands:4").c_str(), BM_InvertedResidual, block, 4);
+    benchmark::RegisterBenchmark((name + "/bands:8").c_str(), BM_InvertedResidual, block, 8);
+    benchmark::RegisterBenchmark((name + "/layers/again").c_str(), BM_InvertedResidual, block, 0);
+  }
 }
 
 }  // namespace
