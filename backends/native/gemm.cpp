@@ -133,19 +133,8 @@ constexpr size_t kInPlaceMaxFeatures = kThisTarget == KernelTarget::kX86Avx2 ? 6
 // residual is fetched ahead (GemmForTarget).
 constexpr size_t kFetchResidualAboveBytes = 512 * 1024;
 
-// The rows of the tile at row i0 of an mc-row block: kMr, except that a remainder of fewer than
-// kFewestRows rows is not left alone: with the last full tile it makes kMr + 1 to kMr + 3 rows,
-// split in two tiles of about half each. A tile of r rows has 2 r independent FMA chains (two
-// vectors of B), and below 8 chains it waits on the FMA's latency (4 cycles, 2 FMAs a cycle on
-// the cores we target), so it costs as long as a 4-row tile: on AVX2, 6 + 2 rows took the time
-// of 6 + 4 and 4 + 4 take 8 (docs/native-kernels.md).
-constexpr size_t kFewestRows = kMr / 2 < 4 ? kMr / 2 : 4;
-HWY_INLINE size_t TileRows(size_t mc, size_t i0) {
-  const size_t left = mc - i0;
-  if (left < kMr) return left;
-  if (left == kMr || left >= kMr + kFewestRows) return kMr;
-  return (left + 1) / 2;
-}
+// The rows of the tile at row i0 of an mc-row block (gemm_call.h).
+HWY_INLINE size_t TileRows(size_t mc, size_t i0) { return TileRowsAt(kMr, mc, i0); }
 
 }  // namespace
 
@@ -334,15 +323,6 @@ struct Split {
   size_t per_task = 0;  // rows (along M) or panels (along N)
 };
 
-// The time of `rows` rows of one panel in full tiles' time: a tile of r < mr rows has 2r chains
-// of FMAs, too few to hide the FMA's latency below about mr / 3 rows, so it costs at least that.
-double TileRowsCost(const GemmConfig& config, size_t rows) {
-  const size_t full = rows / config.mr, rest = rows % config.mr;
-  const double floor = static_cast<double>(config.mr) / 3.0;
-  return static_cast<double>(full) +
-         (rest == 0 ? 0.0 : (rest > floor ? static_cast<double>(rest) : floor) / config.mr);
-}
-
 Split PlanSplit(const GemmConfig& config, size_t m, size_t n, size_t threads) {
   Split split;
   split.per_task = m;
@@ -359,8 +339,8 @@ Split PlanSplit(const GemmConfig& config, size_t m, size_t n, size_t threads) {
     // Whole mr-row tiles for every thread; along N instead when that ends sooner: 128 rows on
     // 2 threads are 70 + 58 (5 tiles against 4 and a 2-row one) along M, but 9 tiles and a 2-row
     // one each along N (a transformer's linear layers at sequence 128: about 7 % sooner).
-    const double m_time = TileRowsCost(config, along_m.per_task) * static_cast<double>(panels);
-    const double n_time = TileRowsCost(config, m) * static_cast<double>(along_n.per_task);
+    const double m_time = TileRowsCost(config.mr, along_m.per_task) * static_cast<double>(panels);
+    const double n_time = TileRowsCost(config.mr, m) * static_cast<double>(along_n.per_task);
     return panels >= threads && n_time < m_time ? along_n : along_m;
   }
   return panels >= 2 ? along_n : split;

@@ -11,6 +11,37 @@
 
 namespace torchir::native {
 
+// How GemmForTarget cuts a block of `rows` rows into tiles of micro-kernels with `mr` rows: tiles
+// of mr, except that a remainder of fewer than FewestTileRows(mr) rows is not left alone: with
+// the last full tile it makes mr + 1 to mr + 3 rows, split in two tiles of about half each. A
+// tile of r rows has 2 r independent FMA chains (two vectors of B), and below 8 chains it waits
+// on the FMA's latency (4 cycles, 2 FMAs a cycle on the cores we target), so it costs as long as
+// a tile of kFullChainRows rows: on AVX2, 6 + 2 rows took the time of 6 + 4 and 4 + 4 take 8
+// (docs/native-kernels.md). PlanSplit prices a share of rows with the same rule.
+inline constexpr size_t kFullChainRows = 4;
+constexpr size_t FewestTileRows(size_t mr) { return mr / 2 < 4 ? mr / 2 : 4; }
+// The rows of the tile at row `done` of the block.
+constexpr size_t TileRowsAt(size_t mr, size_t rows, size_t done) {
+  const size_t left = rows - done;
+  if (left < mr) return left;
+  if (left == mr || left >= mr + FewestTileRows(mr)) return mr;
+  return (left + 1) / 2;
+}
+// The time of the block's tiles in full tiles' time, each costing at least kFullChainRows rows.
+constexpr double TileRowsCost(size_t mr, size_t rows) {
+  const size_t full = rows / mr, rest = rows % mr;
+  const auto cost = [](size_t tile) { return tile < kFullChainRows ? kFullChainRows : tile; };
+  size_t row_time = full * mr;
+  if (rest != 0 && (full == 0 || rest >= FewestTileRows(mr))) {
+    row_time += cost(rest);
+  } else if (rest != 0) {
+    // The last full tile and the remainder, as two tiles of about half.
+    const size_t merged = mr + rest;
+    row_time += cost((merged + 1) / 2) + cost(merged / 2) - mr;
+  }
+  return static_cast<double>(row_time) / static_cast<double>(mr);
+}
+
 // Where step 3 of the GEMM gets a block of A from when A is not a plain matrix in memory (a
 // convolution's im2col, computed one block at a time). `copy` writes rows [m0, m0 + rows) x
 // columns [k0, k0 + kc) of the virtual M x K matrix A into `panels`, row r at r * row_stride

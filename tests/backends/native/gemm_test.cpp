@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/native/gemm_call.h"
 #include "hwy/targets.h"
 #include "tests/backends/native/per_target_test.h"
 
@@ -151,6 +152,57 @@ void ExpectGemmMatchesReference(const Problem& p, uint32_t seed) {
 }
 
 class GemmTest : public PerTargetTest {};
+
+// The tiles GemmForTarget cuts a block into, for every target's mr: whole tiles of mr rows but
+// for the end, where a remainder too short to have enough FMA chains joins the last full tile
+// and the two are split about evenly.
+TEST(GemmTileRowsTest, CutsBlocksIntoTilesWithoutShortRemainders) {
+  for (size_t mr : {4, 6, 12, 14}) {
+    for (size_t rows = 1; rows <= 5 * mr; ++rows) {
+      std::vector<size_t> tiles;
+      for (size_t done = 0; done < rows; done += tiles.back()) {
+        tiles.push_back(TileRowsAt(mr, rows, done));
+        ASSERT_GE(tiles.back(), 1u) << "mr " << mr << ", rows " << rows;
+        ASSERT_LE(tiles.back(), mr) << "mr " << mr << ", rows " << rows;
+      }
+      size_t sum = 0;
+      for (size_t tile : tiles) sum += tile;
+      EXPECT_EQ(sum, rows) << "mr " << mr;
+      if (rows >= mr) {
+        for (size_t tile : tiles) {
+          EXPECT_GE(tile, FewestTileRows(mr)) << "mr " << mr << ", rows " << rows;
+        }
+      }
+    }
+  }
+  // AVX2 (mr 6): 8 rows as 4 + 4, 9 as 6 + 3; AVX-512 (mr 14): 16 as 8 + 8.
+  EXPECT_EQ(TileRowsAt(6, 8, 0), 4u);
+  EXPECT_EQ(TileRowsAt(6, 8, 4), 4u);
+  EXPECT_EQ(TileRowsAt(6, 9, 0), 6u);
+  EXPECT_EQ(TileRowsAt(6, 9, 6), 3u);
+  EXPECT_EQ(TileRowsAt(14, 16, 0), 8u);
+}
+
+// What PlanSplit weighs: each of those tiles at the time of at least kFullChainRows rows.
+TEST(GemmTileRowsTest, PricesEachTileAtLeastAsFullChains) {
+  for (size_t mr : {4, 6, 12, 14}) {
+    for (size_t rows = 1; rows <= 5 * mr; ++rows) {
+      size_t row_time = 0;
+      for (size_t done = 0; done < rows;) {
+        const size_t tile = TileRowsAt(mr, rows, done);
+        row_time += std::max(tile, kFullChainRows);
+        done += tile;
+      }
+      EXPECT_DOUBLE_EQ(TileRowsCost(mr, rows), static_cast<double>(row_time) / mr)
+          << "mr " << mr << ", rows " << rows;
+    }
+  }
+  // A transformer's 128 rows on AVX2: 20 tiles of 6 and 4 + 4; on AVX-512 the 2-row remainder
+  // of 16 rows costs 2 / 14 of a tile, not a third.
+  EXPECT_DOUBLE_EQ(TileRowsCost(6, 128), 128.0 / 6);
+  EXPECT_DOUBLE_EQ(TileRowsCost(14, 16), 16.0 / 14);
+  EXPECT_DOUBLE_EQ(TileRowsCost(6, 2), 4.0 / 6);
+}
 
 TEST_P(GemmTest, DispatchesToTheForcedTarget) {
   EXPECT_EQ(CurrentKernelTarget(), ExpectedKernelTarget(GetParam()));
