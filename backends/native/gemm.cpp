@@ -336,9 +336,10 @@ Split PlanSplit(const GemmConfig& config, size_t m, size_t n, size_t threads) {
     Split along_m;
     along_m.per_task = ((m + threads - 1) / threads + config.mr - 1) / config.mr * config.mr;
     along_m.tasks = (m + along_m.per_task - 1) / along_m.per_task;
-    // Whole mr-row tiles for every thread; along N instead when that ends sooner: 128 rows on
-    // 2 threads are 70 + 58 (5 tiles against 4 and a 2-row one) along M, but 9 tiles and a 2-row
-    // one each along N (a transformer's linear layers at sequence 128: about 7 % sooner).
+    // Whole mr-row tiles for every thread; along N instead when that ends sooner: with AVX-512's
+    // 14-row tiles, 128 rows on 2 threads are 70 + 58 along M (5 tiles against 4 and a 2-row
+    // remainder, which TileRows joins to the fourth as 8 + 8), but 9 tiles and a 2-row remainder
+    // each along N (a transformer's linear layers at sequence 128: about 7 % sooner).
     const double m_time = TileRowsCost(config.mr, along_m.per_task) * static_cast<double>(panels);
     const double n_time = TileRowsCost(config.mr, m) * static_cast<double>(along_n.per_task);
     return panels >= threads && n_time < m_time ? along_n : along_m;
