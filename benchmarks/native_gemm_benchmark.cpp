@@ -65,7 +65,8 @@ struct Shape {
 // resnet18's 3x3 convolutions as im2col GEMMs (M = output pixels, N = out channels,
 // K = in channels x 9), then 1x1 convolutions and linear layers; then every distinct linear layer
 // of the zoo's transformers (M = tokens): tiny_gpt (dim 64, 16 tokens: q/k/v/out projections,
-// fc1, fc2, lm_head) and gpt_small / encoder_small (dim 256, 128 tokens), and gpt_small's
+// fc1, fc2, lm_head) and gpt_small / encoder_small (dim 256, 128 tokens; gpt_small_qkv is its
+// q, k and v projections as one product, against three gpt_small_proj), and gpt_small's
 // attention products per head (q k^T: 128 x 128 over 64; p v: 128 x 64 over 128), here with B
 // packed ahead like a weight: in the model B is packed on every call.
 constexpr Shape kShapes[] = {
@@ -81,6 +82,7 @@ constexpr Shape kShapes[] = {
     {"tiny_gpt_fc2", 16, 64, 256},
     {"tiny_gpt_lm_head", 16, 100, 64},
     {"gpt_small_proj", 128, 256, 256},
+    {"gpt_small_qkv", 128, 768, 256},
     {"gpt_small_fc1", 128, 1024, 256},
     {"gpt_small_fc2", 128, 256, 1024},
     {"gpt_small_lm_head", 128, 1000, 256},
