@@ -54,6 +54,10 @@ struct Chunk {
   size_t width;
   const float* weights;  // filter row k of the chunk at k * nr floats
   size_t nr;
+  // The next chunk's filter (null after the last one): the first `next_width` floats of each of
+  // its k rows, fetched into L2 a slice per output row while this chunk computes.
+  const float* next_weights;
+  size_t next_width;
 };
 
 // The first `count` floats at p (count <= lanes) in a vector, the rest zero; and the first
@@ -249,6 +253,20 @@ struct RowPlan<2> {
                           kQuarter = 2, kQuarterSplit = 2, kSingleSplit = kManyRegisters ? 4 : 2;
 };
 
+// Slice `part` of `parts` of the next chunk's filter rows into L2 (prefetcht1); none after the
+// last chunk. Inside a model the filters come from memory, not cache: regnet_x_400mf's 7 x 7
+// grouped layer took 1.5x its warm time with them flushed (Native/<layer>/cold).
+inline void FetchNextFilter(const DirectCall& call, const Chunk& chunk, size_t part, size_t parts) {
+  if (chunk.next_weights == nullptr) return;
+  const size_t k_end = (part + 1) * call.k / parts;
+  for (size_t k = part * call.k / parts; k < k_end; ++k) {
+    const char* line = reinterpret_cast<const char*>(chunk.next_weights + k * chunk.nr);
+    for (size_t byte = 0; byte < chunk.next_width * sizeof(float); byte += 64) {
+      __builtin_prefetch(line + byte, 0, 2);
+    }
+  }
+}
+
 // The chunk of output rows [row_begin, row_end).
 template <size_t kVectors, class D>
 void ChunkRows(D d, const DirectCall& call, const Chunk& chunk) {
@@ -258,7 +276,9 @@ void ChunkRows(D d, const DirectCall& call, const Chunk& chunk) {
   const TapRange interior = InteriorColumns(s, ow);
   const bool after_store = IsAppliedAfterStore(call.activation);
   const size_t channels_out = s.output_channels;
+  const size_t rows = call.row_end - call.row_begin;
   for (size_t row = call.row_begin; row < call.row_end; ++row) {
+    FetchNextFilter(call, chunk, row - call.row_begin, rows);
     const RowTaps taps = RowTapsAt(call, row);
     for (size_t ox = 0; ox < ow;) {
       const PixelBlock px = PixelsAt(call, taps, ox);
@@ -290,6 +310,171 @@ void ChunkRows(D d, const DirectCall& call, const Chunk& chunk) {
   }
 }
 
+// Narrow groups in one vector with short rows (regnet_x_400mf's 16-channel groups at 7 x 7 and
+// 14 x 14 on AVX-512) go pixel by pixel across the rows, 7 or 8 at a time, each tap of each
+// pixel read through a pointer to its input (or to zeros in the padding): row by row, rows of 7
+// pixels end in short blocks and lone edge pixels with more loads per FMA (1 + 4 + 1 + 1). This
+// multiplies the padding's zeros instead. The pointers are made once per band of pixels and
+// serve every group. Zen 4, against the rows (docs/native-kernels.md): rows of 7 pixels
+// 0.76-0.80 of the time, of 14 0.92-0.99, of 28 1.02-1.04 and of 56 1.09-1.18, hence
+// kIndirectMaxWidth.
+constexpr size_t kIndirectPixels = 8;  // at most; 7 where that leaves fewer pixels over
+constexpr size_t kIndirectBand = 56;   // pixels, a multiple of 7 and of 8
+constexpr size_t kIndirectMaxTaps = 9;
+constexpr size_t kIndirectMaxChannels = 1024;
+constexpr size_t kIndirectMaxWidth = 16;
+HWY_ALIGN constexpr float kIndirectZeros[kIndirectMaxChannels] = {};
+
+bool IsIndirect(const DirectCall& call, size_t lanes) {
+  const Convolution2dShape& s = *call.shape;
+  return call.groups > 1 && call.group_output <= lanes && call.output_width <= kIndirectMaxWidth &&
+         s.input_channels <= kIndirectMaxChannels &&
+         s.kernel_height * s.kernel_width <= kIndirectMaxTaps;
+}
+
+// Pointers to channel 0 of the input each tap of pixels [pixel, pixel + count) reads, pixel by
+// pixel flattened over images, rows and columns, in blocks of `block_pixels`:
+// where[(p / block_pixels * taps + t) * 8 + p % block_pixels]. Past count, up to a multiple of
+// block_pixels, the last pixel again.
+inline void IndirectPointers(const DirectCall& call, size_t pixel, size_t count,
+                             size_t block_pixels, const float** where) {
+  const Convolution2dShape& s = *call.shape;
+  const size_t taps = s.kernel_height * s.kernel_width;
+  const size_t ow = call.output_width;
+  size_t row = pixel / ow, ox = pixel % ow;
+  size_t image = row / call.output_height, oy = row % call.output_height;
+  const size_t padded = (count + block_pixels - 1) / block_pixels * block_pixels;
+  for (size_t p = 0; p < padded; ++p) {
+    if (p > 0 && p < count && ++ox == ow) {
+      ox = 0;
+      if (++oy == call.output_height) {
+        oy = 0;
+        ++image;
+      }
+    }
+    const ptrdiff_t iy0 =
+        static_cast<ptrdiff_t>(oy * s.stride_height) - static_cast<ptrdiff_t>(s.padding_top);
+    const ptrdiff_t ix0 =
+        static_cast<ptrdiff_t>(ox * s.stride_width) - static_cast<ptrdiff_t>(s.padding_left);
+    const float* image_input =
+        call.input + image * s.input_height * s.input_width * s.input_channels;
+    const float** block = where + p / block_pixels * taps * kIndirectPixels + p % block_pixels;
+    for (size_t ky = 0; ky < s.kernel_height; ++ky) {
+      const ptrdiff_t iy = iy0 + static_cast<ptrdiff_t>(ky * s.dilation_height);
+      const bool row_inside = iy >= 0 && iy < static_cast<ptrdiff_t>(s.input_height);
+      for (size_t kx = 0; kx < s.kernel_width; ++kx) {
+        const ptrdiff_t ix = ix0 + static_cast<ptrdiff_t>(kx * s.dilation_width);
+        const bool inside = row_inside && ix >= 0 && ix < static_cast<ptrdiff_t>(s.input_width);
+        block[(ky * s.kernel_width + kx) * kIndirectPixels] =
+            inside ? image_input +
+                         (static_cast<size_t>(iy) * s.input_width + static_cast<size_t>(ix)) *
+                             s.input_channels
+                   : kIndirectZeros;
+      }
+    }
+  }
+}
+
+// One chunk's channels of pixels [pixel, pixel + count), count <= kPixels, through the
+// pointers of their block (`where`: taps x 8).
+template <size_t kPixels, class D>
+HWY_INLINE void IndirectBlock(D d, const DirectCall& call, const Chunk& chunk,
+                              const float* const* where, size_t pixel, size_t count) {
+  using V = decltype(hn::Zero(d));
+  const Convolution2dShape& s = *call.shape;
+  const size_t taps = s.kernel_height * s.kernel_width;
+  const size_t cin = call.group_input;
+  const size_t first = chunk.output_first;
+  const size_t tail = chunk.width;
+  const bool whole = tail == hn::Lanes(d);
+  V start = hn::Zero(d);
+  if (call.bias != nullptr) {
+    start = whole ? hn::LoadU(d, call.bias + first) : LoadFirst(d, call.bias + first, tail);
+  }
+#define TORCHIR_DI_PIXELS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define TORCHIR_DI_DECLARE(p) \
+  V acc##p = start;           \
+  (void)acc##p;
+  TORCHIR_DI_PIXELS(TORCHIR_DI_DECLARE)
+#undef TORCHIR_DI_DECLARE
+  const size_t nr = chunk.nr;
+  const size_t input_first = chunk.input_first;
+  for (size_t t = 0; t < taps; ++t) {
+    const float* HWY_RESTRICT w = chunk.weights + t * cin * nr;
+    const float* const* tap = where + t * kIndirectPixels;
+#define TORCHIR_DI_POINTER(p)                                                            \
+  const float* HWY_RESTRICT in##p = p < kPixels ? tap[p] + input_first : kIndirectZeros; \
+  (void)in##p;
+    TORCHIR_DI_PIXELS(TORCHIR_DI_POINTER)
+#undef TORCHIR_DI_POINTER
+    for (size_t ci = 0; ci < cin; ++ci) {
+      const V wv = hn::LoadU(d, w + ci * nr);
+#define TORCHIR_DI_FMA(p) \
+  if constexpr (p < kPixels) acc##p = hn::MulAdd(hn::Set(d, in##p[ci]), wv, acc##p);
+      TORCHIR_DI_PIXELS(TORCHIR_DI_FMA)
+#undef TORCHIR_DI_FMA
+    }
+  }
+  const V lo = hn::Set(d, call.lo), hi = hn::Set(d, call.hi);
+  const size_t channels_out = s.output_channels;
+#define TORCHIR_DI_STORE(p)                                                        \
+  if (p < kPixels && p < count) {                                                  \
+    float* out = call.output + (pixel + p) * channels_out + first;                 \
+    if (call.residual != nullptr) {                                                \
+      const float* r = call.residual + (pixel + p) * call.residual_stride + first; \
+      acc##p = hn::Add(acc##p, whole ? hn::LoadU(d, r) : LoadFirst(d, r, tail));   \
+    }                                                                              \
+    const V result = hn::Min(hn::Max(acc##p, lo), hi);                             \
+    if (whole) {                                                                   \
+      hn::StoreU(result, d, out);                                                  \
+    } else {                                                                       \
+      StoreFirst(d, result, out, tail);                                            \
+    }                                                                              \
+  }
+  TORCHIR_DI_PIXELS(TORCHIR_DI_STORE)
+#undef TORCHIR_DI_STORE
+#undef TORCHIR_DI_PIXELS
+}
+
+// The task's output rows, band by band of kIndirectBand pixels; per band each group's single
+// chunk over the band's blocks of kPixels, the next group's filter fetched into L2 meanwhile.
+template <size_t kPixels, class D>
+void IndirectRows(D d, const DirectCall& call) {
+  const Convolution2dShape& s = *call.shape;
+  const size_t taps = s.kernel_height * s.kernel_width;
+  const size_t nr = call.weights[0].config.nr;
+  const size_t end = call.row_end * call.output_width;
+  const bool after_store = IsAppliedAfterStore(call.activation);
+  // Each block's taps take 8 slots whether it has 7 or 8 pixels.
+  const float* where[(kIndirectBand + kPixels - 1) / kPixels * kIndirectMaxTaps * kIndirectPixels];
+  for (size_t band = call.row_begin * call.output_width; band < end; band += kIndirectBand) {
+    const size_t count = end - band < kIndirectBand ? end - band : kIndirectBand;
+    IndirectPointers(call, band, count, kPixels, where);
+    const size_t blocks = (count + kPixels - 1) / kPixels;
+    for (size_t g = 0; g < call.groups; ++g) {
+      Chunk chunk;
+      chunk.input_first = g * call.group_input;
+      chunk.output_first = g * call.group_output;
+      chunk.width = call.group_output;
+      chunk.weights = call.weights[g].data;
+      chunk.nr = nr;
+      chunk.next_weights = g + 1 < call.groups ? call.weights[g + 1].data : nullptr;
+      chunk.next_width = call.group_output;
+      for (size_t b = 0; b < blocks; ++b) {
+        FetchNextFilter(call, chunk, b, blocks);
+        const size_t pixel = band + b * kPixels;
+        const size_t n = count - b * kPixels < kPixels ? count - b * kPixels : kPixels;
+        IndirectBlock<kPixels>(d, call, chunk, where + b * taps * kIndirectPixels, pixel, n);
+        if (after_store) {
+          ActivationRows(call.activation,
+                         call.output + pixel * s.output_channels + chunk.output_first, n,
+                         chunk.width, s.output_channels);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 // Lanes of this target's float vectors: the caller's test of whether chunks fit two vectors.
@@ -298,18 +483,51 @@ size_t DirectLanesForTarget() { return hn::Lanes(hn::ScalableTag<float>()); }
 void DirectRowsForTarget(const DirectCall& call) {
   const hn::ScalableTag<float> d;
   const size_t lanes = hn::Lanes(d);
+  if (IsIndirect(call, lanes)) {
+    // Blocks of 7 where they leave fewer pixels over than blocks of 8 (a 7 x 7 layer's 49).
+    const size_t pixels = (call.row_end - call.row_begin) * call.output_width;
+    const auto over = [pixels](size_t block) {
+      size_t padded = 0;
+      for (size_t band = 0; band < pixels; band += kIndirectBand) {
+        const size_t count = pixels - band < kIndirectBand ? pixels - band : kIndirectBand;
+        padded += (count + block - 1) / block * block - count;
+      }
+      return padded;
+    };
+    if (over(7) < over(8)) {
+      IndirectRows<7>(d, call);
+    } else {
+      IndirectRows<8>(d, call);
+    }
+    return;
+  }
+  // Panel j of a group's filter: with one K block (k <= kc, or a single panel) it starts at
+  // j * k * nr floats, its row k at k * nr from there (packed_weights.h). The groups share one
+  // layout (ViewPackedGroupedWeights), so one nr.
+  const size_t nr = call.weights[0].config.nr;
+  const auto panel = [&call, nr](size_t g, size_t j) {
+    return call.weights[g].data + j * call.k * nr;
+  };
+  const auto width = [&call, nr](size_t j) {
+    return call.group_output - j * nr < nr ? call.group_output - j * nr : nr;
+  };
   for (size_t g = 0; g < call.groups; ++g) {
-    const PackedB& weights = call.weights[g];
-    const size_t nr = weights.config.nr;
-    // Panel j of a group's filter: with one K block (k <= kc, or a single panel) it starts at
-    // j * k * nr floats, its row k at k * nr from there (packed_weights.h).
     for (size_t j = 0; j * nr < call.group_output; ++j) {
       Chunk chunk;
       chunk.input_first = g * call.group_input;
       chunk.output_first = g * call.group_output + j * nr;
-      chunk.width = call.group_output - j * nr < nr ? call.group_output - j * nr : nr;
-      chunk.weights = weights.data + j * call.k * nr;
+      chunk.width = width(j);
+      chunk.weights = panel(g, j);
       chunk.nr = nr;
+      chunk.next_weights = nullptr;
+      chunk.next_width = 0;
+      if ((j + 1) * nr < call.group_output) {
+        chunk.next_weights = panel(g, j + 1);
+        chunk.next_width = width(j + 1);
+      } else if (g + 1 < call.groups) {
+        chunk.next_weights = panel(g + 1, 0);
+        chunk.next_width = width(0);
+      }
       if (chunk.width <= lanes) {
         ChunkRows<1>(d, call, chunk);
       } else {

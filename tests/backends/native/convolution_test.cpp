@@ -298,11 +298,24 @@ TEST_P(ConvolutionTest, MatchesReferenceForDirectConvolutions) {
     ExpectConvolutionMatchesReference(Shape(1, 9, 19, 3, 36, 7, 7, 2, 1, 3, 3, 3, 3), options,
                                       seed++);
   }
+  // Narrow groups in one vector with rows of at most 16 pixels go across the rows through
+  // pointers (7 x 7 in blocks of 7, 8 x 8 in blocks of 8, bands of 56 pixels over images and
+  // rows; on AVX-512 the groups of 16 and 12 take that path, elsewhere the rows').
+  for (const Options& options : EveryEpilogueCase()) {
+    ExpectConvolutionMatchesReference(Shape(1, 7, 7, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1), options,
+                                      seed++, 2);
+    ExpectConvolutionMatchesReference(Shape(3, 16, 16, 24, 24, 3, 3, 2, 1, 1, 1, 1, 1), options,
+                                      seed++, 2);
+  }
+  ExpectConvolutionMatchesReference(Shape(2, 9, 13, 48, 48, 3, 3, 1, 2, 2, 3, 1, 0), {}, seed++, 3);
+  ExpectConvolutionMatchesReference(Shape(1, 3, 2, 32, 32, 3, 3, 1, 1, 2, 2, 2, 2), {}, seed++, 2);
   for (size_t threads : {2, 3}) {
     Options options;
     options.threads = threads;
     options.epilogue.activation = Activation::kRelu;
     options.residual = Options::kInPlace;
+    ExpectConvolutionMatchesReference(Shape(2, 14, 14, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1), options,
+                                      seed++, 4);
     ExpectConvolutionMatchesReference(Shape(2, 9, 17, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1), options,
                                       seed++, 4);
     ExpectConvolutionMatchesReference(Shape(1, 20, 18, 3, 64, 7, 7, 2, 1, 3, 3, 3, 3), options,
