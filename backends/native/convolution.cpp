@@ -337,10 +337,12 @@ runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t grou
       return runtime::Error::kInvalidArgument;
     }
   }
+  // 1x1 without padding: A is the input's pixels, every one (stride 1) or every stride-th of
+  // every stride-th row.
   const bool pointwise = shape.kernel_height == 1 && shape.kernel_width == 1 &&
-                         shape.stride_height == 1 && shape.stride_width == 1 &&
                          shape.padding_top == 0 && shape.padding_left == 0 &&
                          shape.padding_bottom == 0 && shape.padding_right == 0;
+  const bool strided = shape.stride_height != 1 || shape.stride_width != 1;
   // Scratch as the implicit GEMM needs it whichever path runs, so a caller sizes it one way
   // (ConvolutionScratchBytes) on every CPU.
   GemmConfig current;
@@ -371,9 +373,18 @@ runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t grou
     if (epilogue.residual != nullptr) call.epilogue.residual = epilogue.residual + first_channel;
     call.scratch = static_cast<float*>(scratch);
     if (pointwise) {
-      // Output pixel p reads input pixel p: A is the input itself (the group's columns of it).
+      // Output pixel p reads input pixel p (at stride 1): A is the input itself (the group's
+      // columns of it). With a stride, the pixels of an output row are stride_width pixels
+      // apart, and its rows stride_height input rows: read where they are, not copied.
       call.a = group_input;
       call.lda = shape.input_channels;
+      if (strided) {
+        call.lda = shape.stride_width * shape.input_channels;
+        call.a_rows.per_line = shape.output_width();
+        call.a_rows.lines = shape.output_height();
+        call.a_rows.line_stride = shape.stride_height * shape.input_width * shape.input_channels;
+        call.a_rows.image_stride = shape.input_height * shape.input_width * shape.input_channels;
+      }
     } else {
       call.a_source = &source;
     }

@@ -56,6 +56,23 @@ void PackA(const float* HWY_RESTRICT a, size_t lda, size_t rows, size_t kc,
   }
 }
 
+// PackA of rows [m0, m0 + rows) x columns [k0, k0 + kc) of call's A, wherever its rows lie
+// (gemm_call.h's StridedRows): one PackA per line.
+void PackRows(const GemmCall& call, size_t m0, size_t rows, size_t k0, size_t kc,
+              float* HWY_RESTRICT panels) {
+  const StridedRows& layout = call.a_rows;
+  if (layout.per_line == 0) {
+    PackA(call.a + m0 * call.lda + k0, call.lda, rows, kc, panels);
+    return;
+  }
+  for (size_t done = 0; done < rows;) {
+    const size_t row = m0 + done, in_line = layout.per_line - row % layout.per_line;
+    const size_t count = rows - done < in_line ? rows - done : in_line;
+    PackA(call.a + layout.Offset(row, call.lda) + k0, call.lda, count, kc, panels + done * kKc);
+    done += count;
+  }
+}
+
 // The micro-kernel for `rows` (1..kMr) rows, through a table so each row count runs a kernel
 // that computes no padding rows; [1] reads A in place (rows args.lda floats apart).
 using Kernel = void (*)(const TileArgs&, float*, size_t);
@@ -136,6 +153,14 @@ constexpr size_t kFetchResidualAboveBytes = 512 * 1024;
 // The rows of the tile at row i0 of an mc-row block (gemm_call.h).
 HWY_INLINE size_t TileRows(size_t mc, size_t i0) { return TileRowsAt(kMr, mc, i0); }
 
+// The same for the block at row m0 when `per_line` is not 0 and A is read in place: no tile
+// crosses the end of a line (StridedRows), where the rows stop being lda floats apart.
+HWY_INLINE size_t TileRowsInLines(size_t per_line, size_t m0, size_t mc, size_t i0) {
+  if (per_line == 0) return TileRows(mc, i0);
+  const size_t in_line = per_line - (m0 + i0) % per_line;
+  return TileRowsAt(kMr, mc - i0 < in_line ? mc - i0 : in_line, 0);
+}
+
 }  // namespace
 
 runtime::Error GemmForTarget(const GemmCall& call) {
@@ -207,17 +232,20 @@ runtime::Error GemmForTarget(const GemmCall& call) {
         const bool as_packed = call.a_source == nullptr && call.lda == kKc;
         const bool in_place = call.a_source == nullptr && call.lda < kKc &&
                               (n <= kInPlaceMaxColumns || k <= kInPlaceMaxFeatures);
-        const float* a_block = as_packed || in_place ? call.a + m0 * call.lda + k0 : call.scratch;
+        // Read where they are, rows of a strided 1x1 convolution's A are lda floats apart only
+        // within a line (gemm_call.h): there tiles stop at the end of each line.
+        const bool direct = as_packed || in_place;
+        const size_t per_line = direct ? call.a_rows.per_line : 0;
         args.lda = in_place ? call.lda : kKc;
         if (call.a_source != nullptr) {
           call.a_source->copy(call.a_source->context, m0, mc, k0, kc, call.scratch, kKc);
-        } else if (!as_packed && !in_place) {
-          PackA(call.a + m0 * call.lda + k0, call.lda, mc, kc, call.scratch);
+        } else if (!direct) {
+          PackRows(call, m0, mc, k0, kc, call.scratch);
         }
         // Tiles of kMr rows in this block (TileRows): the ones that prefetch.
         size_t full_tiles = 0;
         for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
-          rows = TileRows(mc, i0);
+          rows = TileRowsInLines(per_line, m0, mc, i0);
           full_tiles += rows == kMr ? 1 : 0;
         }
         if (full_tiles == 0) full_tiles = 1;  // no tile prefetches (share unused)
@@ -244,8 +272,9 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           const size_t share = (kc + full_tiles - 1) / full_tiles;
           size_t fetched = 0;
           for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
-            args.a = a_block + i0 * args.lda;
-            rows = TileRows(mc, i0);
+            args.a = direct ? call.a + call.a_rows.Offset(m0 + i0, call.lda) + k0
+                            : call.scratch + i0 * kKc;
+            rows = TileRowsInLines(per_line, m0, mc, i0);
             args.kc = kc;
             if (call.causal.kind != CausalSkip::Kind::kNone) {
               // The tile's last row needs columns (or has non-zero A) before this one.
@@ -269,7 +298,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
                 // they do not hold up its FMA chains from the start.
                 const char* next =
                     reinterpret_cast<const char*>(args.residual + rows * args.residual_stride);
-                const size_t next_rows = TileRows(mc, i0 + rows);
+                const size_t next_rows = TileRowsInLines(per_line, m0, mc, i0 + rows);
                 for (size_t r = 0; r < next_rows; ++r) {
                   const char* line = next + r * args.residual_stride * sizeof(float);
                   __builtin_prefetch(line, 0, 3);
@@ -390,8 +419,10 @@ runtime::Error RunGemm(const GemmCall& call, size_t scratch_bytes, pthreadpool_t
   if (call.m == 0) return runtime::Error::kOk;
   const Epilogue& epilogue = call.epilogue;
   if ((call.a_source == nullptr && (call.a == nullptr || call.lda < b.k)) ||
-      (call.a_source != nullptr && call.a_source->copy == nullptr) || call.c == nullptr ||
-      b.data == nullptr || call.ldc < b.n || epilogue.activation > kLastActivation ||
+      (call.a_source != nullptr && call.a_source->copy == nullptr) ||
+      (call.a_rows.per_line != 0 && (call.a_source != nullptr || call.a_rows.lines == 0)) ||
+      call.c == nullptr || b.data == nullptr || call.ldc < b.n ||
+      epilogue.activation > kLastActivation ||
       (epilogue.activation == Activation::kClamp && !(epilogue.min <= epilogue.max)) ||
       (epilogue.residual != nullptr && epilogue.residual_stride < b.n) ||
       (call.causal.kind != CausalSkip::Kind::kNone &&

@@ -52,12 +52,33 @@ struct ABlockSource {
   const void* context;
 };
 
+// Where the rows of a plain A (not an a_source) lie when they are not lda floats apart
+// throughout: a 1x1 convolution with a stride reads output pixel (image, y, x) from input pixel
+// (image, y * stride_h, x * stride_w). Rows come in lines of `per_line` (an output row), lda
+// floats apart inside a line; a line starts `line_stride` floats after the one before it in its
+// image, and an image `image_stride` floats after the one before. per_line == 0: row r is at
+// r * lda. GemmForTarget cuts no tile across two lines.
+struct StridedRows {
+  size_t per_line = 0;
+  size_t lines = 0;  // per image
+  size_t line_stride = 0;
+  size_t image_stride = 0;
+
+  // Floats from row 0 to row r.
+  size_t Offset(size_t r, size_t lda) const {
+    if (per_line == 0) return r * lda;
+    const size_t line = r / per_line;
+    return line / lines * image_stride + line % lines * line_stride + r % per_line * lda;
+  }
+};
+
 struct GemmCall {
   size_t m_begin;  // the rows this call computes: [m_begin, m_begin + m) of A, C and residual
   size_t m;
   const float* a;  // row 0 of A (when a_source is null)
   size_t lda;
-  const ABlockSource* a_source;  // null: A is `a` with row stride lda
+  const ABlockSource* a_source;  // null: A is `a` with row stride lda (and a_rows)
+  StridedRows a_rows;            // per_line 0 but for a strided 1x1 convolution
   const PackedB* b;              // its config carries this target's mc and nc
   const float* bias;
   float* c;  // row 0 of C

@@ -187,13 +187,48 @@ TEST_P(ConvolutionTest, MatchesReferenceAcrossCacheBlocks) {
   ExpectConvolutionMatchesReference(Shape(1, 23, 20, 3, 64, 7, 7, 2, 1, 3, 3, 3, 3), {}, 201);
 }
 
-// The 1x1 stride-1 unpadded case runs the GEMM on the input itself; 1x1 with a stride or padding
-// goes through the im2col.
+// The 1x1 unpadded case runs the GEMM on the input itself, at a stride through lines of rows
+// (gemm_call.h's StridedRows); 1x1 with padding goes through the im2col.
 TEST_P(ConvolutionTest, MatchesReferenceForPointwise) {
   ExpectConvolutionMatchesReference(Shape(2, 9, 7, 33, 17, 1, 1, 1, 1, 0, 0, 0, 0), {}, 300);
   ExpectConvolutionMatchesReference(Shape(1, 9, 7, 300, 40, 1, 1, 1, 1, 0, 0, 0, 0), {}, 301);
   ExpectConvolutionMatchesReference(Shape(1, 9, 7, 33, 17, 1, 1, 2, 1, 0, 0, 0, 0), {}, 302);
   ExpectConvolutionMatchesReference(Shape(1, 9, 7, 33, 17, 1, 1, 1, 1, 1, 0, 0, 1), {}, 303);
+}
+
+// Strided 1x1: rows read in place (N <= 64), rows kc floats apart (Cin 128 at stride 2: the
+// packed kernels read them where they are), rows packed line by line (N > 64, and K over two
+// K blocks), images whose height is not a multiple of the stride (the lines' step differs
+// between images), strides 2 and 3 and unequal ones, lines of 28 (two 14-row tiles), 7 and
+// 16 pixels, and threads whose rows start mid-line.
+TEST_P(ConvolutionTest, MatchesReferenceForStridedPointwise) {
+  uint32_t seed = 310;
+  ExpectConvolutionMatchesReference(Shape(3, 9, 7, 33, 17, 1, 1, 2, 1, 0, 0, 0, 0), {}, seed++);
+  ExpectConvolutionMatchesReference(Shape(2, 7, 9, 128, 80, 1, 1, 2, 1, 0, 0, 0, 0), {}, seed++);
+  ExpectConvolutionMatchesReference(Shape(2, 11, 13, 40, 100, 1, 1, 3, 1, 0, 0, 0, 0), {}, seed++);
+  ExpectConvolutionMatchesReference(Shape(1, 14, 14, 300, 70, 1, 1, 2, 1, 0, 0, 0, 0), {}, seed++);
+  ExpectConvolutionMatchesReference(Shape(2, 56, 56, 32, 32, 1, 1, 2, 1, 0, 0, 0, 0), {}, seed++);
+  ExpectConvolutionMatchesReference(Shape(1, 14, 13, 160, 48, 1, 1, 2, 1, 0, 0, 0, 0), {}, seed++);
+  Convolution2dShape unequal = Shape(2, 10, 16, 24, 40, 1, 1, 2, 1, 0, 0, 0, 0);
+  unequal.stride_width = 1;  // lines of 16 pixels one apart, two input rows apart
+  ExpectConvolutionMatchesReference(unequal, {}, seed++);
+  unequal.stride_height = 1;
+  unequal.stride_width = 3;
+  ExpectConvolutionMatchesReference(unequal, {}, seed++);
+  for (const Options& options : EveryEpilogueCase()) {
+    ExpectConvolutionMatchesReference(Shape(1, 16, 16, 40, 24, 1, 1, 2, 1, 0, 0, 0, 0), options,
+                                      seed++);
+  }
+  for (size_t threads : {2, 3}) {
+    Options options;
+    options.threads = threads;
+    options.epilogue.activation = Activation::kRelu;
+    options.residual = Options::kSeparate;
+    ExpectConvolutionMatchesReference(Shape(2, 15, 15, 32, 32, 1, 1, 2, 1, 0, 0, 0, 0), options,
+                                      seed++);
+    ExpectConvolutionMatchesReference(Shape(1, 27, 29, 64, 160, 1, 1, 2, 1, 0, 0, 0, 0), options,
+                                      seed++);
+  }
 }
 
 TEST_P(ConvolutionTest, AppliesEveryEpilogue) {
