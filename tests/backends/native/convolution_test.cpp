@@ -140,6 +140,15 @@ void ExpectConvolutionMatchesReference(const Convolution2dShape& s, const Option
   EXPECT_EQ(failures, 0u);
 }
 
+// Options for the threaded cases: `threads` threads, relu and the given residual.
+Options ThreadsWithRelu(size_t threads, Options::Residual residual) {
+  Options options;
+  options.threads = threads;
+  options.epilogue.activation = Activation::kRelu;
+  options.residual = residual;
+  return options;
+}
+
 class ConvolutionTest : public PerTargetTest {};
 
 // Every kernel size with every stride and dilation, padded asymmetrically (more at the bottom
@@ -220,10 +229,7 @@ TEST_P(ConvolutionTest, MatchesReferenceForStridedPointwise) {
                                       seed++);
   }
   for (size_t threads : {2, 3}) {
-    Options options;
-    options.threads = threads;
-    options.epilogue.activation = Activation::kRelu;
-    options.residual = Options::kSeparate;
+    Options options = ThreadsWithRelu(threads, Options::kSeparate);
     ExpectConvolutionMatchesReference(Shape(2, 15, 15, 32, 32, 1, 1, 2, 1, 0, 0, 0, 0), options,
                                       seed++);
     ExpectConvolutionMatchesReference(Shape(1, 27, 29, 64, 160, 1, 1, 2, 1, 0, 0, 0, 0), options,
@@ -242,10 +248,7 @@ TEST_P(ConvolutionTest, AppliesEveryEpilogue) {
 // thread's rows start mid-image, so its im2col starts at another pixel.
 TEST_P(ConvolutionTest, MatchesReferenceWithThreads) {
   for (size_t threads : {2, 3}) {
-    Options options;
-    options.threads = threads;
-    options.epilogue.activation = Activation::kRelu;
-    options.residual = Options::kSeparate;
+    Options options = ThreadsWithRelu(threads, Options::kSeparate);
     ExpectConvolutionMatchesReference(Shape(2, 13, 15, 24, 40, 3, 3, 2, 1, 1, 1, 1, 1), options,
                                       500 + threads);
     options.residual = Options::kInPlace;
@@ -286,10 +289,7 @@ TEST_P(ConvolutionTest, MatchesReferenceForGroupedConvolutions) {
     ExpectConvolutionMatchesReference(s, options, seed++, 3);
   }
   for (size_t threads : {2, 3}) {
-    Options options;
-    options.threads = threads;
-    options.epilogue.activation = Activation::kRelu;
-    options.residual = Options::kInPlace;
+    Options options = ThreadsWithRelu(threads, Options::kInPlace);
     ExpectConvolutionMatchesReference(Shape(1, 14, 14, 48, 48, 3, 3, 1, 1, 1, 1, 1, 1), options,
                                       seed++, 3);
     options.residual = Options::kSeparate;
@@ -345,10 +345,7 @@ TEST_P(ConvolutionTest, MatchesReferenceForDirectConvolutions) {
   ExpectConvolutionMatchesReference(Shape(2, 9, 13, 48, 48, 3, 3, 1, 2, 2, 3, 1, 0), {}, seed++, 3);
   ExpectConvolutionMatchesReference(Shape(1, 3, 2, 32, 32, 3, 3, 1, 1, 2, 2, 2, 2), {}, seed++, 2);
   for (size_t threads : {2, 3}) {
-    Options options;
-    options.threads = threads;
-    options.epilogue.activation = Activation::kRelu;
-    options.residual = Options::kInPlace;
+    Options options = ThreadsWithRelu(threads, Options::kInPlace);
     ExpectConvolutionMatchesReference(Shape(2, 14, 14, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1), options,
                                       seed++, 4);
     ExpectConvolutionMatchesReference(Shape(2, 9, 17, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1), options,
