@@ -73,13 +73,21 @@ void PackRows(const GemmCall& call, size_t m0, size_t rows, size_t k0, size_t kc
   }
 }
 
+// Tiles of at least this many rows (and all kNr columns, A packed) fetch the next panel of B
+// while they compute (GemmForTarget): with fewer rows a panel serves few FMAs, and the K loop's
+// fetch is a larger share of it.
+constexpr size_t kPrefetchRows = (kMr + 1) / 2;
+
 // The micro-kernel for `rows` (1..kMr) rows, through a table so each row count runs a kernel
-// that computes no padding rows; [1] reads A in place (rows args.lda floats apart).
+// that computes no padding rows; [1] reads A in place (rows args.lda floats apart). The packed
+// full-width kernels of kPrefetchRows..kMr - 1 rows fetch args.prefetch_rows rows of the next
+// panel (0: none).
 using Kernel = void (*)(const TileArgs&, float*, size_t);
 using KernelTable = std::array<Kernel, kMr>;
 template <size_t kCols, bool kInPlace, size_t... kIndex>
 constexpr KernelTable MicroKernelTable(std::index_sequence<kIndex...>) {
-  return {&MicroKernel<kIndex + 1, kCols, false, kInPlace>...};
+  return {&MicroKernel < kIndex + 1, kCols,
+          kCols == kNr && !kInPlace && kIndex + 1 >= kPrefetchRows, kInPlace > ...};
 }
 constexpr std::array<KernelTable, 2> kMicroKernels = {
     MicroKernelTable<kNr, false>(std::make_index_sequence<kMr>()),
@@ -242,13 +250,13 @@ runtime::Error GemmForTarget(const GemmCall& call) {
         } else if (!direct) {
           PackRows(call, m0, mc, k0, kc, call.scratch);
         }
-        // Tiles of kMr rows in this block (TileRows): the ones that prefetch.
-        size_t full_tiles = 0;
+        // Tiles of at least kPrefetchRows rows in this block (TileRows): the ones that prefetch.
+        size_t fetching_tiles = 0;
         for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
           rows = TileRowsInLines(per_line, m0, mc, i0);
-          full_tiles += rows == kMr ? 1 : 0;
+          fetching_tiles += rows >= kPrefetchRows ? 1 : 0;
         }
-        if (full_tiles == 0) full_tiles = 1;  // no tile prefetches (share unused)
+        if (fetching_tiles == 0) fetching_tiles = 1;  // no tile prefetches (share unused)
         for (size_t j0 = n0; j0 < n_end; j0 += kNr) {
           const size_t cols = n - j0 < kNr ? n - j0 : kNr;
           args.b = b_block + j0 * kc;  // panel j0 / nr of this K block: (j0 / nr) * kc * nr
@@ -263,13 +271,15 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           // The packed B after this panel in memory (the next panel, or the next K block's
           // first) comes into L2 while this panel computes: with few rows (stage 4 of a ResNet:
           // 49) each panel serves few tiles, and waiting for it from L3 cost a quarter of the
-          // time. Only when those kc x kNr floats lie inside B. The block's full tiles fetch a
-          // share of its kc rows each: fetched whole by the first tile, weights streamed from
-          // memory cost 3-6 % more per layer (Zen 3: resnet50's and regnet_x_400mf's 7 x 7
-          // layers with their weights flushed; regnet_x_400mf 0.95 of the time at 1 thread).
+          // time. Only when those kc x kNr floats lie inside B. The block's tiles of at least
+          // kPrefetchRows rows fetch a share of its kc rows each: fetched whole by the first tile,
+          // weights streamed from memory cost 3-6 % more per layer (Zen 3: resnet50's and
+          // regnet_x_400mf's 7 x 7 layers with their weights flushed; regnet_x_400mf 0.95 of the
+          // time at 1 thread). Not only full tiles: Winograd's GEMMs on 14 x 14 and 7 x 7 images
+          // have 16 rows, two tiles of 8 (TileRows), and fetched nothing.
           const float* next_panel = args.b + kc * kNr;
           const bool has_next = static_cast<size_t>(next_panel - b.data) + kc * kNr <= k * n_padded;
-          const size_t share = (kc + full_tiles - 1) / full_tiles;
+          const size_t share = (kc + fetching_tiles - 1) / fetching_tiles;
           size_t fetched = 0;
           for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
             args.a = direct ? call.a + call.a_rows.Offset(m0 + i0, call.lda) + k0
@@ -286,7 +296,8 @@ runtime::Error GemmForTarget(const GemmCall& call) {
               }
             }
             args.prefetch = nullptr;
-            if (has_next && rows == kMr && fetched < kc) {
+            args.prefetch_rows = 0;
+            if (has_next && !in_place && cols == kNr && rows >= kPrefetchRows && fetched < kc) {
               args.prefetch = next_panel + fetched * kNr;
               args.prefetch_rows = kc - fetched < share ? kc - fetched : share;
               fetched += args.prefetch_rows;
