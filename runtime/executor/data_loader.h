@@ -20,7 +20,8 @@ class DataLoader {
 
 // Bytes the app owns (e.g. embedded in the binary or downloaded). They must
 // stay valid and unchanged while the program is in use, and start at a
-// 16-byte aligned address.
+// 16-byte aligned address; at a 64-byte aligned one (the segments' alignment
+// in the file) the native backend's packed weights are read at full speed.
 class BufferDataLoader : public DataLoader {
  public:
   BufferDataLoader(const void* data, size_t size)

@@ -15,6 +15,9 @@
 namespace torchir::pipeline {
 namespace {
 
+// FromBytes' copy starts at a multiple of this: the segments' alignment in a .pte.
+constexpr uintptr_t kCopyAlignment = 64;
+
 // The runtime logs why it failed; while a HostProgram calls into it, those
 // lines are captured here and become the absl::Status message. What it notes
 // (e.g. a delegate repacking weights compiled for another CPU) goes to stderr.
@@ -84,11 +87,14 @@ absl::StatusOr<std::unique_ptr<HostProgram>> HostProgram::FromBytes(
   std::unique_ptr<HostProgram> host(new HostProgram());
   host->name_ = name;
   host->options_ = options;
-  // std::vector<uint64_t> storage is 16-byte aligned on the hosts we run on
-  // (glibc malloc); the loader checks.
-  host->storage_.resize(bytes.size() / 8 + 1);
-  if (!bytes.empty()) std::memcpy(host->storage_.data(), bytes.data(), bytes.size());
-  host->buffer_ = std::make_unique<runtime::BufferDataLoader>(host->storage_.data(), bytes.size());
+  // The copy starts on a 64-byte boundary, as a mapped file's pages do: segments are 64-byte
+  // aligned inside the file, and the native backend reads its packed weights where they lie.
+  host->storage_.resize((bytes.size() + kCopyAlignment) / 8 + 1);
+  const uintptr_t start = reinterpret_cast<uintptr_t>(host->storage_.data());
+  uint8_t* copy = reinterpret_cast<uint8_t*>(host->storage_.data()) +
+                  (kCopyAlignment - start % kCopyAlignment) % kCopyAlignment;
+  if (!bytes.empty()) std::memcpy(copy, bytes.data(), bytes.size());
+  host->buffer_ = std::make_unique<runtime::BufferDataLoader>(copy, bytes.size());
   if (absl::Status status = host->Load(*host->buffer_, method); !status.ok()) return status;
   return host;
 }

@@ -619,6 +619,24 @@ TEST_F(NativeBackendTest, StrideTwoPaddedConvolutionWithResidualAndRelu6MatchesT
   EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f);
 }
 
+// Packed weights 16 bytes past a cache line (a program loaded from a buffer that is 16-byte but
+// not 64-byte aligned) are read in place all the same: the kernels' loads are unaligned ones
+// (the backend notes the slower reads once per process).
+TEST_F(NativeBackendTest, WeightsOffACacheLineBoundaryRunAndMatch) {
+  std::unique_ptr<Convolution> c = MakeConvolution(Shape(1, 9, 9, 40, 70, 3, 1, 1), {});
+  const Tensor& full = c->args.tensor(static_cast<size_t>(c->node().weights));
+  const size_t index = c->args.AddTyped({full.numel() + 128}, ScalarType::kUInt8);
+  Tensor& shifted = c->args.tensor(index);
+  const uintptr_t start = reinterpret_cast<uintptr_t>(shifted.mutable_data());
+  uint8_t* off = static_cast<uint8_t*>(shifted.mutable_data()) + (64 - start % 64) % 64 + 16;
+  std::memcpy(off, full.mutable_data(), full.nbytes());
+  shifted = Tensor(ScalarType::kUInt8, full.sizes(), {}, off);
+  shifted.set_constant(true);
+  c->node().weights = static_cast<int32_t>(index);
+  ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk) << g_last_log;
+  EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f);
+}
+
 // The GEMM's scratch comes from the Method (Backend::BindScratch): a delegate run without it
 // refuses instead of writing through a null pointer.
 TEST_F(NativeBackendTest, ExecuteBeforeTheScratchIsBoundIsRefused) {
