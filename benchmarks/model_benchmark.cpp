@@ -37,8 +37,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "benchmarks/cpu_round_trip.h"
 #include "benchmarks/libtorch_models.h"
 #include "benchmarks/model_setup.h"
 #include "benchmarks/summary_reporter.h"
@@ -220,6 +222,12 @@ void AddContext(const SummaryLayout& layout) {
   benchmark::AddCustomContext("loadavg_at_start", load_average);
 }
 
+// The two vCPUs' distance (cpu_round_trip.h), as one line of the summary.
+std::string DescribeRoundTrip(double nanoseconds) {
+  if (nanoseconds <= 0) return "not measured (the process may not run on CPUs 0 and 1)";
+  return absl::StrFormat("%.0f ns", nanoseconds);
+}
+
 // CPU time since boot, summed over all CPUs, in seconds: busy and total.
 struct MachineTime {
   double busy = 0;
@@ -289,11 +297,24 @@ int main(int argc, char** argv) {
   AddContext(layout);
   SummaryReporter reporter(isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_ColorTabular
                                                  : benchmark::ConsoleReporter::OO_Tabular);
+  const double round_trip_before = CpuRoundTripNanoseconds();
+  benchmark::AddCustomContext("cpu0_cpu1_round_trip_at_start",
+                              DescribeRoundTrip(round_trip_before));
   const MachineTime machine_before = ReadMachineTime();
   const double process_before = ProcessCpuSeconds();
   benchmark::RunSpecifiedBenchmarks(&reporter);
   const MachineTime machine_after = ReadMachineTime();
+  const double round_trip_after = CpuRoundTripNanoseconds();
   reporter.PrintSummary(layout, std::cout);
+  // Where the host put the two vCPUs, before and after: it can move them during a run.
+  if (round_trip_before > 0 && round_trip_after > 0) {
+    std::cout << "\nA cache line's round trip between CPU 0 and CPU 1: "
+              << DescribeRoundTrip(round_trip_before) << " at the start, "
+              << DescribeRoundTrip(round_trip_after)
+              << " at the end (50-80 ns on this VM when the two share a cache, 330-370 ns when "
+                 "they do not; then the 2-thread rows of memory-bound networks ran about 1.5x "
+                 "slower, docs/benchmarks.md).\n";
+  }
   // Whether the numbers can be trusted: on 2 cores, any other busy process
   // distorts the multi-threaded runs most.
   const double others =

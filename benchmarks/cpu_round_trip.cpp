@@ -1,0 +1,74 @@
+#include "benchmarks/cpu_round_trip.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+namespace torchir::benchmarks {
+namespace {
+
+constexpr int kTrips = 20'000;
+constexpr int kBatches = 5;
+
+bool Pin(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0;
+}
+
+// The line both threads write: alone in its cache line.
+struct alignas(64) Line {
+  std::atomic<int> value{0};
+};
+
+}  // namespace
+
+double CpuRoundTripNanoseconds() {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0 || !CPU_ISSET(0, &allowed) ||
+      !CPU_ISSET(1, &allowed)) {
+    return 0;
+  }
+  Line line;
+  std::atomic<bool> pinned_ok{true};
+  std::vector<double> batches;
+  // Both ends on threads of their own, so no thread of the benchmark stays pinned.
+  std::thread echo([&] {
+    if (!Pin(1)) pinned_ok = false;
+    for (int trip = 0; trip < kBatches * kTrips; ++trip) {
+      while (line.value.load(std::memory_order_acquire) != 2 * trip + 1) {
+        if (!pinned_ok.load(std::memory_order_relaxed)) return;
+      }
+      line.value.store(2 * trip + 2, std::memory_order_release);
+    }
+  });
+  std::thread ping([&] {
+    if (!Pin(0)) pinned_ok = false;
+    for (int batch = 0; batch < kBatches && pinned_ok; ++batch) {
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < kTrips; ++i) {
+        const int trip = batch * kTrips + i;
+        line.value.store(2 * trip + 1, std::memory_order_release);
+        while (line.value.load(std::memory_order_acquire) != 2 * trip + 2) {
+          if (!pinned_ok.load(std::memory_order_relaxed)) return;
+        }
+      }
+      const std::chrono::duration<double, std::nano> took =
+          std::chrono::steady_clock::now() - start;
+      batches.push_back(took.count() / kTrips);
+    }
+  });
+  ping.join();
+  echo.join();
+  if (!pinned_ok || batches.size() != static_cast<size_t>(kBatches)) return 0;
+  std::sort(batches.begin(), batches.end());
+  return batches[kBatches / 2];
+}
+
+}  // namespace torchir::benchmarks
