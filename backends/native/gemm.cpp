@@ -77,17 +77,19 @@ void PackRows(const GemmCall& call, size_t m0, size_t rows, size_t k0, size_t kc
 // while they compute (GemmForTarget): with fewer rows a panel serves few FMAs, and the K loop's
 // fetch is a larger share of it.
 constexpr size_t kPrefetchRows = (kMr + 1) / 2;
+constexpr bool Fetches(size_t rows, size_t cols, bool in_place) {
+  return cols == kNr && !in_place && rows >= kPrefetchRows;
+}
 
 // The micro-kernel for `rows` (1..kMr) rows, through a table so each row count runs a kernel
 // that computes no padding rows; [1] reads A in place (rows args.lda floats apart). The packed
-// full-width kernels of kPrefetchRows..kMr - 1 rows fetch args.prefetch_rows rows of the next
+// full-width kernels of kPrefetchRows..kMr rows fetch args.prefetch_rows rows of the next
 // panel (0: none).
 using Kernel = void (*)(const TileArgs&, float*, size_t);
 using KernelTable = std::array<Kernel, kMr>;
 template <size_t kCols, bool kInPlace, size_t... kIndex>
 constexpr KernelTable MicroKernelTable(std::index_sequence<kIndex...>) {
-  return {&MicroKernel < kIndex + 1, kCols,
-          kCols == kNr && !kInPlace && kIndex + 1 >= kPrefetchRows, kInPlace > ...};
+  return {&MicroKernel<kIndex + 1, kCols, Fetches(kIndex + 1, kCols, kInPlace), kInPlace>...};
 }
 constexpr std::array<KernelTable, 2> kMicroKernels = {
     MicroKernelTable<kNr, false>(std::make_index_sequence<kMr>()),
@@ -254,7 +256,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
         size_t fetching_tiles = 0;
         for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
           rows = TileRowsInLines(per_line, m0, mc, i0);
-          fetching_tiles += rows >= kPrefetchRows ? 1 : 0;
+          fetching_tiles += Fetches(rows, kNr, in_place) ? 1 : 0;
         }
         if (fetching_tiles == 0) fetching_tiles = 1;  // no tile prefetches (share unused)
         for (size_t j0 = n0; j0 < n_end; j0 += kNr) {
@@ -297,7 +299,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
             }
             args.prefetch = nullptr;
             args.prefetch_rows = 0;
-            if (has_next && !in_place && cols == kNr && rows >= kPrefetchRows && fetched < kc) {
+            if (has_next && Fetches(rows, cols, in_place) && fetched < kc) {
               args.prefetch = next_panel + fetched * kNr;
               args.prefetch_rows = kc - fetched < share ? kc - fetched : share;
               fetched += args.prefetch_rows;
