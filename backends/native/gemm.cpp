@@ -357,8 +357,9 @@ namespace {
 
 // How a call is shared among threads: `tasks` tasks (at most the pool's thread count, one scratch
 // slot each, so no two running tasks share a slot whichever thread runs them), each a range of
-// rows when there are enough for every thread to run whole mr-row tiles, else a range of
-// nr-wide panels (M = 1 linear layers, the last stage of a CNN).
+// rows when there are enough for every thread to run whole mr-row tiles (in whole tiles or
+// evenly, whichever ends sooner), else a range of nr-wide panels (M = 1 linear layers, the last
+// stage of a CNN).
 struct Split {
   size_t tasks = 1;
   bool along_m = true;
@@ -384,7 +385,23 @@ Split PlanSplit(const GemmConfig& config, size_t m, size_t n, size_t threads) {
     // each along N (a transformer's linear layers at sequence 128: about 7 % sooner).
     const double m_time = TileRowsCost(config.mr, along_m.per_task) * static_cast<double>(panels);
     const double n_time = TileRowsCost(config.mr, m) * static_cast<double>(along_n.per_task);
-    return panels >= threads && n_time < m_time ? along_n : along_m;
+    Split best = along_m;
+    double best_time = m_time;
+    if (panels >= threads && n_time < m_time) {
+      best = along_n;
+      best_time = n_time;
+    }
+    // Or the rows shared evenly, tiles and all, where whole tiles leave one thread a tile more
+    // than another: the 49 rows of a 7 x 7 image are 28 + 21 in whole tiles, 7 panels against
+    // 6 and a half along N, but 25 + 24 (14 + 11 and 14 + 10) evenly. Only when strictly
+    // sooner, so a tie keeps the split above (a transformer's 128 rows: 64 + 64 evenly is no
+    // sooner than along N).
+    Split even = along_m;
+    even.per_task = (m + threads - 1) / threads;
+    even.tasks = (m + even.per_task - 1) / even.per_task;
+    const double even_time = TileRowsCost(config.mr, even.per_task) * static_cast<double>(panels);
+    if (even.per_task != along_m.per_task && even_time < best_time * (1.0 - 1e-9)) best = even;
+    return best;
   }
   return panels >= 2 ? along_n : split;
 }

@@ -250,6 +250,9 @@ TEST_P(GemmTest, MatchesReferenceWithThreads) {
     ExpectGemmMatchesReference({128, 256, 64, 0, 0, true, {Activation::kGelu, 0, 0}, threads}, 20);
     ExpectGemmMatchesReference({128, 250, 300, 0, 0, false, relu, threads}, 26);
     ExpectGemmMatchesReference({97, 101, 523, 0, 0, true, relu, threads}, 21);
+    // A 7 x 7 image's 49 rows, shared evenly (25 + 24, or 17 + 17 + 15) rather than in whole
+    // tiles, over two K blocks.
+    ExpectGemmMatchesReference({49, 400, 400, 0, 0, true, relu, threads}, 27);
     ExpectGemmMatchesReference({250, 64, 300, 0, 0, true, {}, threads}, 22);
     ExpectGemmMatchesReference({1, 1000, 512, 0, 0, true, {}, threads}, 23);
     ExpectGemmMatchesReference({5, 33, 300, 0, 0, false, relu, threads}, 24);
