@@ -311,9 +311,8 @@ int main(int argc, char** argv) {
     std::cout << "\nA cache line's round trip between CPU 0 and CPU 1: "
               << DescribeRoundTrip(round_trip_before) << " at the start, "
               << DescribeRoundTrip(round_trip_after)
-              << " at the end (50-80 ns on this VM when the two share a cache, 330-370 ns when "
-                 "they do not; then the 2-thread rows of memory-bound networks ran about 1.5x "
-                 "slower, docs/benchmarks.md).\n";
+              << " at the end (tens of ns: the two share a cache; hundreds: they do not, and "
+                 "the 2-thread rows of memory-bound networks run slower; docs/benchmarks.md).\n";
   }
   // Whether the numbers can be trusted: on 2 cores, any other busy process
   // distorts the multi-threaded runs most.
