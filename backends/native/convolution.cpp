@@ -259,15 +259,34 @@ runtime::Error Convolution2d(const Convolution2dShape& shape, const float* input
                               scratch_bytes, threadpool);
 }
 
-size_t GroupedConvolutionPackedWeightsBytes(const GemmConfig& config,
-                                            const Convolution2dShape& shape, size_t groups) {
+namespace {
+
+// The bytes of `groups` filters packed with `packing` as it is (its nr already the groups' panel
+// width).
+size_t GroupedBytesAsPacked(const GemmConfig& packing, const Convolution2dShape& shape,
+                            size_t groups) {
   Convolution2dShape group;
   if (!GroupShape(shape, groups, &group)) return 0;
-  const size_t one = ConvolutionPackedWeightsBytes(config, group);
+  const size_t one = ConvolutionPackedWeightsBytes(packing, group);
   if (one == 0 || one > kMaxSize - kPackedGroupAlignment) return 0;
   size_t bytes;
   if (!Multiply(RoundUp(one, kPackedGroupAlignment), groups, &bytes)) return 0;
   return bytes;
+}
+
+}  // namespace
+
+GemmConfig GroupPacking(const GemmConfig& config, const Convolution2dShape& shape, size_t groups) {
+  GemmConfig packing = config;
+  if (groups > 1 && groups <= shape.output_channels) {
+    packing.nr = GroupPanelWidth(config, shape.output_channels / groups);
+  }
+  return packing;
+}
+
+size_t GroupedConvolutionPackedWeightsBytes(const GemmConfig& config,
+                                            const Convolution2dShape& shape, size_t groups) {
+  return GroupedBytesAsPacked(GroupPacking(config, shape, groups), shape, groups);
 }
 
 runtime::Error PackGroupedConvolutionWeights(const GemmConfig& config,
@@ -280,6 +299,7 @@ runtime::Error PackGroupedConvolutionWeights(const GemmConfig& config,
       out == nullptr) {
     return runtime::Error::kInvalidArgument;
   }
+  const GemmConfig packing = GroupPacking(config, shape, groups);
   if (out_bytes < bytes) return runtime::Error::kOutOfMemory;
   const size_t stride = bytes / groups;
   const size_t filter_floats =
@@ -287,7 +307,7 @@ runtime::Error PackGroupedConvolutionWeights(const GemmConfig& config,
   std::memset(out, 0, bytes);  // the gaps between groups
   for (size_t g = 0; g < groups; ++g) {
     const runtime::Error error =
-        PackConvolutionWeights(config, group, oihw_weights + g * filter_floats,
+        PackConvolutionWeights(packing, group, oihw_weights + g * filter_floats,
                                static_cast<char*>(out) + g * stride, stride);
     if (error != runtime::Error::kOk) return error;
   }
@@ -307,7 +327,13 @@ runtime::Error ViewPackedGroupedWeights(const void* bytes, size_t size,
   const runtime::Error error = ViewPackedB(bytes, size, &first);
   if (error != runtime::Error::kOk) return error;
   if (first.k != k || first.n != n) return runtime::Error::kProgramOutOfBounds;
-  const size_t total = GroupedConvolutionPackedWeightsBytes(first.config, shape, groups);
+  // Panels of the target's nr, or of the narrow width these groups would be packed with.
+  GemmConfig target;
+  if (!GetGemmConfig(first.config.target, &target) ||
+      (first.config.nr != target.nr && first.config.nr != GroupPanelWidth(target, n))) {
+    return runtime::Error::kInvalidProgram;
+  }
+  const size_t total = GroupedBytesAsPacked(first.config, shape, groups);
   if (total == 0 || size < total) return runtime::Error::kProgramOutOfBounds;
   const size_t stride = total / groups;
   for (size_t g = 0; g < groups; ++g) {
@@ -315,7 +341,8 @@ runtime::Error ViewPackedGroupedWeights(const void* bytes, size_t size,
     const runtime::Error group_error =
         ViewPackedB(static_cast<const char*>(bytes) + g * stride, stride, &view);
     if (group_error != runtime::Error::kOk) return group_error;
-    if (view.k != k || view.n != n || view.config.target != first.config.target) {
+    if (view.k != k || view.n != n || view.config.target != first.config.target ||
+        view.config.nr != first.config.nr) {
       return runtime::Error::kProgramOutOfBounds;
     }
   }

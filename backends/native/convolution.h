@@ -73,10 +73,14 @@ runtime::Error Convolution2d(const Convolution2dShape& shape, const float* input
 // floats, pixels Cin floats apart) and writes output channels [g * Cout / groups, ...) of each
 // pixel (C's row stride is Cout). `shape` holds the whole tensors' channel counts, which `groups`
 // divides. The weights are `groups` PackedB, group g's filter (K = kh * kw * Cin / groups,
-// N = Cout / groups, rows as above) one after another, each starting at a multiple of
-// kPackedGroupAlignment bytes from the first; scratch is ConvolutionScratchBytes (groups run one
-// after another, each shared among the threads).
+// N = Cout / groups, rows as above, panels GroupPacking's nr wide) one after another, each starting
+// at a multiple of kPackedGroupAlignment bytes from the first; scratch is ConvolutionScratchBytes
+// (groups run one after another, each shared among the threads).
 inline constexpr size_t kPackedGroupAlignment = 64;
+
+// The blocking a grouped filter is packed with for `config`: config with nr the groups' panel
+// width (GroupPanelWidth: nr / 2 for narrow groups on x86), config itself for groups <= 1.
+GemmConfig GroupPacking(const GemmConfig& config, const Convolution2dShape& shape, size_t groups);
 
 // Bytes PackGroupedConvolutionWeights writes; 0 for a shape that fails CheckConvolution2dShape or
 // channel counts `groups` (>= 1) does not divide.

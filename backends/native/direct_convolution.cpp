@@ -581,13 +581,17 @@ runtime::Error DirectConvolution2d(const Convolution2dShape& shape, size_t group
       !IsDirectConvolution(shape, groups, HWY_DYNAMIC_DISPATCH(DirectLanesForTarget)(), current)) {
     return runtime::Error::kOk;
   }
+  const size_t group_input = shape.input_channels / groups;
+  const size_t narrow =
+      groups > 1 ? GroupPanelWidth(current, shape.output_channels / groups) : current.nr;
   for (size_t g = 0; g < groups; ++g) {
-    // Another layout than this CPU's: the GEMM path says kNotSupported.
-    if (weights[g].config.nr != current.nr || weights[g].config.kc != current.kc) {
+    // Another layout than this CPU's: the GEMM path says kNotSupported. Narrow groups' panels
+    // may be half as wide (GroupPacking), a single panel still.
+    const size_t nr = weights[g].config.nr;
+    if ((nr != current.nr && nr != narrow) || weights[g].config.kc != current.kc) {
       return runtime::Error::kOk;
     }
   }
-  const size_t group_input = shape.input_channels / groups;
   const DirectCall call{AllConvolutionRows(shape, input, bias, output, epilogue),
                         groups,
                         group_input,

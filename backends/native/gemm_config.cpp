@@ -39,6 +39,33 @@ const char* KernelTargetName(KernelTarget target) {
   return "unknown";
 }
 
+namespace {
+
+// nr / 2 where that is one vector of the target's fixed width; 0 elsewhere.
+size_t NarrowPanelWidth(const GemmConfig& config) {
+  switch (config.target) {
+    case KernelTarget::kX86Sse4:
+    case KernelTarget::kX86Avx2:
+    case KernelTarget::kX86Avx512:
+      return config.nr / 2;
+    case KernelTarget::kPortable:
+    case KernelTarget::kArmNeon:
+      return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+size_t GroupPanelWidth(const GemmConfig& config, size_t group_output_channels) {
+  const size_t narrow = NarrowPanelWidth(config);
+  return narrow != 0 && group_output_channels <= narrow ? narrow : config.nr;
+}
+
+bool IsPanelWidth(const GemmConfig& config, size_t nr) {
+  return nr == config.nr || (nr != 0 && nr == NarrowPanelWidth(config));
+}
+
 bool GetGemmConfig(KernelTarget target, GemmConfig* config) {
   for (const GemmConfig& candidate : kConfigs) {
     if (candidate.target == target) {

@@ -38,6 +38,20 @@ struct GemmConfig {
 // The blocking of `target`; false (and `*config` untouched) for a value outside the enum.
 bool GetGemmConfig(KernelTarget target, GemmConfig* config);
 
+// The panel width of a grouped convolution's filter whose groups have `group_output_channels`
+// output channels each, packed for `config`: nr / 2 on the x86 targets when the groups fit in it
+// (regnet_x_400mf's 16 channels a group on AVX-512), else nr. Those groups run on the direct
+// kernels (direct_convolution.h), which read a filter row by row whatever its width; in panels
+// of nr, half of every row would be padding, which doubled the bytes each filter fetched from
+// memory and, its rows 128 bytes apart with 64 used, defeated the hardware's stream prefetch
+// (docs/native-kernels.md, "Narrow groups"). x86 only: nr / 2 is exactly one vector there, while
+// arm64's SVE may run wider vectors than the layout's.
+size_t GroupPanelWidth(const GemmConfig& config, size_t group_output_channels);
+
+// Whether packed weights for `config.target` may have panels `nr` wide: config.nr, or the narrow
+// width of GroupPanelWidth.
+bool IsPanelWidth(const GemmConfig& config, size_t nr);
+
 // The target the GEMM dispatches to on this CPU now (Highway's best supported target, or the one
 // a test forced with hwy::SetSupportedTargetsForTest).
 KernelTarget CurrentKernelTarget();

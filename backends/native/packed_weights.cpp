@@ -129,7 +129,10 @@ runtime::Error ViewPackedB(const void* bytes, size_t size, PackedB* view) {
   if (!GetGemmConfig(static_cast<KernelTarget>(header.target), &config)) {
     return runtime::Error::kNotSupported;
   }
-  if (header.nr != config.nr || header.kc != config.kc) return runtime::Error::kInvalidProgram;
+  if (!IsPanelWidth(config, header.nr) || header.kc != config.kc) {
+    return runtime::Error::kInvalidProgram;
+  }
+  config.nr = header.nr;  // a grouped filter's narrow panels (GroupPanelWidth)
   if (header.k == 0 || header.n == 0 || header.k > std::numeric_limits<size_t>::max() ||
       header.n > std::numeric_limits<size_t>::max()) {
     return runtime::Error::kInvalidProgram;

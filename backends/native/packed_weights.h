@@ -9,7 +9,8 @@
 //                  is nr consecutive floats (columns past N are zero). So the panel the
 //                  micro-kernel reads for (K block p, columns [j*nr, j*nr+nr)) starts at float
 //                  p*kc*n_padded + j*kc_p*nr, where kc_p is that block's row count and n_padded
-//                  is N rounded up to nr.
+//                  is N rounded up to nr. nr is the target's, or half of it for the filters of
+//                  grouped convolutions with narrow groups (gemm_config.h, GroupPanelWidth).
 #pragma once
 
 #include <cstddef>
@@ -62,7 +63,9 @@ struct PackedB {
 };
 
 // Checks the header of `bytes` (magic, version, known target, nr/kc of that target, sizes) and
-// fills `*view`. Packed weights come from program files, which are not trusted.
+// fills `*view`, whose config.nr is the header's (the target's nr, or a grouped filter's narrow
+// width: gemm_config.h, GroupPanelWidth). Packed weights come from program files, which are not
+// trusted.
 runtime::Error ViewPackedB(const void* bytes, size_t size, PackedB* view);
 
 // Writes B back as row-major K x N (row stride ldb >= n) from packed weights: what a runtime

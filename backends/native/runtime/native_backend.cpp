@@ -959,7 +959,9 @@ class NativeBackend final : public Backend {
                  index, bound->groups, static_cast<unsigned long long>(kernel_rows),
                  static_cast<unsigned long long>(out_channels / bound->groups), ErrorName(view));
       for (size_t g = 0; g < bound->groups; ++g) {
-        TORCHIR_RETURN_IF_ERROR(RepackIfNeeded(index, here, allocator, &bound->group_weights[g]));
+        TORCHIR_RETURN_IF_ERROR(
+            RepackIfNeeded(index, ::torchir::native::GroupPacking(here, shape, bound->groups),
+                           allocator, &bound->group_weights[g]));
       }
     } else {
       const Error view = ::torchir::native::ViewPackedB(weights->data_ptr<uint8_t>(),
@@ -1057,11 +1059,17 @@ class NativeBackend final : public Backend {
   }
 
   // Step 3: weights packed for another blocking than this CPU's are unpacked and packed
-  // again, once, into the Method's memory.
+  // again, once, into the Method's memory. `here` is this CPU's blocking, for a grouped filter
+  // its GroupPacking (whose full-width panels, as programs before the narrow ones had, run too).
   static Error RepackIfNeeded(size_t index, const GemmConfig& here, MemoryAllocator& allocator,
                               PackedB* weights) {
     const ::torchir::native::KernelTarget target = here.target;
-    if (here.nr == weights->config.nr && here.kc == weights->config.kc) return Error::kOk;
+    GemmConfig full;
+    const bool known = ::torchir::native::GetGemmConfig(target, &full);
+    if (here.kc == weights->config.kc &&
+        (here.nr == weights->config.nr || (known && full.nr == weights->config.nr))) {
+      return Error::kOk;
+    }
     // Said once per process: every delegate of such a program repacks.
     static std::atomic<bool> said{false};
     if (!said.exchange(true)) {

@@ -356,7 +356,9 @@ TEST_P(ConvolutionTest, MatchesReferenceForDirectConvolutions) {
 }
 
 // Each group's filter is packed as Convolution2d packs an ungrouped one of the group's size, at
-// a multiple of 64 bytes; views refuse group counts, shapes and sizes that do not match.
+// a multiple of 64 bytes, in panels of half the target's nr on x86 (groups of 7 channels fit in
+// one vector of AVX2 and AVX-512, and of 4 of SSE4 do not); views refuse group counts, shapes,
+// sizes and panel widths that do not match.
 TEST_P(ConvolutionTest, PacksAndViewsGroupedWeights) {
   GemmConfig config;
   ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
@@ -365,7 +367,12 @@ TEST_P(ConvolutionTest, PacksAndViewsGroupedWeights) {
   const Convolution2dShape group = Shape(1, 5, 5, 5, 7, 3, 3, 1, 1, 1, 1, 1, 1);
   std::mt19937 rng(9);
   const std::vector<float> weights = Random(21 * 5 * 9, &rng);
-  const size_t one = ConvolutionPackedWeightsBytes(config, group);
+  const GemmConfig packing = GroupPacking(config, s, groups);
+  const bool narrow =
+      config.target == KernelTarget::kX86Avx2 || config.target == KernelTarget::kX86Avx512;
+  EXPECT_EQ(packing.nr, narrow ? config.nr / 2 : config.nr);
+  EXPECT_EQ(GroupPacking(config, group, 1).nr, config.nr);
+  const size_t one = ConvolutionPackedWeightsBytes(packing, group);
   const size_t stride = (one + 63) / 64 * 64;
   ASSERT_EQ(GroupedConvolutionPackedWeightsBytes(config, s, groups), groups * stride);
   std::vector<char> packed(groups * stride);
@@ -374,8 +381,8 @@ TEST_P(ConvolutionTest, PacksAndViewsGroupedWeights) {
             Error::kOk);
   for (size_t g = 0; g < groups; ++g) {
     std::vector<char> expected(one);
-    ASSERT_EQ(PackConvolutionWeights(config, group, weights.data() + g * 7 * 5 * 9, expected.data(),
-                                     expected.size()),
+    ASSERT_EQ(PackConvolutionWeights(packing, group, weights.data() + g * 7 * 5 * 9,
+                                     expected.data(), expected.size()),
               Error::kOk);
     EXPECT_TRUE(std::equal(expected.begin(), expected.end(), packed.begin() + g * stride)) << g;
   }
@@ -383,6 +390,27 @@ TEST_P(ConvolutionTest, PacksAndViewsGroupedWeights) {
   ASSERT_EQ(ViewPackedGroupedWeights(packed.data(), packed.size(), s, groups, views.data()),
             Error::kOk);
   EXPECT_EQ(views[2].data, reinterpret_cast<const float*>(packed.data() + 2 * stride + 64));
+  EXPECT_EQ(views[2].config.nr, packing.nr);
+  if (narrow) {
+    // Groups of 7 + nr / 2 channels do not fit the narrow width: panels of it are refused.
+    const Convolution2dShape wide =
+        Shape(1, 5, 5, 3 * 5, 3 * (7 + config.nr / 2), 3, 3, 1, 1, 1, 1, 1, 1);
+    Convolution2dShape wide_group = group;
+    wide_group.output_channels = 7 + config.nr / 2;
+    const size_t wide_one = ConvolutionPackedWeightsBytes(packing, wide_group);
+    const size_t wide_stride = (wide_one + 63) / 64 * 64;
+    const std::vector<float> wide_weights = Random(3 * wide_group.output_channels * 5 * 9, &rng);
+    std::vector<char> wide_packed(groups * wide_stride);
+    for (size_t g = 0; g < groups; ++g) {
+      ASSERT_EQ(PackConvolutionWeights(packing, wide_group,
+                                       wide_weights.data() + g * wide_group.output_channels * 45,
+                                       wide_packed.data() + g * wide_stride, wide_stride),
+                Error::kOk);
+    }
+    EXPECT_EQ(ViewPackedGroupedWeights(wide_packed.data(), wide_packed.size(), wide, groups,
+                                       views.data()),
+              Error::kInvalidProgram);
+  }
   EXPECT_EQ(ViewPackedGroupedWeights(packed.data(), packed.size() - 1, s, groups, views.data()),
             Error::kProgramOutOfBounds);
   EXPECT_EQ(ViewPackedGroupedWeights(packed.data(), packed.size(), s, 1, views.data()),

@@ -180,18 +180,39 @@ std::vector<float> NaiveConvolution(const Convolution2dShape& s, const std::vect
 }
 
 // The packed weights of `oihw` for `target`, as a constant uint8 argument.
+// With `full_width_groups`, each group's filter in panels of the target's whole nr, 64-byte
+// aligned, as programs had them before narrow groups' panels (GroupPacking).
 size_t AddPackedWeights(DelegateArgs& args, const Convolution2dShape& shape,
-                        const std::vector<float>& oihw, KernelTarget target, size_t groups = 1) {
+                        const std::vector<float>& oihw, KernelTarget target, size_t groups = 1,
+                        bool full_width_groups = false) {
   GemmConfig config;
   if (!GetGemmConfig(target, &config)) std::abort();
+  Convolution2dShape group = shape;
+  group.input_channels /= groups;
+  group.output_channels /= groups;
+  const size_t one = ConvolutionPackedWeightsBytes(config, group);
+  const size_t stride = (one + 63) / 64 * 64;
   const size_t bytes =
       groups == 1 ? ConvolutionPackedWeightsBytes(config, shape)
-                  : ::torchir::native::GroupedConvolutionPackedWeightsBytes(config, shape, groups);
+      : full_width_groups
+          ? groups * stride
+          : ::torchir::native::GroupedConvolutionPackedWeightsBytes(config, shape, groups);
   const size_t index = args.AddTyped({static_cast<int64_t>(bytes)}, ScalarType::kUInt8);
-  void* out = args.tensor(index).mutable_data();
-  const Error error = groups == 1 ? PackConvolutionWeights(config, shape, oihw.data(), out, bytes)
-                                  : ::torchir::native::PackGroupedConvolutionWeights(
-                                        config, shape, groups, oihw.data(), out, bytes);
+  char* out = static_cast<char*>(args.tensor(index).mutable_data());
+  Error error = Error::kOk;
+  if (groups == 1) {
+    error = PackConvolutionWeights(config, shape, oihw.data(), out, bytes);
+  } else if (full_width_groups) {
+    const size_t filter =
+        group.output_channels * group.input_channels * group.kernel_height * group.kernel_width;
+    for (size_t g = 0; g < groups && error == Error::kOk; ++g) {
+      error =
+          PackConvolutionWeights(config, group, oihw.data() + g * filter, out + g * stride, stride);
+    }
+  } else {
+    error = ::torchir::native::PackGroupedConvolutionWeights(config, shape, groups, oihw.data(),
+                                                             out, bytes);
+  }
   if (error != Error::kOk) {
     std::abort();  // a broken test
   }
@@ -217,6 +238,7 @@ struct ConvolutionOptions {
   float min = 0.0f, max = 0.0f;
   KernelTarget target = ::torchir::native::CurrentKernelTarget();
   size_t groups = 1;
+  bool full_width_groups = false;  // AddPackedWeights
 };
 
 std::unique_ptr<Convolution> MakeConvolution(const Convolution2dShape& s,
@@ -241,8 +263,8 @@ std::unique_ptr<Convolution> MakeConvolution(const Convolution2dShape& s,
       c->args.Add({n, static_cast<int64_t>(s.input_height), static_cast<int64_t>(s.input_width),
                    static_cast<int64_t>(s.input_channels)},
                   input));
-  node.weights =
-      static_cast<int32_t>(AddPackedWeights(c->args, s, oihw, options.target, options.groups));
+  node.weights = static_cast<int32_t>(AddPackedWeights(c->args, s, oihw, options.target,
+                                                       options.groups, options.full_width_groups));
   if (options.groups > 1) node.groups = options.groups;
   if (options.bias) node.bias = static_cast<int32_t>(c->args.AddConstant({cout}, bias));
   if (options.residual)
@@ -711,10 +733,16 @@ TEST_F(NativeBackendTest, GroupedConvolutionMatchesTheDefinition) {
        {KernelTarget::kPortable, KernelTarget::kX86Sse4, KernelTarget::kX86Avx2,
         KernelTarget::kX86Avx512, KernelTarget::kArmNeon}) {
     options.target = target;
-    std::unique_ptr<Convolution> c = MakeConvolution(Shape(2, 9, 8, 15, 21, 3, 2, 1), options);
-    ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk) << KernelTargetName(target);
-    EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f) << KernelTargetName(target);
+    // Groups of 7 channels: on AVX2 and AVX-512 in panels of half their nr; also in whole ones.
+    for (bool full_width : {false, true}) {
+      options.full_width_groups = full_width;
+      std::unique_ptr<Convolution> c = MakeConvolution(Shape(2, 9, 8, 15, 21, 3, 2, 1), options);
+      ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk) << KernelTargetName(target);
+      EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f)
+          << KernelTargetName(target) << (full_width ? " in whole panels" : "");
+    }
   }
+  options.full_width_groups = false;
   ASSERT_EQ(RegisterNativeBackend({2}), Error::kOk);
   options.target = ::torchir::native::CurrentKernelTarget();
   options.groups = 4;  // 24 -> 32 channels, 8 output channels per group
