@@ -327,10 +327,9 @@ runtime::Error ViewPackedGroupedWeights(const void* bytes, size_t size,
   const runtime::Error error = ViewPackedB(bytes, size, &first);
   if (error != runtime::Error::kOk) return error;
   if (first.k != k || first.n != n) return runtime::Error::kProgramOutOfBounds;
-  // Panels of the target's nr, or of the narrow width these groups would be packed with.
   GemmConfig target;
   if (!GetGemmConfig(first.config.target, &target) ||
-      (first.config.nr != target.nr && first.config.nr != GroupPanelWidth(target, n))) {
+      !IsGroupPanelWidth(target, n, first.config.nr)) {
     return runtime::Error::kInvalidProgram;
   }
   const size_t total = GroupedBytesAsPacked(first.config, shape, groups);

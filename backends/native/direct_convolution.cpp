@@ -582,15 +582,13 @@ runtime::Error DirectConvolution2d(const Convolution2dShape& shape, size_t group
     return runtime::Error::kOk;
   }
   const size_t group_input = shape.input_channels / groups;
-  const size_t narrow =
-      groups > 1 ? GroupPanelWidth(current, shape.output_channels / groups) : current.nr;
   for (size_t g = 0; g < groups; ++g) {
     // Another layout than this CPU's: the GEMM path says kNotSupported. Narrow groups' panels
     // may be half as wide (GroupPacking), a single panel still.
     const size_t nr = weights[g].config.nr;
-    if ((nr != current.nr && nr != narrow) || weights[g].config.kc != current.kc) {
-      return runtime::Error::kOk;
-    }
+    const bool layout = groups > 1 ? IsGroupPanelWidth(current, shape.output_channels / groups, nr)
+                                   : nr == current.nr;
+    if (!layout || weights[g].config.kc != current.kc) return runtime::Error::kOk;
   }
   const DirectCall call{AllConvolutionRows(shape, input, bias, output, epilogue),
                         groups,

@@ -66,6 +66,10 @@ bool IsPanelWidth(const GemmConfig& config, size_t nr) {
   return nr == config.nr || (nr != 0 && nr == NarrowPanelWidth(config));
 }
 
+bool IsGroupPanelWidth(const GemmConfig& config, size_t group_output_channels, size_t nr) {
+  return nr == config.nr || nr == GroupPanelWidth(config, group_output_channels);
+}
+
 bool GetGemmConfig(KernelTarget target, GemmConfig* config) {
   for (const GemmConfig& candidate : kConfigs) {
     if (candidate.target == target) {

@@ -52,6 +52,11 @@ size_t GroupPanelWidth(const GemmConfig& config, size_t group_output_channels);
 // width of GroupPanelWidth.
 bool IsPanelWidth(const GemmConfig& config, size_t nr);
 
+// Whether the filter of a grouped convolution whose groups have `group_output_channels` output
+// channels each runs from panels `nr` wide on `config`: its GroupPanelWidth, or config.nr (as
+// programs packed them before the narrow panels).
+bool IsGroupPanelWidth(const GemmConfig& config, size_t group_output_channels, size_t nr);
+
 // The target the GEMM dispatches to on this CPU now (Highway's best supported target, or the one
 // a test forced with hwy::SetSupportedTargetsForTest).
 KernelTarget CurrentKernelTarget();
