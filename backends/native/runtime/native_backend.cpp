@@ -959,9 +959,8 @@ class NativeBackend final : public Backend {
                  index, bound->groups, static_cast<unsigned long long>(kernel_rows),
                  static_cast<unsigned long long>(out_channels / bound->groups), ErrorName(view));
       for (size_t g = 0; g < bound->groups; ++g) {
-        TORCHIR_RETURN_IF_ERROR(
-            RepackIfNeeded(index, ::torchir::native::GroupPacking(here, shape, bound->groups),
-                           allocator, &bound->group_weights[g]));
+        TORCHIR_RETURN_IF_ERROR(RepackIfNeeded(index, here, out_channels / bound->groups, allocator,
+                                               &bound->group_weights[g]));
       }
     } else {
       const Error view = ::torchir::native::ViewPackedB(weights->data_ptr<uint8_t>(),
@@ -972,7 +971,8 @@ class NativeBackend final : public Backend {
                  "node %zu: weights are %zu x %zu, the node needs %llu x %llu", index,
                  bound->weights.k, bound->weights.n, static_cast<unsigned long long>(kernel_rows),
                  static_cast<unsigned long long>(out_channels));
-      TORCHIR_RETURN_IF_ERROR(RepackIfNeeded(index, here, allocator, &bound->weights));
+      TORCHIR_RETURN_IF_ERROR(
+          RepackIfNeeded(index, here, /*group_output_channels=*/0, allocator, &bound->weights));
     }
     bound->bias = nullptr;
     if (node.bias() != -1) {
@@ -1059,17 +1059,17 @@ class NativeBackend final : public Backend {
   }
 
   // Step 3: weights packed for another blocking than this CPU's are unpacked and packed
-  // again, once, into the Method's memory. `here` is this CPU's blocking, for a grouped filter
-  // its GroupPacking (whose full-width panels, as programs before the narrow ones had, run too).
-  static Error RepackIfNeeded(size_t index, const GemmConfig& here, MemoryAllocator& allocator,
-                              PackedB* weights) {
+  // again, once, into the Method's memory. `here` is this CPU's blocking. A grouped filter
+  // (group_output_channels > 0) runs from any panel width IsGroupPanelWidth accepts and is
+  // repacked to GroupPanelWidth; any other filter needs `here` exactly.
+  static Error RepackIfNeeded(size_t index, const GemmConfig& here, size_t group_output_channels,
+                              MemoryAllocator& allocator, PackedB* weights) {
     const ::torchir::native::KernelTarget target = here.target;
-    GemmConfig full;
-    const bool known = ::torchir::native::GetGemmConfig(target, &full);
-    if (here.kc == weights->config.kc &&
-        (here.nr == weights->config.nr || (known && full.nr == weights->config.nr))) {
-      return Error::kOk;
-    }
+    const bool width =
+        group_output_channels == 0
+            ? here.nr == weights->config.nr
+            : ::torchir::native::IsGroupPanelWidth(here, group_output_channels, weights->config.nr);
+    if (here.kc == weights->config.kc && width) return Error::kOk;
     // Said once per process: every delegate of such a program repacks.
     static std::atomic<bool> said{false};
     if (!said.exchange(true)) {
@@ -1083,11 +1083,15 @@ class NativeBackend final : public Backend {
     TORCHIR_CHECK_OR_RETURN(plain != nullptr, Error::kOutOfMemory,
                             "NativeBackend: out of memory repacking node %zu", index);
     TORCHIR_RETURN_IF_ERROR(::torchir::native::UnpackB(*weights, plain.get(), weights->n));
-    const size_t bytes = ::torchir::native::PackedBBytes(here, weights->k, weights->n);
+    GemmConfig packing = here;
+    if (group_output_channels != 0) {
+      packing.nr = ::torchir::native::GroupPanelWidth(here, group_output_channels);
+    }
+    const size_t bytes = ::torchir::native::PackedBBytes(packing, weights->k, weights->n);
     void* packed = allocator.Allocate(bytes, ::torchir::native::kPackedBAlignment);
     TORCHIR_CHECK_OR_RETURN(packed != nullptr, Error::kOutOfMemory,
                             "NativeBackend: out of memory repacking node %zu", index);
-    TORCHIR_RETURN_IF_ERROR(::torchir::native::PackB(here, weights->k, weights->n, plain.get(),
+    TORCHIR_RETURN_IF_ERROR(::torchir::native::PackB(packing, weights->k, weights->n, plain.get(),
                                                      weights->n, packed, bytes));
     return ::torchir::native::ViewPackedB(packed, bytes, weights);
   }
