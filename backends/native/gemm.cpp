@@ -280,8 +280,16 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           // time at 1 thread). Not only full tiles: Winograd's GEMMs on 14 x 14 and 7 x 7 images
           // have 16 rows, two tiles of 8 (TileRows), and fetched nothing.
           const float* next_panel = args.b + kc * kNr;
-          const bool has_next = static_cast<size_t>(next_panel - b.data) + kc * kNr <= k * n_padded;
-          const size_t share = (kc + fetching_tiles - 1) / fetching_tiles;
+          size_t next_rows =
+              static_cast<size_t>(next_panel - b.data) + kc * kNr <= k * n_padded ? kc : 0;
+          if (next_rows == 0 && call.then_b != nullptr && call.then_b->config.nr == kNr &&
+              n_end == call.n_end && last_block && m0 + mc == m_end && j0 + kNr >= n_end) {
+            // This call's last panel: the next call's first comes while it computes.
+            next_panel = call.then_b->data;
+            next_rows = call.then_b->k < kKc ? call.then_b->k : kKc;
+          }
+          const bool has_next = next_rows != 0;
+          const size_t share = (next_rows + fetching_tiles - 1) / fetching_tiles;
           size_t fetched = 0;
           for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
             args.a = direct ? call.a + call.a_rows.Offset(m0 + i0, call.lda) + k0
@@ -299,9 +307,9 @@ runtime::Error GemmForTarget(const GemmCall& call) {
             }
             args.prefetch = nullptr;
             args.prefetch_rows = 0;
-            if (has_next && Fetches(rows, cols, in_place) && fetched < kc) {
+            if (has_next && Fetches(rows, cols, in_place) && fetched < next_rows) {
               args.prefetch = next_panel + fetched * kNr;
-              args.prefetch_rows = kc - fetched < share ? kc - fetched : share;
+              args.prefetch_rows = next_rows - fetched < share ? next_rows - fetched : share;
               fetched += args.prefetch_rows;
             }
             if (residual != nullptr && k0 == 0) {

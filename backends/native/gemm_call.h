@@ -88,6 +88,11 @@ struct GemmCall {
   size_t n_begin;     // the columns this call computes: [n_begin, n_end), n_begin a multiple of nr
   size_t n_end;
   CausalSkip causal;  // kNone but for attention (gemm.h)
+  // Null, or the packed B the caller multiplies by next, packed with the same nr: while this
+  // call's last panel computes, its tiles fetch that B's first panel into L2 as they fetch the
+  // next panel of their own B. Winograd's 36 (16) GEMMs pass the next matrix of U, whose first
+  // panel otherwise came from memory on demand.
+  const PackedB* then_b;
 };
 
 // Checks `call` (whose m_begin is 0 and n range all of N) against the current target, then runs

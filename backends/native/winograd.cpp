@@ -399,7 +399,11 @@ void RunTiles(const WinogradRun& run, size_t begin, size_t end, size_t slot) {
     HWY_DYNAMIC_DISPATCH(WinogradInputForTarget)(block);
     for (size_t xi = 0; xi < run.weights->matrices(); ++xi) {
       const PackedB b = run.weights->Matrix(xi);
+      // The next matrix, or after the last the first again when another block follows.
+      const bool last = xi + 1 == run.weights->matrices();
+      const PackedB then = run.weights->Matrix(last ? 0 : xi + 1);
       GemmCall call{};
+      call.then_b = !last || t0 + block.tiles < end ? &then : nullptr;
       call.m = block.tiles;
       call.a = block.v + xi * block.v_matrix_floats;
       call.lda = cin;
@@ -465,7 +469,9 @@ void SharedGemmTask(void* context, size_t task) {
   Share(run.weights->matrices(), shared.tasks, task, &begin, &end);
   for (size_t xi = begin; xi < end; ++xi) {
     const PackedB b = run.weights->Matrix(xi);
+    const PackedB then = run.weights->Matrix(xi + 1 < end ? xi + 1 : xi);
     GemmCall call{};
+    call.then_b = xi + 1 < end ? &then : nullptr;
     call.m = shared.block.tiles;
     call.a = shared.block.v + xi * shared.block.v_matrix_floats;
     call.lda = run.shape->input_channels;
