@@ -164,7 +164,7 @@ constexpr size_t kFetchResidualAboveBytes = 512 * 1024;
 // bytes): the next panel's pages, all requested at once before the tiles' row-by-row prefetches
 // cross into them one after another. Packed weights are read once per run from a file mapped in
 // 4 KiB pages, so their translations are rarely in the TLB; the row prefetches alone left
-// resnet50's Winograd GEMMs on 14 x 14 images at 0.98-1.05 ms in the model, against 0.73-0.77
+// resnet50's Winograd GEMMs on 14 x 14 images at 0.91-1.12 ms in the model, against 0.73-0.77
 // ms with the weights in 2 MiB pages (docs/native-kernels.md, "The next panel's pages at once").
 constexpr uintptr_t kPageBytes = 4096;
 HWY_INLINE void FetchPageStarts(const float* first, size_t bytes) {
