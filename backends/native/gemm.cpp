@@ -100,11 +100,29 @@ constexpr size_t kHalf = kNr / 2;
 constexpr std::array<KernelTable, 2> kHalfKernels = {
     MicroKernelTable<kHalf, false>(std::make_index_sequence<kMr>()),
     MicroKernelTable<kHalf, true>(std::make_index_sequence<kMr>())};
+// And on 3/4 and 1/4 of it where the micro-kernels have those widths (kQuarterTiles): on AVX-512
+// mobilenet_v2's N = 24 projections computed a third more FMAs than they needed, through a tile
+// on the stack (Tile below), and ran behind XNNPACK's and oneDNN's (docs/native-kernels.md,
+// "Quarter-panel tiles"). Elsewhere the tables name the full and half kernels again (no new
+// code), and the edges keep to those.
+#if TORCHIR_NATIVE_SIMD
+constexpr bool kQuarters = kQuarterTiles;
+#else
+constexpr bool kQuarters = false;
+#endif
+constexpr size_t kThreeQuarters = kQuarters ? kNr * 3 / 4 : kNr;
+constexpr size_t kQuarter = kQuarters ? kNr / 4 : kHalf;
+constexpr std::array<KernelTable, 2> kThreeQuarterKernels = {
+    MicroKernelTable<kThreeQuarters, false>(std::make_index_sequence<kMr>()),
+    MicroKernelTable<kThreeQuarters, true>(std::make_index_sequence<kMr>())};
+constexpr std::array<KernelTable, 2> kQuarterKernels = {
+    MicroKernelTable<kQuarter, false>(std::make_index_sequence<kMr>()),
+    MicroKernelTable<kQuarter, true>(std::make_index_sequence<kMr>())};
 
-// One tile of C: straight into C when it has all kNr columns (or exactly kNr / 2: the half-width
-// kernel), else through a tile on the stack so the micro-kernel never reads or writes past the N
-// edge (with the half-width kernel when kNr / 2 columns cover the edge). kInPlace: A is read
-// where it is (gemm.cpp GemmForTarget says when), through out-of-line kernels.
+// One tile of C: straight into C when it has all kNr columns (or exactly kNr / 2, 3 kNr / 4 or
+// kNr / 4: the narrower kernels), else through a tile on the stack so the micro-kernel never
+// reads or writes past the N edge (with the narrowest kernel that covers the edge). kInPlace: A
+// is read where it is (gemm.cpp GemmForTarget says when), through out-of-line kernels.
 template <bool kInPlace>
 HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_RESTRICT c,
                      size_t ldc) {
@@ -122,11 +140,23 @@ HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_
     kMicroKernels[kInPlace][rows - 1](args, c, ldc);
     return;
   }
+  // Straight into C: it has those columns.
   if (cols == kHalf) {
-    kHalfKernels[kInPlace][rows - 1](args, c, ldc);  // straight into C: it has those columns
+    kHalfKernels[kInPlace][rows - 1](args, c, ldc);
     return;
   }
-  const auto& kernels = cols < kHalf ? kHalfKernels[kInPlace] : kMicroKernels[kInPlace];
+  if (cols == kThreeQuarters) {
+    kThreeQuarterKernels[kInPlace][rows - 1](args, c, ldc);
+    return;
+  }
+  if (cols == kQuarter) {
+    kQuarterKernels[kInPlace][rows - 1](args, c, ldc);
+    return;
+  }
+  const auto& kernels = cols < kQuarter        ? kQuarterKernels[kInPlace]
+                        : cols < kHalf         ? kHalfKernels[kInPlace]
+                        : cols < kThreeQuarters ? kThreeQuarterKernels[kInPlace]
+                                                : kMicroKernels[kInPlace];
   alignas(64) float tile[kMr * kNr];
   TileArgs edge = args;
   if (args.accumulate) {

@@ -6,9 +6,11 @@
 // MicroKernel<kRows, kCols>, which adds a (kRows x kc, rows kKc floats apart) * b (kc x kNr panel)
 // to an accumulator tile started from the bias row (plus the residual's rows, if any) or from C and
 // stores kRows rows of it to C, clamped
-// on the last K block. kRows < kMr serves the M edge without computing padding rows; kCols =
-// kNr / 2 (the first vector of each row) serves an N edge of at most kNr / 2 columns without
-// computing the other half. kInPlace kernels read A's rows args.lda floats apart where A is
+// on the last K block. kRows < kMr serves the M edge without computing padding rows; kCols <
+// kNr serves an N edge without computing the columns past it: kNr / 2 (the first vector of each
+// row) on every SIMD target, and where a vector has at least 8 lanes (kQuarterTiles: AVX2,
+// AVX-512) also 3 kNr / 4 (the second vector half as wide: mobilenet_v2's N = 24 on AVX-512)
+// and kNr / 4 (one vector half as wide: efficientnet's N = 40 = 32 + 8). kInPlace kernels read A's rows args.lda floats apart where A is
 // (gemm.cpp says when): a register per few rows instead of a constant displacement.
 //
 // Packed A keeps A's rows (row-major, kKc floats apart) rather than BLIS's k-major interleave:
@@ -27,6 +29,7 @@
 #endif
 
 #include <cstddef>
+#include <type_traits>
 
 #include "backends/native/gemm_config.h"
 #include "hwy/highway.h"
@@ -91,6 +94,20 @@ struct TileArgs {
 
 #if TORCHIR_NATIVE_SIMD
 
+// Tiles of 3/4 and 1/4 of a panel's width (above): half-width vectors of 4 or more lanes.
+constexpr bool kQuarterTiles = kNr / 4 >= 4;
+
+// A vector of the first column block as the second's type: itself, or its lower half when the
+// second is half as wide (a register name on x86, no instruction).
+template <class D1, class V>
+HWY_INLINE decltype(hn::Zero(D1())) SecondOf(D1 d1, V v) {
+  if constexpr (std::is_same_v<decltype(hn::Zero(d1)), V>) {
+    return v;
+  } else {
+    return hn::LowerHalf(d1, v);
+  }
+}
+
 // Rows 0..13: enough for the largest kMr (AVX-512's 14); rows >= kMr compile to nothing.
 #define TORCHIR_NATIVE_ROWS(X) \
   X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
@@ -98,16 +115,24 @@ struct TileArgs {
 template <size_t kRows, size_t kCols = kNr, bool kPrefetch = false, bool kInPlace = false>
 HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t ldc) {
   static_assert(kRows >= 1 && kRows <= kMr, "a tile has 1..kMr rows");
-  static_assert(kCols == kNr || kCols == kNr / 2, "a tile has both vectors or the first");
-  constexpr size_t kLanes = kNr / 2;
-  constexpr bool kBoth = kCols == kNr;
-  const hn::FixedTag<float, kLanes> d;
+  static_assert(kCols == kNr || kCols == kNr / 2 ||
+                    (kQuarterTiles && (kCols == kNr * 3 / 4 || kCols == kNr / 4)),
+                "a tile has both vectors, the first, or (kQuarterTiles) 3/4 or 1/4 of a panel");
+  constexpr size_t kLanes = kNr / 2;  // where the second vector starts
+  constexpr bool kBoth = kCols > kLanes;
+  // The first vector's lanes, and the second's (the first's when there is none, unused).
+  constexpr size_t kLanes0 = kBoth ? kLanes : kCols;
+  constexpr size_t kLanes1 = kBoth ? kCols - kLanes : kLanes0;
+  const hn::FixedTag<float, kLanes0> d;
+  const hn::FixedTag<float, kLanes1> d1;
   using V = decltype(hn::Zero(d));
+  using V1 = decltype(hn::Zero(d1));
+
   static_assert(kMr <= 14, "TORCHIR_NATIVE_ROWS covers 14 rows");
 
 #define TORCHIR_DECLARE(i) \
-  V c##i##0 = hn::Zero(d); \
-  V c##i##1 = hn::Zero(d); \
+  V c##i##0 = hn::Zero(d);  \
+  V1 c##i##1 = hn::Zero(d1); \
   (void)c##i##0;           \
   (void)c##i##1;
   TORCHIR_NATIVE_ROWS(TORCHIR_DECLARE)
@@ -117,26 +142,26 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
 #define TORCHIR_LOAD_C(i)                                              \
   if constexpr (i < kRows) {                                           \
     c##i##0 = hn::LoadU(d, c + i * ldc);                               \
-    if constexpr (kBoth) c##i##1 = hn::LoadU(d, c + i * ldc + kLanes); \
+    if constexpr (kBoth) c##i##1 = hn::LoadU(d1, c + i * ldc + kLanes); \
   }
     TORCHIR_NATIVE_ROWS(TORCHIR_LOAD_C)
 #undef TORCHIR_LOAD_C
   } else if (args.residual != nullptr) {
     const V bias0 = hn::LoadU(d, args.bias);
-    const V bias1 = hn::LoadU(d, args.bias + kLanes);
+    const V1 bias1 = hn::LoadU(d1, args.bias + kLanes);
     (void)bias1;
     const float* HWY_RESTRICT r = args.residual;
     const size_t ldr = args.residual_stride;
 #define TORCHIR_INIT_RESIDUAL(i)                                                       \
   if constexpr (i < kRows) {                                                           \
     c##i##0 = hn::Add(bias0, hn::LoadU(d, r + i * ldr));                               \
-    if constexpr (kBoth) c##i##1 = hn::Add(bias1, hn::LoadU(d, r + i * ldr + kLanes)); \
+    if constexpr (kBoth) c##i##1 = hn::Add(bias1, hn::LoadU(d1, r + i * ldr + kLanes)); \
   }
     TORCHIR_NATIVE_ROWS(TORCHIR_INIT_RESIDUAL)
 #undef TORCHIR_INIT_RESIDUAL
   } else {
     const V bias0 = hn::LoadU(d, args.bias);
-    const V bias1 = hn::LoadU(d, args.bias + kLanes);
+    const V1 bias1 = hn::LoadU(d1, args.bias + kLanes);
     (void)bias1;
 #define TORCHIR_INIT_BIAS(i) \
   if constexpr (i < kRows) { \
@@ -161,23 +186,25 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   // into partial tile j, so it has 8 chains, and adds the partial tiles at the end.
   constexpr size_t kSplitK = kRows == 1 ? 4 : kRows == 2 ? 2 : 1;
 #define TORCHIR_DECLARE_SPLIT(j)                    \
-  V s##j##00 = hn::Zero(d), s##j##01 = hn::Zero(d); \
-  V s##j##10 = hn::Zero(d), s##j##11 = hn::Zero(d); \
+  V s##j##00 = hn::Zero(d);                         \
+  V1 s##j##01 = hn::Zero(d1);                       \
+  V s##j##10 = hn::Zero(d);                         \
+  V1 s##j##11 = hn::Zero(d1);                       \
   (void)s##j##01;                                   \
   (void)s##j##10;                                   \
   (void)s##j##11;
 #define TORCHIR_SPLIT_STEP(j, t00, t01, t10, t11)                 \
   if constexpr (j < kSplitK) {                                    \
     const V b0 = hn::LoadU(d, b + j * kNr);                       \
-    V b1 = b0;                                                    \
-    if constexpr (kBoth) b1 = hn::LoadU(d, b + j * kNr + kLanes); \
+    V1 b1 = hn::Zero(d1);                                         \
+    if constexpr (kBoth) b1 = hn::LoadU(d1, b + j * kNr + kLanes); \
     const V a0 = hn::Set(d, a[j]);                                \
     t00 = hn::MulAdd(a0, b0, t00);                                \
-    if constexpr (kBoth) t01 = hn::MulAdd(a0, b1, t01);           \
+    if constexpr (kBoth) t01 = hn::MulAdd(SecondOf(d1, a0), b1, t01);   \
     if constexpr (kRows > 1) {                                    \
       const V a1 = hn::Set(d, a[lda + j]);                        \
       t10 = hn::MulAdd(a1, b0, t10);                              \
-      if constexpr (kBoth) t11 = hn::MulAdd(a1, b1, t11);         \
+      if constexpr (kBoth) t11 = hn::MulAdd(SecondOf(d1, a1), b1, t11); \
     }                                                             \
   }
   if constexpr (kSplitK > 1) {
@@ -210,13 +237,13 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
       }
     }
     const V b0 = hn::LoadU(d, b);
-    V b1 = b0;  // no ?: on vectors: SVE's are sizeless types
-    if constexpr (kBoth) b1 = hn::LoadU(d, b + kLanes);
+    V1 b1 = hn::Zero(d1);  // no ?: on vectors: SVE's are sizeless types
+    if constexpr (kBoth) b1 = hn::LoadU(d1, b + kLanes);
 #define TORCHIR_FMA(i)                                            \
   if constexpr (i < kRows) {                                      \
     const V a##i = hn::Set(d, a[i * lda]);                        \
     c##i##0 = hn::MulAdd(a##i, b0, c##i##0);                      \
-    if constexpr (kBoth) c##i##1 = hn::MulAdd(a##i, b1, c##i##1); \
+    if constexpr (kBoth) c##i##1 = hn::MulAdd(SecondOf(d1, a##i), b1, c##i##1); \
   }
     TORCHIR_NATIVE_ROWS(TORCHIR_FMA)
 #undef TORCHIR_FMA
@@ -227,10 +254,10 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   if (args.clamp) {
     const V lo = hn::Set(d, args.lo);
     const V hi = hn::Set(d, args.hi);
-#define TORCHIR_CLAMP(i)                         \
-  if constexpr (i < kRows) {                     \
-    c##i##0 = hn::Min(hn::Max(c##i##0, lo), hi); \
-    c##i##1 = hn::Min(hn::Max(c##i##1, lo), hi); \
+#define TORCHIR_CLAMP(i)                                                   \
+  if constexpr (i < kRows) {                                               \
+    c##i##0 = hn::Min(hn::Max(c##i##0, lo), hi);                           \
+    if constexpr (kBoth) c##i##1 = hn::Min(hn::Max(c##i##1, SecondOf(d1, lo)), SecondOf(d1, hi)); \
   }
     TORCHIR_NATIVE_ROWS(TORCHIR_CLAMP)
 #undef TORCHIR_CLAMP
@@ -244,7 +271,7 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   if constexpr (i < kRows) {                                   \
     asm volatile("" : "+r"(row));                              \
     hn::StoreU(c##i##0, d, row);                               \
-    if constexpr (kBoth) hn::StoreU(c##i##1, d, row + kLanes); \
+    if constexpr (kBoth) hn::StoreU(c##i##1, d1, row + kLanes); \
     row += ldc;                                                \
   }
   TORCHIR_NATIVE_ROWS(TORCHIR_STORE)

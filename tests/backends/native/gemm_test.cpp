@@ -209,7 +209,8 @@ TEST_P(GemmTest, DispatchesToTheForcedTarget) {
 }
 
 // Every tail of the micro-kernel: M around every target's mr (4, 6, 12, 14), N around every nr
-// (8, 16, 32), K of 1 and around one K block (256), which also leave every remainder of the one-
+// (8, 16, 32) and on and around the quarter-panel widths (4, 12 on AVX2; 8, 24 and 32 + 8 on
+// AVX-512: N = 24 and 40 run their own kernels, straight into C), K of 1 and around one K block (256), which also leave every remainder of the one-
 // and two-row tiles' K loops of 4 and 2 steps; the activation cycles through the kinds.
 // M of mr + 1..3 and 2 mr + 1..3 (7-9, 13-15 for mr = 6, 15-17 and 29 for 14) are the edges
 // whose last full tile and remainder run as two tiles of about half each (gemm.cpp TileRows).
@@ -218,7 +219,7 @@ TEST_P(GemmTest, MatchesReferenceOnTailShapes) {
       {Activation::kNone, 0, 0}, {Activation::kRelu, 0, 0}, {Activation::kClamp, -0.5f, 0.75f}};
   uint32_t seed = 1;
   for (size_t m : {1, 2, 4, 5, 6, 7, 9, 12, 13, 14, 15, 16, 17, 29}) {
-    for (size_t n : {1, 3, 8, 9, 16, 17, 31, 32, 33}) {
+    for (size_t n : {1, 3, 4, 8, 9, 12, 16, 17, 20, 24, 25, 31, 32, 33, 40, 56}) {
       for (size_t k : {1, 2, 7, 255, 256, 257}) {
         ExpectGemmMatchesReference({m, n, k, 0, 0, seed % 2 == 0, epilogues[seed % 3]}, seed);
         ++seed;
@@ -323,7 +324,7 @@ TEST_P(GemmTest, AddsTheResidual) {
   uint32_t seed = 100;
   for (Problem::Residual residual : {Problem::kSeparate, Problem::kInPlace}) {
     for (size_t m : {1, 5, 6, 13, 14, 15, 29}) {
-      for (size_t n : {1, 8, 9, 17, 32, 33}) {
+      for (size_t n : {1, 8, 9, 12, 17, 24, 32, 33, 40}) {
         for (size_t k : {3, 257, 600}) {
           Problem p{m, n, k, 0, k % 2 == 0 ? 0 : n + 5, seed % 2 == 0, epilogues[seed % 3]};
           p.residual = residual;
