@@ -127,34 +127,42 @@ HWY_INLINE void Block(D d, const DepthwiseCall& call, const PixelBlock& px, size
 }
 #undef TORCHIR_DW_PAIRS
 
-// The row-reuse block (AVX2): kPixels output pixels of a row, all taps inside the input along x,
-// stride and dilation 1 along x, channels [c, c + lanes). Pixel p's tap kx reads input column
-// p + kx, so a kernel row's kPixels + kKw - 1 columns are each loaded once and each feeds every
-// (pixel, tap) pair that reads it, where Block loads every (pixel, tap) input anew. At stride 2
-// (8 * 2 + 1 columns for 8 pixels) it measured slower than Block. Live vectors: kPixels
+// The row-reuse block (AVX2, AVX-512): kPixels output pixels of a row, all taps inside the input
+// along x, stride and dilation 1 along x, channels [c, c + lanes). Pixel p's tap kx reads input
+// column p + kx, so a kernel row's kPixels + kKw - 1 columns are each loaded once and each feeds
+// every (pixel, tap) pair that reads it, where Block loads every (pixel, tap) input anew. At stride
+// 2 (8 * 2 + 1 columns for 8 pixels) it measured slower than Block. Live vectors: kPixels
 // accumulators, the kernel row's kKw weights and one input column: 10 + 3 + 1 = 14 of AVX2's 16
 // for a 3-wide kernel, 8 + 5 + 1 for a 5-wide one. The 3-wide kernel's 10 pixels rather than 8
 // ran mobilenet_v2's large layers 1.2-1.3x faster: 10 FMA chains are more than the 8 (4 cycles'
 // latency x 2 ports) that keep the FMA units busy, so a late load no longer idles them.
+// AVX-512's 32 registers take 14 (18 live vectors): 0.97-0.98 of 10's time on mobilenet_v2's
+// stride-1 layers, Zen 4 (docs/native-kernels.md, "Rows of 14 pixels on AVX-512").
 // kAllRows: every kernel row inside the input (kernel height kKw), the row loop unrolled.
-constexpr size_t kRowPixels = 8;    // the fewest pixels a RowBlock takes
-constexpr size_t kRowPixels3 = 10;  // a 3-wide kernel's
-#if HWY_TARGET == HWY_AVX2
+constexpr size_t kRowPixels = 8;  // the fewest pixels a RowBlock takes
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+constexpr size_t kRowPixels3 = 14;  // a 3-wide kernel's
+#else
+constexpr size_t kRowPixels3 = 10;
+#endif
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
 constexpr bool kRowReuse = true;
 #else
-// Not measured on other targets yet (docs/native-kernels.md): they keep the 4-pixel Block.
+// Not measured on NEON yet (docs/native-kernels.md): it keeps the 4-pixel Block.
 constexpr bool kRowReuse = false;
 #endif
 
-#define TORCHIR_DW_ROW_PIXELS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9)
+#define TORCHIR_DW_ROW_PIXELS(X) \
+  X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
 #define TORCHIR_DW_ROW_TAPS(X) X(0) X(1) X(2) X(3) X(4)
 // Columns 0..11: enough for 8 pixels of a 5-wide kernel.
-#define TORCHIR_DW_ROW_COLUMNS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define TORCHIR_DW_ROW_COLUMNS(X) \
+  X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 template <size_t kKw, size_t kPixels, bool kAllRows, class D>
 HWY_INLINE void RowBlock(D d, const DepthwiseCall& call, const PixelBlock& px, size_t c) {
-  static_assert(kKw <= 5 && kPixels + kKw - 1 <= 12,
+  static_assert(kKw <= 5 && kPixels + kKw - 1 <= 16,
                 "TORCHIR_DW_ROW_TAPS and _COLUMNS cover a 5-wide kernel");
-  static_assert(kPixels <= 10, "TORCHIR_DW_ROW_PIXELS covers 10 pixels");
+  static_assert(kPixels <= 14, "TORCHIR_DW_ROW_PIXELS covers 14 pixels");
   constexpr size_t kColumns = kPixels + kKw - 1;
   using V = decltype(hn::Zero(d));
   const Convolution2dShape& s = *call.shape;

@@ -153,8 +153,8 @@ HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_
     kQuarterKernels[kInPlace][rows - 1](args, c, ldc);
     return;
   }
-  const auto& kernels = cols < kQuarter        ? kQuarterKernels[kInPlace]
-                        : cols < kHalf         ? kHalfKernels[kInPlace]
+  const auto& kernels = cols < kQuarter         ? kQuarterKernels[kInPlace]
+                        : cols < kHalf          ? kHalfKernels[kInPlace]
                         : cols < kThreeQuarters ? kThreeQuarterKernels[kInPlace]
                                                 : kMicroKernels[kInPlace];
   alignas(64) float tile[kMr * kNr];

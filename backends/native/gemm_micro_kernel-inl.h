@@ -10,8 +10,9 @@
 // kNr serves an N edge without computing the columns past it: kNr / 2 (the first vector of each
 // row) on every SIMD target, and where a vector has at least 8 lanes (kQuarterTiles: AVX2,
 // AVX-512) also 3 kNr / 4 (the second vector half as wide: mobilenet_v2's N = 24 on AVX-512)
-// and kNr / 4 (one vector half as wide: efficientnet's N = 40 = 32 + 8). kInPlace kernels read A's rows args.lda floats apart where A is
-// (gemm.cpp says when): a register per few rows instead of a constant displacement.
+// and kNr / 4 (one vector half as wide: efficientnet's N = 40 = 32 + 8). kInPlace kernels read A's
+// rows args.lda floats apart where A is (gemm.cpp says when): a register per few rows instead of a
+// constant displacement.
 //
 // Packed A keeps A's rows (row-major, kKc floats apart) rather than BLIS's k-major interleave:
 // the copy is then a memcpy per row instead of a transpose (which cost as much as the
@@ -130,18 +131,18 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
 
   static_assert(kMr <= 14, "TORCHIR_NATIVE_ROWS covers 14 rows");
 
-#define TORCHIR_DECLARE(i) \
-  V c##i##0 = hn::Zero(d);  \
+#define TORCHIR_DECLARE(i)   \
+  V c##i##0 = hn::Zero(d);   \
   V1 c##i##1 = hn::Zero(d1); \
-  (void)c##i##0;           \
+  (void)c##i##0;             \
   (void)c##i##1;
   TORCHIR_NATIVE_ROWS(TORCHIR_DECLARE)
 #undef TORCHIR_DECLARE
 
   if (args.accumulate) {
-#define TORCHIR_LOAD_C(i)                                              \
-  if constexpr (i < kRows) {                                           \
-    c##i##0 = hn::LoadU(d, c + i * ldc);                               \
+#define TORCHIR_LOAD_C(i)                                               \
+  if constexpr (i < kRows) {                                            \
+    c##i##0 = hn::LoadU(d, c + i * ldc);                                \
     if constexpr (kBoth) c##i##1 = hn::LoadU(d1, c + i * ldc + kLanes); \
   }
     TORCHIR_NATIVE_ROWS(TORCHIR_LOAD_C)
@@ -152,9 +153,9 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
     (void)bias1;
     const float* HWY_RESTRICT r = args.residual;
     const size_t ldr = args.residual_stride;
-#define TORCHIR_INIT_RESIDUAL(i)                                                       \
-  if constexpr (i < kRows) {                                                           \
-    c##i##0 = hn::Add(bias0, hn::LoadU(d, r + i * ldr));                               \
+#define TORCHIR_INIT_RESIDUAL(i)                                                        \
+  if constexpr (i < kRows) {                                                            \
+    c##i##0 = hn::Add(bias0, hn::LoadU(d, r + i * ldr));                                \
     if constexpr (kBoth) c##i##1 = hn::Add(bias1, hn::LoadU(d1, r + i * ldr + kLanes)); \
   }
     TORCHIR_NATIVE_ROWS(TORCHIR_INIT_RESIDUAL)
@@ -185,27 +186,27 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   // squeeze-excitation block's pooled vector): its K loop takes kSplitK steps at a time, step j
   // into partial tile j, so it has 8 chains, and adds the partial tiles at the end.
   constexpr size_t kSplitK = kRows == 1 ? 4 : kRows == 2 ? 2 : 1;
-#define TORCHIR_DECLARE_SPLIT(j)                    \
-  V s##j##00 = hn::Zero(d);                         \
-  V1 s##j##01 = hn::Zero(d1);                       \
-  V s##j##10 = hn::Zero(d);                         \
-  V1 s##j##11 = hn::Zero(d1);                       \
-  (void)s##j##01;                                   \
-  (void)s##j##10;                                   \
+#define TORCHIR_DECLARE_SPLIT(j) \
+  V s##j##00 = hn::Zero(d);      \
+  V1 s##j##01 = hn::Zero(d1);    \
+  V s##j##10 = hn::Zero(d);      \
+  V1 s##j##11 = hn::Zero(d1);    \
+  (void)s##j##01;                \
+  (void)s##j##10;                \
   (void)s##j##11;
-#define TORCHIR_SPLIT_STEP(j, t00, t01, t10, t11)                 \
-  if constexpr (j < kSplitK) {                                    \
-    const V b0 = hn::LoadU(d, b + j * kNr);                       \
-    V1 b1 = hn::Zero(d1);                                         \
-    if constexpr (kBoth) b1 = hn::LoadU(d1, b + j * kNr + kLanes); \
-    const V a0 = hn::Set(d, a[j]);                                \
-    t00 = hn::MulAdd(a0, b0, t00);                                \
+#define TORCHIR_SPLIT_STEP(j, t00, t01, t10, t11)                       \
+  if constexpr (j < kSplitK) {                                          \
+    const V b0 = hn::LoadU(d, b + j * kNr);                             \
+    V1 b1 = hn::Zero(d1);                                               \
+    if constexpr (kBoth) b1 = hn::LoadU(d1, b + j * kNr + kLanes);      \
+    const V a0 = hn::Set(d, a[j]);                                      \
+    t00 = hn::MulAdd(a0, b0, t00);                                      \
     if constexpr (kBoth) t01 = hn::MulAdd(SecondOf(d1, a0), b1, t01);   \
-    if constexpr (kRows > 1) {                                    \
-      const V a1 = hn::Set(d, a[lda + j]);                        \
-      t10 = hn::MulAdd(a1, b0, t10);                              \
+    if constexpr (kRows > 1) {                                          \
+      const V a1 = hn::Set(d, a[lda + j]);                              \
+      t10 = hn::MulAdd(a1, b0, t10);                                    \
       if constexpr (kBoth) t11 = hn::MulAdd(SecondOf(d1, a1), b1, t11); \
-    }                                                             \
+    }                                                                   \
   }
   if constexpr (kSplitK > 1) {
     TORCHIR_DECLARE_SPLIT(1)
@@ -239,10 +240,10 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
     const V b0 = hn::LoadU(d, b);
     V1 b1 = hn::Zero(d1);  // no ?: on vectors: SVE's are sizeless types
     if constexpr (kBoth) b1 = hn::LoadU(d1, b + kLanes);
-#define TORCHIR_FMA(i)                                            \
-  if constexpr (i < kRows) {                                      \
-    const V a##i = hn::Set(d, a[i * lda]);                        \
-    c##i##0 = hn::MulAdd(a##i, b0, c##i##0);                      \
+#define TORCHIR_FMA(i)                                                          \
+  if constexpr (i < kRows) {                                                    \
+    const V a##i = hn::Set(d, a[i * lda]);                                      \
+    c##i##0 = hn::MulAdd(a##i, b0, c##i##0);                                    \
     if constexpr (kBoth) c##i##1 = hn::MulAdd(SecondOf(d1, a##i), b1, c##i##1); \
   }
     TORCHIR_NATIVE_ROWS(TORCHIR_FMA)
@@ -254,9 +255,9 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   if (args.clamp) {
     const V lo = hn::Set(d, args.lo);
     const V hi = hn::Set(d, args.hi);
-#define TORCHIR_CLAMP(i)                                                   \
-  if constexpr (i < kRows) {                                               \
-    c##i##0 = hn::Min(hn::Max(c##i##0, lo), hi);                           \
+#define TORCHIR_CLAMP(i)                                                                          \
+  if constexpr (i < kRows) {                                                                      \
+    c##i##0 = hn::Min(hn::Max(c##i##0, lo), hi);                                                  \
     if constexpr (kBoth) c##i##1 = hn::Min(hn::Max(c##i##1, SecondOf(d1, lo)), SecondOf(d1, hi)); \
   }
     TORCHIR_NATIVE_ROWS(TORCHIR_CLAMP)
@@ -267,12 +268,12 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   // addresses before the hot loop and keeps them on the stack (a load per store, and the
   // address arithmetic was a tenth of a K = 16 layer's time).
   float* row = c;
-#define TORCHIR_STORE(i)                                       \
-  if constexpr (i < kRows) {                                   \
-    asm volatile("" : "+r"(row));                              \
-    hn::StoreU(c##i##0, d, row);                               \
+#define TORCHIR_STORE(i)                                        \
+  if constexpr (i < kRows) {                                    \
+    asm volatile("" : "+r"(row));                               \
+    hn::StoreU(c##i##0, d, row);                                \
     if constexpr (kBoth) hn::StoreU(c##i##1, d1, row + kLanes); \
-    row += ldc;                                                \
+    row += ldc;                                                 \
   }
   TORCHIR_NATIVE_ROWS(TORCHIR_STORE)
 #undef TORCHIR_STORE

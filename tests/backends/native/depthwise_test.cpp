@@ -148,15 +148,16 @@ TEST_P(DepthwiseTest, MatchesReferenceForKernelsStridesDilationsAndPadding) {
   }
 }
 
-// Rows wide enough for blocks of 10 and 8 interior pixels (the row-reuse kernel on AVX2, for 3-
-// and 5-wide kernels at stride 1 and dilation 1) next to edge pixels and leftovers of 1-9 pixels
-// (the unrolled 4-, 3-, 2- and 1-pixel blocks): widths 9-26, every channel count's vector blocks
+// Rows wide enough for blocks of 14, 10 and 8 interior pixels (the row-reuse kernel: 3-wide
+// kernels take 14 on AVX-512 and 10 on AVX2, 5-wide kernels 8, at stride 1 and dilation 1), two
+// blocks in a row, next to edge pixels and leftovers of 1-13 pixels (the unrolled 4-, 3-, 2- and
+// 1-pixel blocks): widths 9-34, every channel count's vector blocks
 // and scalar tail, padded and unpadded, and strides and dilations of 2 beside them (stride 2:
 // the unrolled blocks; dilation 2: the blocks that loop over the taps).
 TEST_P(DepthwiseTest, MatchesReferenceOnWideRows) {
   uint32_t seed = 400;
   for (size_t kernel : {3, 5}) {
-    for (size_t width = 9; width <= 26; ++width) {
+    for (size_t width = 9; width <= 34; ++width) {
       const size_t pad = kernel / 2;
       const size_t c = 5 + width % 4 * 9;  // 5, 14, 23, 32
       ExpectDepthwiseMatchesReference(Depthwise(1, 4, width, c, kernel, 1, 1, pad, pad, pad, pad),

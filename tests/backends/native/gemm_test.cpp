@@ -210,10 +210,11 @@ TEST_P(GemmTest, DispatchesToTheForcedTarget) {
 
 // Every tail of the micro-kernel: M around every target's mr (4, 6, 12, 14), N around every nr
 // (8, 16, 32) and on and around the quarter-panel widths (4, 12 on AVX2; 8, 24 and 32 + 8 on
-// AVX-512: N = 24 and 40 run their own kernels, straight into C), K of 1 and around one K block (256), which also leave every remainder of the one-
-// and two-row tiles' K loops of 4 and 2 steps; the activation cycles through the kinds.
-// M of mr + 1..3 and 2 mr + 1..3 (7-9, 13-15 for mr = 6, 15-17 and 29 for 14) are the edges
-// whose last full tile and remainder run as two tiles of about half each (gemm.cpp TileRows).
+// AVX-512: N = 24 and 40 run their own kernels, straight into C), K of 1 and around one K block
+// (256), which also leave every remainder of the one- and two-row tiles' K loops of 4 and 2 steps;
+// the activation cycles through the kinds. M of mr + 1..3 and 2 mr + 1..3 (7-9, 13-15 for mr = 6,
+// 15-17 and 29 for 14) are the edges whose last full tile and remainder run as two tiles of about
+// half each (gemm.cpp TileRows).
 TEST_P(GemmTest, MatchesReferenceOnTailShapes) {
   const Epilogue epilogues[] = {
       {Activation::kNone, 0, 0}, {Activation::kRelu, 0, 0}, {Activation::kClamp, -0.5f, 0.75f}};
