@@ -31,11 +31,12 @@
 //   OneDnn/<layer>             the layer as TorchScript + oneDNN runs it inside a frozen network:
 //                              at::mkldnn_convolution on weights reordered once and an input in
 //                              oneDNN's blocked layout (libtorch_layers.h, kOneDnnPrepacked)
-//   InvertedResidual/<block>/layers, /bands:R
+//   InvertedResidual/<block>/layers, /fused
 //                              three of mobilenet_v2's inverted-residual blocks (expansion,
-//                              depthwise, projection) layer by layer over whole tensors, or in
-//                              bands of R output rows whose expanded rows stay in L2; the bands
-//                              check their output against the layers' bit for bit first
+//                              depthwise, projection) layer by layer over whole tensors, or with
+//                              the expansion and the depthwise layer fused (ExpandDepthwise:
+//                              bands whose expanded rows stay in L2); the fused rows check their
+//                              output against the layers' bit for bit first
 //
 // Each layer runs Native, Xnnpack, Native again (A-B-A; with LibTorch, LibTorch/<layer> and
 // OneDnn/<layer> run between Xnnpack and Native again); 3x3 stride-1 layers then run Winograd,
@@ -62,6 +63,7 @@
 
 #include "backends/native/convolution.h"
 #include "backends/native/depthwise.h"
+#include "backends/native/expand_depthwise.h"
 #include "backends/native/gemm_config.h"
 #include "backends/native/packed_weights.h"
 #include "backends/native/winograd.h"
@@ -389,12 +391,11 @@ void BM_LibTorch(benchmark::State& state, Layer layer,
 
 // An inverted-residual block of mobilenet_v2 (1x1 expansion + relu6, 3x3 depthwise + relu6, 1x1
 // projection, the input added when the block keeps its shape), run two ways on the same packed
-// weights: layer by layer over whole tensors (as the runtime runs its delegates), and in bands of
-// output rows: the expanded rows a band needs go into a buffer that stays in L2 (the last
-// kernel - stride rows of the band before moved to its top, the others computed), the band's
-// depthwise rows into a second buffer, which is then projected. The question it answers: what
-// keeping the 6x wider tensors out of L3 saves (docs/native-kernels.md, "Fusing an
-// inverted-residual block").
+// weights: layer by layer over whole tensors (as the runtime ran its delegates before session
+// 27), and with the expansion and the depthwise layer fused by ExpandDepthwise (expand_depthwise.h:
+// the expanded rows a band needs in a buffer that stays in L2), then the projection. The
+// question it answers: what keeping the 6x wider tensor out of L3 saves (docs/native-kernels.md,
+// "Fusing an inverted-residual block" and "An expansion and its depthwise layer, in bands").
 struct Block {
   const char* name;
   size_t size, cin, expanded, stride, cout;
@@ -414,8 +415,8 @@ double BlockFlops(const Block& b) {
                 out_pixels * b.expanded * b.cout);
 }
 
-// bands == 0: layer by layer; else bands of `bands` output rows.
-void BM_InvertedResidual(benchmark::State& state, Block block, size_t bands) {
+// fuse: the expansion and the depthwise layer by ExpandDepthwise; else layer by layer.
+void BM_InvertedResidual(benchmark::State& state, Block block, bool fuse) {
   GemmConfig config;
   if (!GetGemmConfig(CurrentKernelTarget(), &config)) {
     state.SkipWithError("no GEMM config for this target");
@@ -468,83 +469,51 @@ void BM_InvertedResidual(benchmark::State& state, Block block, size_t bands) {
   Floats expanded(width * width * block.expanded);
   Floats filtered(out_size * out_size * block.expanded);
   Floats layered(out_size * out_size * block.cout);
-  // In bands: the input rows one band's depthwise rows read, and those rows.
-  const size_t band_rows = bands == 0 ? 1 : std::min(bands, out_size);
-  Floats expanded_band(bands == 0 ? 0
-                                  : ((band_rows - 1) * block.stride + 3) * width * block.expanded);
-  Floats filtered_band(bands == 0 ? 0 : band_rows * out_size * block.expanded);
-  Floats banded(layered.size());
-  // The projection's epilogue for the output rows from `pixel` on: the block's input there.
-  auto project_epilogue = [&](size_t pixel) {
-    Epilogue e;
-    if (residual) {
-      e.residual = input.data() + pixel * block.cin;
-      e.residual_stride = block.cout;
-    }
-    return e;
-  };
+  Floats fused(layered.size());
+  // The projection's epilogue: the block's input, when the block keeps its shape.
+  Epilogue project_epilogue;
+  if (residual) {
+    project_epilogue.residual = input.data();
+    project_epilogue.residual_stride = block.cout;
+  }
   auto run_layers = [&]() {
     return Convolution2d(expand, input.data(), view_expand, b_expand.data(), expanded.data(), relu6,
                          scratch.data(), scratch_bytes) == runtime::Error::kOk &&
            DepthwiseConvolution2d(depthwise, expanded.data(), view_depthwise, b_depthwise.data(),
                                   filtered.data(), relu6) == runtime::Error::kOk &&
            Convolution2d(project, filtered.data(), view_project, b_project.data(), layered.data(),
-                         project_epilogue(0), scratch.data(), scratch_bytes) == runtime::Error::kOk;
+                         project_epilogue, scratch.data(), scratch_bytes) == runtime::Error::kOk;
   };
-  auto run_bands = [&]() {
-    size_t computed_last = 0;  // the last input row expanded so far (none before the first band)
-    size_t buffered_rows = 0;  // rows in the buffer after the band before
-    for (size_t r0 = 0; r0 < out_size; r0 += band_rows) {
-      const size_t r1 = std::min(out_size, r0 + band_rows);
-      // Input rows [top, bottom] of the band's taps (pad 1), of which [first, last] exist.
-      const ptrdiff_t top = static_cast<ptrdiff_t>(r0 * block.stride) - 1;
-      const ptrdiff_t bottom = static_cast<ptrdiff_t>((r1 - 1) * block.stride) + 1;
-      const size_t first = static_cast<size_t>(std::max<ptrdiff_t>(top, 0));
-      const size_t last = static_cast<size_t>(std::min<ptrdiff_t>(bottom, width - 1));
-      const size_t rows = last - first + 1;
-      // Rows the band before expanded (its last kernel - stride) move to the top of the buffer
-      // instead of being computed again.
-      const size_t kept = r0 == 0 || computed_last < first ? 0 : computed_last - first + 1;
-      const size_t row_floats = width * block.expanded;
-      if (kept != 0) {
-        std::memmove(expanded_band.data(),
-                     expanded_band.data() + (buffered_rows - kept) * row_floats,
-                     kept * row_floats * sizeof(float));
-      }
-      buffered_rows = rows;
-      computed_last = last;
-      Convolution2dShape e = expand;
-      e.input_height = rows - kept;
-      Convolution2dShape d = depthwise;
-      d.input_height = rows;
-      d.padding_top = static_cast<size_t>(static_cast<ptrdiff_t>(first) - top);
-      d.padding_bottom = static_cast<size_t>(bottom - static_cast<ptrdiff_t>(last));
-      Convolution2dShape p = project;
-      p.input_height = r1 - r0;
-      float* out = banded.data() + r0 * out_size * block.cout;
-      if (d.output_height() != r1 - r0 ||
-          Convolution2d(e, input.data() + (first + kept) * width * block.cin, view_expand,
-                        b_expand.data(), expanded_band.data() + kept * row_floats, relu6,
-                        scratch.data(), scratch_bytes) != runtime::Error::kOk ||
-          DepthwiseConvolution2d(d, expanded_band.data(), view_depthwise, b_depthwise.data(),
-                                 filtered_band.data(), relu6) != runtime::Error::kOk ||
-          Convolution2d(p, filtered_band.data(), view_project, b_project.data(), out,
-                        project_epilogue(r0 * out_size), scratch.data(),
-                        scratch_bytes) != runtime::Error::kOk) {
-        return false;
-      }
-    }
-    return true;
+  // The expansion and the depthwise layer fused (ExpandDepthwise: bands whose expanded rows stay
+  // in L2), then the projection over the whole tensor.
+  ExpandDepthwiseCall call;
+  call.expand = expand;
+  call.input = input.data();
+  call.expand_weights = &view_expand;
+  call.expand_bias = b_expand.data();
+  call.expand_epilogue = relu6;
+  call.depthwise = depthwise;
+  call.depthwise_weights = &view_depthwise;
+  call.depthwise_bias = b_depthwise.data();
+  call.depthwise_epilogue = relu6;
+  call.output = filtered.data();
+  Floats band_scratch(ExpandDepthwiseScratchBytes(config, expand, depthwise, 1) / sizeof(float) +
+                      1);
+  auto run_fused = [&]() {
+    return ExpandDepthwise(call, band_scratch.data(), band_scratch.size() * sizeof(float)) ==
+               runtime::Error::kOk &&
+           Convolution2d(project, filtered.data(), view_project, b_project.data(), fused.data(),
+                         project_epilogue, scratch.data(), scratch_bytes) == runtime::Error::kOk;
   };
-  if (bands != 0) {
+  if (fuse) {
     // The bands compute what the layers do, to the last bit (same kernels, same sums).
-    if (!run_layers() || !run_bands() || layered != banded) {
-      state.SkipWithError("the banded block differs from the layers");
+    if (!run_layers() || !run_fused() || layered != fused) {
+      state.SkipWithError("the fused block differs from the layers");
       return;
     }
   }
   for (auto _ : state) {
-    if (!(bands == 0 ? run_layers() : run_bands())) {
+    if (!(fuse ? run_fused() : run_layers())) {
       state.SkipWithError("a convolution failed");
       return;
     }
@@ -597,13 +566,13 @@ void RegisterAll() {
     if (++index == std::size(kLayers) / 2) benchmark::RegisterBenchmark("Peak/middle", BM_Peak);
   }
   benchmark::RegisterBenchmark("Peak/end", BM_Peak);
-  // Layers, bands of 4 and 8 rows, layers again (A-B-C-A).
+  // Layers, fused, layers again (A-B-A).
   for (const Block& block : kBlocks) {
     const std::string name = std::string("InvertedResidual/") + block.name;
-    benchmark::RegisterBenchmark((name + "/layers").c_str(), BM_InvertedResidual, block, 0);
-    benchmark::RegisterBenchmark((name + "/bands:4").c_str(), BM_InvertedResidual, block, 4);
-    benchmark::RegisterBenchmark((name + "/bands:8").c_str(), BM_InvertedResidual, block, 8);
-    benchmark::RegisterBenchmark((name + "/layers/again").c_str(), BM_InvertedResidual, block, 0);
+    benchmark::RegisterBenchmark((name + "/layers").c_str(), BM_InvertedResidual, block, false);
+    benchmark::RegisterBenchmark((name + "/fused").c_str(), BM_InvertedResidual, block, true);
+    benchmark::RegisterBenchmark((name + "/layers/again").c_str(), BM_InvertedResidual, block,
+                                 false);
   }
 }
 

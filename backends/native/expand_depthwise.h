@@ -1,0 +1,74 @@
+// A 1x1 expansion followed by a depthwise convolution (the first two layers of a MobileNet
+// inverted-residual block), computed band by band of the depthwise layer's output rows so the
+// expanded tensor never exists whole: each band's expanded rows go into a buffer of at most
+// kExpandDepthwiseBandBytes (it stays in L2), the depthwise rows are computed from there, and
+// the rows the next band shares with this one (kernel - stride of them) move to the buffer's
+// top rather than being computed again. mobilenet_v2's first block writes a 4.8 MB expanded
+// tensor at 112 x 112 that the depthwise layer reads back; inside the model those lines come
+// from memory on both sides (docs/native-kernels.md, "An expansion and its depthwise layer, in
+// bands").
+//
+// Each band runs the same kernels as the two layers (Convolution2d on the band's input rows,
+// DepthwiseConvolution2d on the band with its own top and bottom padding), so the output is the
+// two layers' to the last bit. Bands are shared among the pool's threads in contiguous runs,
+// each thread with its own slot of the scratch.
+#pragma once
+
+#include <pthreadpool.h>
+
+#include <cstddef>
+
+#include "backends/native/convolution.h"
+#include "backends/native/depthwise.h"
+#include "backends/native/gemm.h"
+#include "backends/native/gemm_config.h"
+#include "backends/native/packed_weights.h"
+#include "runtime/core/error.h"
+
+namespace torchir::native {
+
+// The most bytes of expanded rows one band keeps (a quarter to half of the L2 of the cores
+// we target), unless a single band needs more.
+inline constexpr size_t kExpandDepthwiseBandBytes = 256 * 1024;
+
+// kOk when `expand` is a 1x1, stride-1, unpadded, undilated convolution and `depthwise` a
+// depthwise one (output channels = input channels) over its output (same batch, height, width
+// and channels) whose padding is smaller than its dilated kernel on each side of the height
+// (so every band reads at least one expanded row); else kInvalidArgument. Both shapes must pass
+// CheckConvolution2dShape.
+runtime::Error CheckExpandDepthwise(const Convolution2dShape& expand,
+                                    const Convolution2dShape& depthwise);
+
+// The depthwise layer's output rows per band: the most whose expanded rows fit
+// kExpandDepthwiseBandBytes, at least 1, at most the output height. 0 for shapes that fail
+// CheckExpandDepthwise.
+size_t ExpandDepthwiseBandRows(const Convolution2dShape& expand,
+                               const Convolution2dShape& depthwise);
+
+// Bytes of scratch ExpandDepthwise needs on `threads` threads (a band buffer and the GEMM's
+// blocks per thread; with pthreadpool, the threads the pool has). 0 for bad shapes.
+size_t ExpandDepthwiseScratchBytes(const GemmConfig& config, const Convolution2dShape& expand,
+                                   const Convolution2dShape& depthwise, size_t threads);
+
+// The two layers' operands, as Convolution2d and DepthwiseConvolution2d take them.
+struct ExpandDepthwiseCall {
+  Convolution2dShape expand;
+  const float* input;  // NHWC, expand's input
+  const PackedB* expand_weights;
+  const float* expand_bias;  // or null
+  Epilogue expand_epilogue;  // no residual
+  Convolution2dShape depthwise;
+  const PackedDepthwise* depthwise_weights;
+  const float* depthwise_bias;  // or null
+  Epilogue depthwise_epilogue;  // no residual
+  float* output;                // NHWC, depthwise's output; must not overlap the input
+};
+
+// output = depthwise(expand(input)) as the two layers compute it. kInvalidArgument for shapes
+// that fail CheckExpandDepthwise, a residual in either epilogue, or null pointers; kOutOfMemory
+// when scratch_bytes is short of ExpandDepthwiseScratchBytes for the pool's threads; otherwise
+// the kernels' errors.
+runtime::Error ExpandDepthwise(const ExpandDepthwiseCall& call, void* scratch, size_t scratch_bytes,
+                               pthreadpool_t threadpool = nullptr);
+
+}  // namespace torchir::native

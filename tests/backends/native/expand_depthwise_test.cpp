@@ -1,0 +1,196 @@
+#include "backends/native/expand_depthwise.h"
+
+#include <gtest/gtest.h>
+#include <pthreadpool.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/backends/native/convolution_test_support.h"
+#include "tests/backends/native/per_target_test.h"
+
+namespace torchir::native {
+namespace {
+
+using runtime::Error;
+
+class ExpandDepthwiseTest : public PerTargetTest {};
+
+struct Case {
+  size_t batch, height, width, in_channels, expanded;
+  size_t kernel, stride, dilation, pad_top, pad_bottom;
+  size_t threads;  // 0: no pool
+  Epilogue expand_epilogue, depthwise_epilogue;
+};
+
+std::string Describe(const Case& c) {
+  return "batch " + std::to_string(c.batch) + " " + std::to_string(c.height) + "x" +
+         std::to_string(c.width) + " " + std::to_string(c.in_channels) + "->" +
+         std::to_string(c.expanded) + " kernel " + std::to_string(c.kernel) + " stride " +
+         std::to_string(c.stride) + " dilation " + std::to_string(c.dilation) + " pad " +
+         std::to_string(c.pad_top) + "/" + std::to_string(c.pad_bottom) + " threads " +
+         std::to_string(c.threads);
+}
+
+Convolution2dShape ExpandShape(const Case& c) {
+  return {c.batch, c.height, c.width, c.in_channels, c.expanded, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0};
+}
+
+Convolution2dShape DepthwiseShape(const Case& c) {
+  const size_t pad_side = c.kernel / 2 * c.dilation;
+  return {c.batch,    c.height,   c.width,    c.expanded, c.expanded,   c.kernel,
+          c.kernel,   c.stride,   c.stride,   c.dilation, c.dilation,   c.pad_top,
+          pad_side,   c.pad_bottom, pad_side};
+}
+
+// The fused call against the two layers run whole, to the last bit: each band runs the same
+// kernels on the same rows.
+void ExpectMatchesTheLayers(const Case& c, uint32_t seed) {
+  SCOPED_TRACE(Describe(c));
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+  const Convolution2dShape e = ExpandShape(c), d = DepthwiseShape(c);
+  ASSERT_EQ(CheckExpandDepthwise(e, d), Error::kOk);
+  std::mt19937 rng(seed);
+  const std::vector<float> input = Random(c.batch * c.height * c.width * c.in_channels, &rng);
+  const std::vector<float> w_expand = Random(c.expanded * c.in_channels, &rng);
+  const std::vector<float> b_expand = Random(c.expanded, &rng);
+  const std::vector<float> w_depthwise = Random(c.expanded * c.kernel * c.kernel, &rng);
+  const std::vector<float> b_depthwise = Random(c.expanded, &rng);
+  std::vector<float> packed_expand(ConvolutionPackedWeightsBytes(config, e) / sizeof(float));
+  std::vector<float> packed_depthwise(DepthwisePackedWeightsBytes(d) / sizeof(float));
+  ASSERT_EQ(PackConvolutionWeights(config, e, w_expand.data(), packed_expand.data(),
+                                   packed_expand.size() * sizeof(float)),
+            Error::kOk);
+  ASSERT_EQ(PackDepthwiseWeights(d, w_depthwise.data(), packed_depthwise.data(),
+                                 packed_depthwise.size() * sizeof(float)),
+            Error::kOk);
+  PackedB expand_view;
+  PackedDepthwise depthwise_view;
+  ASSERT_EQ(ViewPackedB(packed_expand.data(), packed_expand.size() * sizeof(float), &expand_view),
+            Error::kOk);
+  ASSERT_EQ(ViewPackedDepthwise(packed_depthwise.data(), packed_depthwise.size() * sizeof(float),
+                                &depthwise_view),
+            Error::kOk);
+
+  // The two layers, whole tensors, one thread.
+  const size_t oh = d.output_height(), ow = d.output_width();
+  std::vector<float> expanded(c.batch * c.height * c.width * c.expanded);
+  std::vector<float> layered(c.batch * oh * ow * c.expanded, 1.0f);
+  std::vector<float> gemm_scratch(ConvolutionScratchBytes(config, e, 1) / sizeof(float) + 16);
+  ASSERT_EQ(Convolution2d(e, input.data(), expand_view, b_expand.data(), expanded.data(),
+                          c.expand_epilogue, gemm_scratch.data(),
+                          gemm_scratch.size() * sizeof(float)),
+            Error::kOk);
+  ASSERT_EQ(DepthwiseConvolution2d(d, expanded.data(), depthwise_view, b_depthwise.data(),
+                                   layered.data(), c.depthwise_epilogue),
+            Error::kOk);
+
+  ExpandDepthwiseCall call;
+  call.expand = e;
+  call.input = input.data();
+  call.expand_weights = &expand_view;
+  call.expand_bias = b_expand.data();
+  call.expand_epilogue = c.expand_epilogue;
+  call.depthwise = d;
+  call.depthwise_weights = &depthwise_view;
+  call.depthwise_bias = b_depthwise.data();
+  call.depthwise_epilogue = c.depthwise_epilogue;
+  std::vector<float> fused(layered.size(), 2.0f);
+  call.output = fused.data();
+  const size_t threads = c.threads == 0 ? 1 : c.threads;
+  const size_t bytes = ExpandDepthwiseScratchBytes(config, e, d, threads);
+  ASSERT_GT(bytes, 0u);
+  std::vector<float> scratch(bytes / sizeof(float) + 1);
+  pthreadpool_t pool = c.threads == 0 ? nullptr : pthreadpool_create(c.threads);
+  // One byte short of the threads' slots: refused before anything is written.
+  EXPECT_EQ(ExpandDepthwise(call, scratch.data(), bytes - 1, pool), Error::kOutOfMemory);
+  const Error error = ExpandDepthwise(call, scratch.data(), bytes, pool);
+  if (pool != nullptr) pthreadpool_destroy(pool);
+  ASSERT_EQ(error, Error::kOk);
+  size_t differing = 0;
+  for (size_t i = 0; i < fused.size(); ++i) differing += fused[i] != layered[i] ? 1 : 0;
+  EXPECT_EQ(differing, 0u) << "of " << fused.size() << " elements; bands of "
+                           << ExpandDepthwiseBandRows(e, d) << " rows";
+}
+
+Epilogue Relu6() {
+  Epilogue e;
+  e.activation = Activation::kClamp;
+  e.min = 0.0f;
+  e.max = 6.0f;
+  return e;
+}
+
+// Bands of several rows (rows of 24-36 KB: 7-10 of them fit the band's 256 KiB), of one row
+// (rows past the budget), and a single band (a short image); strides 1 and 2, 3x3 and 5x5
+// kernels, dilation 2, padding 0 to the kernel's extent - 1 at the top and bottom, two images,
+// and 1-3 threads (each image's bands shared out in runs).
+TEST_P(ExpandDepthwiseTest, MatchesTheLayersToTheBit) {
+  const Epilogue none, relu6 = Relu6();
+  Epilogue hardswish;
+  hardswish.activation = Activation::kHardswish;
+  const Case cases[] = {
+      // mobilenet_v2's first block, scaled down in width: stride 2, relu6 on both.
+      {1, 30, 64, 16, 96, 3, 2, 1, 1, 1, 0, relu6, relu6},
+      {1, 31, 64, 16, 96, 3, 2, 1, 1, 1, 0, relu6, relu6},
+      // Its 56 x 56 blocks: stride 1.
+      {1, 29, 48, 24, 144, 3, 1, 1, 1, 1, 0, relu6, relu6},
+      {2, 17, 48, 24, 144, 3, 1, 1, 1, 1, 2, relu6, none},
+      {2, 17, 48, 24, 144, 3, 1, 1, 1, 1, 3, none, relu6},
+      // 5x5 (efficientnet), dilation 2, uneven and no padding, other activations.
+      {1, 23, 40, 8, 160, 5, 2, 1, 2, 1, 0, hardswish, relu6},
+      {1, 22, 40, 8, 160, 5, 1, 1, 0, 4, 2, relu6, hardswish},
+      {1, 26, 36, 12, 200, 3, 1, 2, 2, 0, 2, relu6, relu6},
+      // One row over the budget: bands of one output row.
+      {1, 9, 120, 4, 640, 3, 2, 1, 1, 1, 2, relu6, relu6},
+      {1, 8, 120, 4, 640, 3, 1, 1, 1, 1, 0, relu6, relu6},
+      // A short image: one band.
+      {1, 3, 10, 5, 37, 3, 1, 1, 1, 1, 0, relu6, relu6},
+      {2, 1, 7, 3, 17, 3, 2, 1, 1, 1, 3, none, none},
+  };
+  uint32_t seed = 1;
+  for (const Case& c : cases) {
+    ExpectMatchesTheLayers(c, seed++);
+    if (HasFailure()) return;
+  }
+}
+
+TEST_P(ExpandDepthwiseTest, RefusesWhatItDoesNotFuse) {
+  const Case c{1, 8, 8, 4, 16, 3, 1, 1, 1, 1, 0, {}, {}};
+  const Convolution2dShape e = ExpandShape(c), d = DepthwiseShape(c);
+  EXPECT_EQ(CheckExpandDepthwise(e, d), Error::kOk);
+  Convolution2dShape bad = e;
+  bad.kernel_height = bad.kernel_width = 3;
+  bad.padding_top = bad.padding_left = bad.padding_bottom = bad.padding_right = 1;
+  EXPECT_EQ(CheckExpandDepthwise(bad, d), Error::kInvalidArgument);  // not a 1x1
+  bad = e;
+  bad.stride_height = 2;
+  EXPECT_EQ(CheckExpandDepthwise(bad, d), Error::kInvalidArgument);  // strided
+  Convolution2dShape other = d;
+  other.input_channels = other.output_channels = 15;
+  EXPECT_EQ(CheckExpandDepthwise(e, other), Error::kInvalidArgument);  // channels differ
+  other = d;
+  other.input_height = 9;
+  EXPECT_EQ(CheckExpandDepthwise(e, other), Error::kInvalidArgument);  // heights differ
+  other = d;
+  other.output_channels = 32;
+  EXPECT_EQ(CheckExpandDepthwise(e, other), Error::kInvalidArgument);  // not depthwise
+  other = d;
+  other.padding_top = 3;  // a band of padding only
+  EXPECT_EQ(CheckExpandDepthwise(e, other), Error::kInvalidArgument);
+  EXPECT_EQ(ExpandDepthwiseScratchBytes(GemmConfig{}, e, other, 1), 0u);
+  EXPECT_EQ(ExpandDepthwiseBandRows(e, other), 0u);
+  // A residual in either epilogue, and missing pointers.
+  ExpandDepthwiseCall call{};
+  call.expand = e;
+  call.depthwise = d;
+  EXPECT_EQ(ExpandDepthwise(call, nullptr, 0), Error::kInvalidArgument);
+}
+
+TORCHIR_INSTANTIATE_PER_TARGET(ExpandDepthwiseTest);
+
+}  // namespace
+}  // namespace torchir::native
