@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "backends/native/convolution.h"
 #include "backends/native/depthwise.h"
+#include "backends/native/expand_depthwise.h"
 #include "backends/native/packed_weights.h"
 #include "backends/native/pooling.h"
 #include "backends/native/serialization/delegate_scratch.h"
@@ -335,6 +336,11 @@ struct Region {
   ir::Node* residual_add = nullptr;  // edge.add(compute output, residual)
   ir::Value* residual = nullptr;
   ir::Node* clamp = nullptr;  // edge.clamp or a fused activation of the last node's output
+  // After a 1x1 expansion (and its clamp): the depthwise convolution that is the only reader of
+  // its output, and that convolution's own fused activation; the two run fused
+  // (backends/native/expand_depthwise.h).
+  ir::Node* depthwise = nullptr;
+  ir::Node* depthwise_clamp = nullptr;
   // After a matrix product (attention's scores), each optional but the softmax:
   ir::Node* scale = nullptr;    // edge.mul or edge.div by a float32 scalar constant
   ir::Node* mask = nullptr;     // edge.where(mask, float32 scalar constant, scores)
@@ -351,7 +357,8 @@ struct Region {
       if (node != nullptr) members.push_back(node);
     }
     members.push_back(compute);
-    for (ir::Node* node : {residual_add, clamp, scale, mask, softmax, output_permute}) {
+    for (ir::Node* node :
+         {residual_add, clamp, depthwise, depthwise_clamp, scale, mask, softmax, output_permute}) {
       if (node != nullptr) members.push_back(node);
     }
     return members;
@@ -639,11 +646,48 @@ void GrowMatmulPermutes(Region* region, const std::unordered_map<const ir::Node*
   }
 }
 
+// The fusable activation that is the only reader of `value`, or null.
+ir::Node* ActivationAfter(ir::Value* value,
+                          const std::unordered_map<const ir::Node*, size_t>& taken) {
+  ir::Node* activation = OnlyReader(value);
+  if (activation != nullptr && taken.count(activation) == 0 && IsFloat32(activation->output(0)) &&
+      IsFusableActivation(*activation)) {
+    return activation;
+  }
+  return nullptr;
+}
+
+// An expanded tensor of at least this many bytes is handed to its depthwise layer in bands
+// (ExpandDepthwise) rather than whole: past L2 it went to L3 or memory and back. mobilenet_v2's
+// 112 x 112 and 56 x 56 blocks (4.8 and 1.8 MB); its smaller ones (0.6 MB and below) stay in
+// L2 as they are (docs/native-kernels.md, "An expansion and its depthwise layer, in bands").
+constexpr size_t kExpandDepthwiseMinBytes = 1024 * 1024;
+
+// After a region's 1x1 expansion and its activation, ending in `expanded`: the depthwise
+// convolution that is its only reader, when the pair fuses.
+ir::Node* FusedDepthwise(const ir::Node& compute, ir::Value* expanded,
+                         const std::unordered_map<const ir::Node*, size_t>& taken) {
+  ir::Node* depthwise = OnlyReader(expanded);
+  if (depthwise == nullptr || depthwise->op() != "edge.convolution" ||
+      taken.count(depthwise) != 0 || depthwise->input(0) != expanded || !IsDepthwise(*depthwise) ||
+      !Refusal(*depthwise).empty() || IsDepthwise(compute) || GemmGroups(compute) != 1) {
+    return nullptr;
+  }
+  const Convolution2dShape e = ShapeOf(compute), d = ShapeOf(*depthwise);
+  const size_t bytes = e.batch * e.input_height * e.input_width * e.output_channels * sizeof(float);
+  if (bytes < kExpandDepthwiseMinBytes || CheckExpandDepthwise(e, d) != runtime::Error::kOk) {
+    return nullptr;
+  }
+  return depthwise;
+}
+
 // Grows a region from its compute node: a residual add of a same-shaped float32 tensor
 // (when the compute node has no clamp of its own, which would come before the add), then a
-// clamp. Each fused node must be the only reader of what comes before it and in no other
-// region (an add of two convolutions' outputs joins the first one's).
-Region GrowRegion(ir::Node* compute, const std::unordered_map<const ir::Node*, size_t>& taken) {
+// clamp; after a 1x1 expansion without a residual, the depthwise layer over it and its
+// activation (`fuse_depthwise`). Each fused node must be the only reader of what comes before
+// it and in no other region (an add of two convolutions' outputs joins the first one's).
+Region GrowRegion(ir::Node* compute, const std::unordered_map<const ir::Node*, size_t>& taken,
+                  bool fuse_depthwise) {
   Region region;
   region.compute = compute;
   if (compute->op() == "edge.max_pool2d" || compute->op() == "edge.mean" ||
@@ -669,28 +713,32 @@ Region GrowRegion(ir::Node* compute, const std::unordered_map<const ir::Node*, s
         last = add->output(0);
       }
     }
-    ir::Node* activation = OnlyReader(last);
-    if (activation != nullptr && taken.count(activation) == 0 && IsFloat32(activation->output(0)) &&
-        IsFusableActivation(*activation)) {
-      region.clamp = activation;
+    region.clamp = ActivationAfter(last, taken);
+    if (region.clamp != nullptr) last = region.clamp->output(0);
+  }
+  if (fuse_depthwise && compute->op() == "edge.convolution" && region.residual_add == nullptr) {
+    region.depthwise = FusedDepthwise(*compute, last, taken);
+    if (region.depthwise != nullptr && IsUnclamped(*region.depthwise)) {
+      region.depthwise_clamp = ActivationAfter(region.depthwise->output(0), taken);
     }
   }
   return region;
 }
 
-// The fused activation of a region: the compute node's own clamp, the fused edge.clamp, or
+// The fused activation after `compute`: its own clamp, the fused edge.clamp `clamp`, or
 // another fused activation.
-void ActivationOf(const Region& region, fb::Activation* activation, float* min, float* max) {
-  double lo = DoubleAttr(*region.compute, "output_min");
-  double hi = DoubleAttr(*region.compute, "output_max");
-  if (region.clamp != nullptr && region.clamp->op() != "edge.clamp") {
-    *activation = *FusedActivationOf(*region.clamp);
+void ActivationOf(const ir::Node& compute, const ir::Node* clamp, fb::Activation* activation,
+                  float* min, float* max) {
+  double lo = DoubleAttr(compute, "output_min");
+  double hi = DoubleAttr(compute, "output_max");
+  if (clamp != nullptr && clamp->op() != "edge.clamp") {
+    *activation = *FusedActivationOf(*clamp);
     *min = *max = 0.0f;
     return;
   }
-  if (region.clamp != nullptr) {
-    lo = DoubleAttr(*region.clamp, "min");
-    hi = DoubleAttr(*region.clamp, "max");
+  if (clamp != nullptr) {
+    lo = DoubleAttr(*clamp, "min");
+    hi = DoubleAttr(*clamp, "max");
   }
   *min = static_cast<float>(lo);
   *max = static_cast<float>(hi);
@@ -719,6 +767,17 @@ absl::StatusOr<WinogradPolicy> WinogradPolicyFromEnvironment() {
   if (std::strcmp(value, "2x2") == 0) return WinogradPolicy::kAll2x2;
   return absl::InvalidArgumentError(
       absl::StrCat("TORCHIR_NATIVE_WINOGRAD='", value, "': expected auto, off, all or 2x2"));
+}
+
+// Whether 1x1 expansions and their depthwise layers fuse (GrowRegion), from
+// TORCHIR_NATIVE_EXPAND_DEPTHWISE when the program is compiled: "on" (unset) or "off" (the A/B
+// baseline).
+absl::StatusOr<bool> FuseDepthwiseFromEnvironment() {
+  const char* value = std::getenv("TORCHIR_NATIVE_EXPAND_DEPTHWISE");
+  if (value == nullptr || value[0] == '\0' || std::strcmp(value, "on") == 0) return true;
+  if (std::strcmp(value, "off") == 0) return false;
+  return absl::InvalidArgumentError(
+      absl::StrCat("TORCHIR_NATIVE_EXPAND_DEPTHWISE='", value, "': expected on or off"));
 }
 
 const char* WinogradPolicyName(WinogradPolicy policy) {
@@ -837,6 +896,8 @@ class NativeCompileBackend : public backend::Backend {
                                                      int64_t first_delegate_index) const override {
     absl::StatusOr<WinogradPolicy> winograd_policy = WinogradPolicyFromEnvironment();
     if (!winograd_policy.ok()) return winograd_policy.status();
+    absl::StatusOr<bool> fuse_depthwise = FuseDepthwiseFromEnvironment();
+    if (!fuse_depthwise.ok()) return fuse_depthwise.status();
     backend::PartitionResult result;
     std::vector<Region> regions;
     size_t winograd_count[2] = {0, 0}, winograd_candidates = 0;  // F(2x2), F(4x4)
@@ -850,7 +911,7 @@ class NativeCompileBackend : public backend::Backend {
         reasons[node] = std::move(reason);
         continue;
       }
-      regions.push_back(GrowRegion(node, region_of));
+      regions.push_back(GrowRegion(node, region_of, *fuse_depthwise));
       for (ir::Node* member : regions.back().Members()) region_of[member] = regions.size() - 1;
     }
 
@@ -1012,7 +1073,7 @@ class NativeCompileBackend : public backend::Backend {
     const size_t groups = GemmGroups(compute);
     fb::Activation activation;
     float output_min, output_max;
-    ActivationOf(region, &activation, &output_min, &output_max);
+    ActivationOf(compute, region.clamp, &activation, &output_min, &output_max);
     const size_t winograd_tile = WinogradTile(winograd_policy, compute, shape, depthwise, groups);
     *winograd_out = winograd_tile;
     absl::StatusOr<ir::TensorData> packed =
@@ -1028,24 +1089,41 @@ class NativeCompileBackend : public backend::Backend {
       arguments.push_back(
           Argument(region.residual, layout, backend::SubgraphArgument::Kind::kActivation));
     }
-    const int32_t weights_index = static_cast<int32_t>(arguments.size());
-    backend::SubgraphArgument weights;
-    weights.kind = backend::SubgraphArgument::Kind::kConstant;
-    weights.value = weight;
-    weights.encoded = backend::SubgraphArgument::Encoded{
-        {ir::DType::kUInt8, {static_cast<int64_t>(packed->size())}}, *packed};
-    weights.dims = {static_cast<int64_t>(packed->size())};
-    arguments.push_back(std::move(weights));
-    int32_t bias_index = -1;
-    if (compute.num_inputs() > 2) {
-      ir::Value* bias = compute.input(2);
-      bias_index = static_cast<int32_t>(arguments.size());
-      backend::SubgraphArgument argument;
-      argument.kind = backend::SubgraphArgument::Kind::kConstant;
-      argument.value = bias;
-      argument.transform = {bias->sizes(), {0}};
-      argument.dims = bias->sizes();
-      arguments.push_back(std::move(argument));
+    // A node's packed weights and its bias (or -1), as constant arguments.
+    auto add_weights = [&arguments](const ir::Node& node, const ir::TensorData& packed_weights,
+                                    int32_t* weights_index, int32_t* bias_index) {
+      *weights_index = static_cast<int32_t>(arguments.size());
+      backend::SubgraphArgument weights;
+      weights.kind = backend::SubgraphArgument::Kind::kConstant;
+      weights.value = node.input(1);
+      weights.encoded = backend::SubgraphArgument::Encoded{
+          {ir::DType::kUInt8, {static_cast<int64_t>(packed_weights.size())}}, packed_weights};
+      weights.dims = {static_cast<int64_t>(packed_weights.size())};
+      arguments.push_back(std::move(weights));
+      *bias_index = -1;
+      if (node.num_inputs() > 2) {
+        ir::Value* bias = node.input(2);
+        *bias_index = static_cast<int32_t>(arguments.size());
+        backend::SubgraphArgument argument;
+        argument.kind = backend::SubgraphArgument::Kind::kConstant;
+        argument.value = bias;
+        argument.transform = {bias->sizes(), {0}};
+        argument.dims = bias->sizes();
+        arguments.push_back(std::move(argument));
+      }
+    };
+    int32_t weights_index, bias_index;
+    add_weights(compute, *packed, &weights_index, &bias_index);
+    // The depthwise layer fused after a 1x1 expansion: its weights and bias follow.
+    const ir::Node* fused = region.depthwise;
+    int32_t fused_weights_index = -1, fused_bias_index = -1;
+    Convolution2dShape fused_shape{};
+    if (fused != nullptr) {
+      fused_shape = ShapeOf(*fused);
+      absl::StatusOr<ir::TensorData> fused_packed =
+          PackedWeights(fused->input(1), fused_shape, /*depthwise=*/true, 1, config_);
+      if (!fused_packed.ok()) return fused_packed.status();
+      add_weights(*fused, *fused_packed, &fused_weights_index, &fused_bias_index);
     }
     rewrite.subgraph.num_inputs = arguments.size();
     const int32_t output_index = static_cast<int32_t>(arguments.size());
@@ -1053,15 +1131,28 @@ class NativeCompileBackend : public backend::Backend {
 
     flatbuffers::FlatBufferBuilder builder;
     builder.ForceDefaults(true);
-    const auto node = fb::CreateConvolution(
+    std::vector<flatbuffers::Offset<fb::Convolution>> nodes;
+    nodes.push_back(fb::CreateConvolution(
         builder, shape.batch, shape.input_height, shape.input_width, shape.input_channels,
         shape.output_channels, shape.kernel_height, shape.kernel_width, shape.stride_height,
         shape.stride_width, shape.dilation_height, shape.dilation_width, shape.padding_top,
         shape.padding_left, shape.padding_bottom, shape.padding_right,
-        /*input=*/0, weights_index, bias_index, residual_index, output_index, activation,
-        output_min, output_max, depthwise, winograd_tile != 0, groups,
-        static_cast<uint32_t>(winograd_tile == 0 ? 4 : winograd_tile));
-    FinishBlob(builder, rewrite, builder.CreateVector(&node, 1), {});
+        /*input=*/0, weights_index, bias_index, residual_index,
+        fused != nullptr ? -1 : output_index, activation, output_min, output_max, depthwise,
+        winograd_tile != 0, groups, static_cast<uint32_t>(winograd_tile == 0 ? 4 : winograd_tile),
+        /*feeds_next=*/fused != nullptr));
+    if (fused != nullptr) {
+      const Convolution2dShape& d = fused_shape;
+      ActivationOf(*fused, region.depthwise_clamp, &activation, &output_min, &output_max);
+      nodes.push_back(fb::CreateConvolution(
+          builder, d.batch, d.input_height, d.input_width, d.input_channels, d.output_channels,
+          d.kernel_height, d.kernel_width, d.stride_height, d.stride_width, d.dilation_height,
+          d.dilation_width, d.padding_top, d.padding_left, d.padding_bottom, d.padding_right,
+          /*input=*/-1, fused_weights_index, fused_bias_index, /*residual=*/-1, output_index,
+          activation, output_min, output_max, /*depthwise=*/true, /*winograd=*/false,
+          /*groups=*/1, /*winograd_tile=*/4, /*feeds_next=*/false));
+    }
+    FinishBlob(builder, rewrite, builder.CreateVector(nodes), {});
     return rewrite;
   }
 

@@ -13,6 +13,7 @@
 #include "backends/native/channel_scale.h"
 #include "backends/native/convolution.h"
 #include "backends/native/depthwise.h"
+#include "backends/native/expand_depthwise.h"
 #include "backends/native/gemm.h"
 #include "backends/native/layer_norm.h"
 #include "backends/native/packed_weights.h"
@@ -76,6 +77,10 @@ struct BoundConvolution {
   Epilogue epilogue;
   bool winograd;  // winograd_weights, not weights: Winograd F(4x4 or 2x2, 3x3)
   PackedWinograd winograd_weights;
+  // A 1x1 expansion run fused with the next node, its depthwise layer (ExpandDepthwise): output
+  // is null here, and input null there (`fed`).
+  bool feeds_next;
+  bool fed;
   size_t trace_node;  // its position in the call's debug handle (NodeTracePositions)
 };
 
@@ -371,8 +376,14 @@ class NativeBackend final : public Backend {
     for (size_t i = 0; i < delegate->num_nodes; ++i) {
       const fb::Convolution& node =
           *parsed->convolutions()->Get(static_cast<flatbuffers::uoffset_t>(i));
-      TORCHIR_RETURN_IF_ERROR(Bind(node, i, args, here, allocator, &delegate->nodes[i]));
+      const bool fed = i > 0 && delegate->nodes[i - 1].feeds_next;
+      TORCHIR_RETURN_IF_ERROR(Bind(node, i, fed, args, here, allocator, &delegate->nodes[i]));
+      if (fed) {
+        TORCHIR_RETURN_IF_ERROR(CheckFusedPair(delegate->nodes[i - 1], delegate->nodes[i], i));
+      }
     }
+    BLOB_CHECK(delegate->num_nodes == 0 || !delegate->nodes[delegate->num_nodes - 1].feeds_next,
+               "node %zu: feeds a next node that is not there", delegate->num_nodes - 1);
     for (size_t i = 0; i < delegate->num_matmuls; ++i) {
       const fb::MatrixMultiply& node =
           *parsed->matrix_multiplies()->Get(static_cast<flatbuffers::uoffset_t>(i));
@@ -454,6 +465,28 @@ class NativeBackend final : public Backend {
       const BoundConvolution& node = delegate.nodes[i];
       pthreadpool_t node_pool = node.parallel ? pool : nullptr;
       const uint64_t begin_ns = trace != nullptr ? NowNanoseconds() : 0;
+      if (node.feeds_next) {
+        // Init checked that node i + 1 is the depthwise layer over this expansion. The pair is
+        // timed as one, under the expansion's position.
+        const BoundConvolution& next = delegate.nodes[i + 1];
+        ::torchir::native::ExpandDepthwiseCall call;
+        call.expand = node.shape;
+        call.input = node.input;
+        call.expand_weights = &node.weights;
+        call.expand_bias = node.bias;
+        call.expand_epilogue = node.epilogue;
+        call.depthwise = next.shape;
+        call.depthwise_weights = &next.depthwise_weights;
+        call.depthwise_bias = next.bias;
+        call.depthwise_epilogue = next.epilogue;
+        call.output = next.output;
+        TORCHIR_RETURN_IF_ERROR(::torchir::native::ExpandDepthwise(
+            call, delegate.scratch, delegate.scratch_bytes,
+            node.parallel || next.parallel ? pool : nullptr));
+        ReportNode(trace, node.trace_node, begin_ns);
+        ++i;
+        continue;
+      }
       const Error error =
           node.winograd ? ::torchir::native::WinogradConvolution2d(
                               node.shape, node.input, node.winograd_weights, node.bias, node.output,
@@ -850,7 +883,29 @@ class NativeBackend final : public Backend {
   }
 
   // Step 2 and 3 for one node.
-  static Error Bind(const fb::Convolution& node, size_t index, KernelArgs args,
+  // An expansion and the depthwise node it feeds (`index`): the fused kernel's geometry, and its
+  // output apart from its input (the expanded tensor between them is the kernel's own).
+  static Error CheckFusedPair(const BoundConvolution& expand, const BoundConvolution& depthwise,
+                              size_t index) {
+    BLOB_CHECK(::torchir::native::CheckExpandDepthwise(expand.shape, depthwise.shape) == Error::kOk,
+               "node %zu: not a depthwise convolution over the 1x1 expansion that feeds it "
+               "(node %zu)",
+               index, index - 1);
+    const Convolution2dShape& e = expand.shape;
+    const Convolution2dShape& d = depthwise.shape;
+    const uintptr_t in = reinterpret_cast<uintptr_t>(expand.input);
+    const uintptr_t out = reinterpret_cast<uintptr_t>(depthwise.output);
+    // Both sizes passed CheckConvolution2dShape (no overflow in bytes).
+    const size_t in_bytes =
+        e.batch * e.input_height * e.input_width * e.input_channels * sizeof(float);
+    const size_t out_bytes =
+        d.batch * d.output_height() * d.output_width() * d.output_channels * sizeof(float);
+    BLOB_CHECK(in + in_bytes <= out || out + out_bytes <= in,
+               "node %zu: output overlaps the input of node %zu, which feeds it", index, index - 1);
+    return Error::kOk;
+  }
+
+  static Error Bind(const fb::Convolution& node, size_t index, bool fed, KernelArgs args,
                     const GemmConfig& here, MemoryAllocator& allocator, BoundConvolution* bound) {
     Convolution2dShape& shape = bound->shape;
     shape = ::torchir::native::BlobConvolutionShape(node);
@@ -891,17 +946,33 @@ class NativeBackend final : public Backend {
                    Multiply(kernel_rows, in_channels / bound->groups, &kernel_rows),
                "node %zu: sizes overflow", index);
 
+    bound->feeds_next = node.feeds_next();
+    bound->fed = fed;
+    BLOB_CHECK(!bound->feeds_next || (!bound->depthwise && !bound->winograd && bound->groups == 1 &&
+                                      node.output() == -1 && node.residual() == -1),
+               "node %zu: feeds the next node, so it must be an ungrouped convolution without an "
+               "output or residual argument",
+               index);
+    BLOB_CHECK(!fed || (bound->depthwise && node.input() == -1 && node.residual() == -1),
+               "node %zu: fed by node %zu, so it must be depthwise, without an input or residual "
+               "argument",
+               index, index - 1);
     const Tensor* input = nullptr;
     const Tensor* output = nullptr;
-    TORCHIR_RETURN_IF_ERROR(
-        ActivationTensor(args, node.input(), "input", index, input_elements, in_channels, &input));
-    TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.output(), "output", index, output_elements,
-                                             out_channels, &output));
-    BLOB_CHECK(!output->is_constant(), "node %zu: output argument %d is a constant", index,
-               node.output());
+    if (!fed) {
+      TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.input(), "input", index, input_elements,
+                                               in_channels, &input));
+    }
+    if (!bound->feeds_next) {
+      TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.output(), "output", index,
+                                               output_elements, out_channels, &output));
+      BLOB_CHECK(!output->is_constant(), "node %zu: output argument %d is a constant", index,
+                 node.output());
+    }
     // The kernels write the output while they read the input (in blocks, on several threads).
-    BLOB_CHECK(!Overlap(*output, *input), "node %zu: output argument %d overlaps input argument %d",
-               index, node.output(), node.input());
+    BLOB_CHECK(input == nullptr || output == nullptr || !Overlap(*output, *input),
+               "node %zu: output argument %d overlaps input argument %d", index, node.output(),
+               node.input());
     const Tensor* weights = nullptr;
     TORCHIR_RETURN_IF_ERROR(
         ArgumentTensor(args, node.weights(), ScalarType::kUInt8, "weights", index, &weights));
@@ -979,8 +1050,9 @@ class NativeBackend final : public Backend {
       const Tensor* bias = nullptr;
       TORCHIR_RETURN_IF_ERROR(
           ActivationTensor(args, node.bias(), "bias", index, out_channels, out_channels, &bias));
-      BLOB_CHECK(!Overlap(*output, *bias), "node %zu: output argument %d overlaps bias argument %d",
-                 index, node.output(), node.bias());
+      BLOB_CHECK(output == nullptr || !Overlap(*output, *bias),
+                 "node %zu: output argument %d overlaps bias argument %d", index, node.output(),
+                 node.bias());
       bound->bias = bias->data_ptr<float>();
     }
     Epilogue epilogue;
@@ -1038,8 +1110,8 @@ class NativeBackend final : public Backend {
             : (Multiply(output_elements, kernel_rows, &macs) ? macs >= kMinParallelMacs : true) ||
                   weights->nbytes() >= kMinParallelWeightBytes;
     bound->epilogue = epilogue;
-    bound->input = input->data_ptr<float>();
-    bound->output = output->mutable_data_ptr<float>();
+    bound->input = input != nullptr ? input->data_ptr<float>() : nullptr;
+    bound->output = output != nullptr ? output->mutable_data_ptr<float>() : nullptr;
     return Error::kOk;
   }
 

@@ -14,6 +14,7 @@
 #include <cstddef>
 
 #include "backends/native/convolution.h"
+#include "backends/native/expand_depthwise.h"
 #include "backends/native/gemm.h"
 #include "backends/native/gemm_config.h"
 #include "backends/native/packed_weights.h"
@@ -79,8 +80,17 @@ inline DelegateScratchLayout ComputeDelegateScratch(const fb::Blob& blob, const 
     if (bytes > *largest) *largest = bytes;
   };
   if (blob.convolutions() != nullptr) {
-    for (const fb::Convolution* node : *blob.convolutions()) {
+    const auto& nodes = *blob.convolutions();
+    for (flatbuffers::uoffset_t i = 0; i < nodes.size(); ++i) {
+      const fb::Convolution* node = nodes.Get(i);
       const Convolution2dShape shape = BlobConvolutionShape(*node);
+      if (node->feeds_next() && i + 1 < nodes.size()) {
+        // Its band buffers and GEMM blocks, one slot per thread (expand_depthwise.h).
+        grow(&gemm_bytes, ExpandDepthwiseScratchBytes(config, shape,
+                                                      BlobConvolutionShape(*nodes.Get(i + 1)),
+                                                      threads));
+        continue;
+      }
       if (node->depthwise()) continue;
       if (node->winograd()) {
         const size_t tile = node->winograd_tile();

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backends/native/convolution.h"
+#include "backends/native/depthwise.h"
 #include "backends/native/gemm_config.h"
 #include "backends/native/packed_weights.h"
 #include "backends/native/serialization/native_blob_generated.h"
@@ -62,6 +63,8 @@ struct Node {
   uint32_t activation = 0;  // fb::Activation, raw so tests can write unknown values
   float output_min = 0.0f, output_max = 0.0f;
   uint64_t groups = 0;  // 0 (as blobs written before grouped convolutions) or 1: ungrouped
+  bool depthwise = false;
+  bool feeds_next = false;  // a 1x1 expansion whose output only the next (depthwise) node reads
 };
 
 struct Blob {
@@ -82,7 +85,8 @@ std::vector<uint8_t> Serialize(const Blob& blob, size_t num_args) {
         s.kernel_height, s.kernel_width, s.stride_height, s.stride_width, s.dilation_height,
         s.dilation_width, s.padding_top, s.padding_left, s.padding_bottom, s.padding_right, n.input,
         n.weights, n.bias, n.residual, n.output, static_cast<fb::Activation>(n.activation),
-        n.output_min, n.output_max, /*depthwise=*/false, /*winograd=*/false, n.groups));
+        n.output_min, n.output_max, n.depthwise, /*winograd=*/false, n.groups,
+        /*winograd_tile=*/4, n.feeds_next));
   }
   const auto vector = blob.write_nodes ? builder.CreateVector(nodes) : 0;
   const uint32_t num_arguments = blob.num_arguments < 0 ? static_cast<uint32_t>(num_args)
@@ -853,6 +857,94 @@ TEST_F(NativeBackendTest, TwoNodesChainInOneBlob) {
   EXPECT_LT(MaxAbsDiff(c->args.Values(static_cast<size_t>(second.output)),
                        NaiveConvolution(s, hidden, oihw, {}, {}, -INFINITY, INFINITY)),
             1e-4f);
+}
+
+// A 1x1 expansion (relu6) fused with the 3x3 depthwise layer over it (clamp to [-1, 1]):
+// `stride` 1 or 2, rows of 64 KiB expanded (64 pixels x 256 channels), so the kernel's bands
+// are 2-3 output rows and the 9-row image takes several.
+struct Fused {
+  std::unique_ptr<Convolution> c;  // node 0 the expansion, node 1 the depthwise layer
+  std::vector<float> expected;
+};
+
+Fused MakeFusedExpansion(size_t stride) {
+  Fused f;
+  const Convolution2dShape e = Shape(1, 9, 64, 8, 256, 1, 1, 0);
+  ConvolutionOptions relu6;
+  relu6.activation = fb::Activation::Clamp;
+  relu6.min = 0.0f;
+  relu6.max = 6.0f;
+  f.c = MakeConvolution(e, relu6);
+  const std::vector<float> expanded = f.c->expected;
+  Node& expand = f.c->node();
+  expand.feeds_next = true;
+  expand.output = -1;  // the expanded tensor is no argument
+  const Convolution2dShape d = Shape(1, 9, 64, 256, 256, 3, stride, 1);
+  const std::vector<float> filter = RandomFloats(256 * 9, /*seed=*/11);
+  const std::vector<float> bias = RandomFloats(256, /*seed=*/12);
+  const size_t bytes = ::torchir::native::DepthwisePackedWeightsBytes(d);
+  const size_t weights = f.c->args.AddTyped({static_cast<int64_t>(bytes)}, ScalarType::kUInt8);
+  if (::torchir::native::PackDepthwiseWeights(
+          d, filter.data(), f.c->args.tensor(weights).mutable_data(), bytes) != Error::kOk) {
+    std::abort();  // a broken test
+  }
+  f.c->args.tensor(weights).set_constant(true);
+  Node depthwise;
+  depthwise.shape = d;
+  depthwise.depthwise = true;
+  depthwise.weights = static_cast<int32_t>(weights);
+  depthwise.bias = static_cast<int32_t>(f.c->args.AddConstant({256}, bias));
+  const int64_t oh = static_cast<int64_t>(d.output_height());
+  const int64_t ow = static_cast<int64_t>(d.output_width());
+  depthwise.output = static_cast<int32_t>(f.c->args.Add({1, oh, ow, 256}));
+  depthwise.activation = static_cast<uint32_t>(fb::Activation::Clamp);
+  depthwise.output_min = -1.0f;
+  depthwise.output_max = 1.0f;
+  f.c->blob.nodes.push_back(depthwise);
+  f.expected = NaiveConvolution(d, expanded, filter, bias, {}, -1.0f, 1.0f, /*groups=*/256);
+  return f;
+}
+
+// The pair runs as one kernel, on one and two threads, and matches the two layers' definition.
+TEST_F(NativeBackendTest, AnExpansionFeedsItsDepthwiseLayerInBands) {
+  for (uint32_t threads : {1u, 2u}) {
+    ASSERT_EQ(RegisterNativeBackend({threads}), Error::kOk);
+    for (size_t stride : {1, 2}) {
+      SCOPED_TRACE("threads " + std::to_string(threads) + ", stride " + std::to_string(stride));
+      Fused f = MakeFusedExpansion(stride);
+      ASSERT_EQ(RunBlob(f.c->blob, f.c->args, /*runs=*/2), Error::kOk);
+      EXPECT_LT(MaxAbsDiff(f.c->args.Values(static_cast<size_t>(f.c->blob.nodes[1].output)),
+                           f.expected),
+                1e-4f);
+    }
+  }
+}
+
+TEST_F(NativeBackendTest, RefusesMalformedFusedExpansions) {
+  auto expect_refused = [](const std::function<void(Fused&)>& edit, const std::string& culprit) {
+    Fused f = MakeFusedExpansion(2);
+    edit(f);
+    EXPECT_EQ(RunBlob(f.c->blob, f.c->args), Error::kInvalidProgram);
+    EXPECT_NE(g_last_log.find(culprit), std::string::npos)
+        << "message: '" << g_last_log << "' does not name '" << culprit << "'";
+  };
+  // The starting point runs.
+  Fused f = MakeFusedExpansion(2);
+  ASSERT_EQ(RunBlob(f.c->blob, f.c->args), Error::kOk);
+  expect_refused([](Fused& g) { g.c->blob.nodes.pop_back(); }, "feeds a next node");
+  expect_refused([](Fused& g) { g.c->blob.nodes[0].output = g.c->blob.nodes[1].output; },
+                 "without an output or residual");
+  expect_refused([](Fused& g) { g.c->blob.nodes[1].input = g.c->blob.nodes[0].input; },
+                 "fed by node 0");
+  expect_refused([](Fused& g) { g.c->blob.nodes[1].depthwise = false; }, "fed by node 0");
+  // The depthwise layer over another height than the expansion's output (its own output the
+  // same: 10 rows without bottom padding give 5 at stride 2, as 9 with it do).
+  expect_refused(
+      [](Fused& g) {
+        g.c->blob.nodes[1].shape.input_height = 10;
+        g.c->blob.nodes[1].shape.padding_bottom = 0;
+      },
+      "not a depthwise");
 }
 
 // A blob of one layer norm over `rows` x `cols` with the given argument indices.

@@ -220,6 +220,66 @@ TEST(NativePartitionTest, TakesMaxPoolingAndGlobalAveragePooling) {
   EXPECT_EQ(mean.channels(), 8u);
 }
 
+// An inverted-residual block's 1x1 expansion and the depthwise layer over it (mobilenet_v2's
+// first: 16 -> 96 channels at 56 x 56, a 1.2 MB expanded tensor) join one delegate of two
+// blob nodes, the expanded tensor no argument; the relu6 of each is fused (the expansion's a
+// clamp node, the depthwise layer's its own attributes). The same block at 28 x 28 (0.3 MB,
+// under kExpandDepthwiseMinBytes) stays two delegates, and so does an expansion whose output is
+// also read elsewhere.
+TEST(NativePartitionTest, FusesALargeExpansionWithItsDepthwiseLayer) {
+  for (int64_t size : {56, 28}) {
+    SCOPED_TRACE("size " + std::to_string(size));
+    EdgeGraphBuilder g;
+    ir::Value* x = g.Input("x", F32({1, 16, size, size}));
+    x = g.Conv(x, g.Weight("expand", F32({96, 16, 1, 1})), g.Weight("b1", F32({96})), {1, 1},
+               {0, 0});
+    x = g.Clamp(x, 0.0, 6.0);
+    x = g.Conv(x, g.Weight("depthwise", F32({96, 1, 3, 3})), g.Weight("b2", F32({96})), {2, 2},
+               {1, 1}, {}, /*groups=*/96, 0.0, 6.0);
+    g.Output(g.Conv(x, g.Weight("project", F32({24, 96, 1, 1})), nullptr, {1, 1}, {0, 0}));
+    std::unique_ptr<ir::Graph> graph = g.Build();
+    std::vector<std::vector<uint8_t>> blobs;
+    const std::vector<std::vector<std::string>> ops = DelegateOps(*graph, &blobs);
+    if (size == 28) {
+      EXPECT_EQ(ops, (std::vector<std::vector<std::string>>{
+                         {"edge.convolution", "edge.clamp"}, {"edge.convolution"},
+                         {"edge.convolution"}}));
+      continue;
+    }
+    ASSERT_EQ(ops, (std::vector<std::vector<std::string>>{
+                       {"edge.convolution", "edge.clamp", "edge.convolution"},
+                       {"edge.convolution"}}));
+    const fb::Blob* blob = fb::GetBlob(blobs[0].data());
+    ASSERT_NE(blob->convolutions(), nullptr);
+    ASSERT_EQ(blob->convolutions()->size(), 2u);
+    const fb::Convolution& expand = *blob->convolutions()->Get(0);
+    const fb::Convolution& depthwise = *blob->convolutions()->Get(1);
+    EXPECT_TRUE(expand.feeds_next());
+    EXPECT_EQ(expand.output(), -1);
+    EXPECT_EQ(expand.activation(), fb::Activation::Clamp);
+    EXPECT_EQ(expand.output_max(), 6.0f);
+    EXPECT_TRUE(depthwise.depthwise());
+    EXPECT_FALSE(depthwise.feeds_next());
+    EXPECT_EQ(depthwise.input(), -1);
+    EXPECT_EQ(depthwise.stride_height(), 2u);
+    EXPECT_EQ(depthwise.activation(), fb::Activation::Clamp);
+    // input, the two layers' weights and biases, output.
+    EXPECT_EQ(blob->num_arguments(), 6u);
+    EXPECT_EQ(depthwise.output(), 5);
+  }
+  // The expanded tensor read elsewhere too: no fusion.
+  EdgeGraphBuilder g;
+  ir::Value* x = g.Input("x", F32({1, 16, 56, 56}));
+  x = g.Conv(x, g.Weight("expand", F32({96, 16, 1, 1})), nullptr, {1, 1}, {0, 0});
+  g.Output(x);
+  g.Output(g.Conv(x, g.Weight("depthwise", F32({96, 1, 3, 3})), nullptr, {1, 1}, {1, 1}, {},
+                  /*groups=*/96));
+  std::unique_ptr<ir::Graph> graph = g.Build();
+  std::vector<std::vector<uint8_t>> blobs;
+  EXPECT_EQ(DelegateOps(*graph, &blobs),
+            (std::vector<std::vector<std::string>>{{"edge.convolution"}, {"edge.convolution"}}));
+}
+
 // A squeeze-and-excitation block: the multiply of the features by their per-image channel
 // scale ([2, 8, 1, 1] from the squeeze's convolutions, either operand order) is a channels-last
 // delegate of its own, and so is one by a constant per-channel scale shared by the images that
