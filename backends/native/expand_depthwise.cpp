@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 
@@ -27,8 +28,7 @@ BandRows RowsOf(const Convolution2dShape& d, size_t r0, size_t r1) {
   BandRows rows;
   rows.top = static_cast<ptrdiff_t>(r0 * d.stride_height) - static_cast<ptrdiff_t>(d.padding_top);
   rows.bottom = static_cast<ptrdiff_t>((r1 - 1) * d.stride_height) -
-                static_cast<ptrdiff_t>(d.padding_top) + static_cast<ptrdiff_t>(KernelExtent(d)) -
-                1;
+                static_cast<ptrdiff_t>(d.padding_top) + static_cast<ptrdiff_t>(KernelExtent(d)) - 1;
   rows.first = static_cast<size_t>(std::max<ptrdiff_t>(rows.top, 0));
   rows.last = static_cast<size_t>(
       std::min<ptrdiff_t>(rows.bottom, static_cast<ptrdiff_t>(d.input_height) - 1));
@@ -60,8 +60,8 @@ bool GeometryOf(const GemmConfig& config, const Convolution2dShape& expand,
   g->band_rows = fit < extent ? 1 : (fit - extent) / depthwise.stride_height + 1;
   g->band_rows = std::min(g->band_rows, g->output_height);
   g->bands_per_image = (g->output_height + g->band_rows - 1) / g->band_rows;
-  g->buffer_rows = std::min((g->band_rows - 1) * depthwise.stride_height + extent,
-                            depthwise.input_height);
+  g->buffer_rows =
+      std::min((g->band_rows - 1) * depthwise.stride_height + extent, depthwise.input_height);
   g->buffer_bytes = RoundUp64(g->buffer_rows * row_bytes);
   Convolution2dShape band = expand;
   band.batch = 1;
@@ -77,7 +77,14 @@ struct Task {
   size_t tasks;
   size_t total_bands;
   std::atomic<int> error;
+  std::atomic<uint64_t> phase_ns[2];
 };
+
+uint64_t Now() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
 
 // Bands [b0, b1) (over every image) into task `index`'s slot of the scratch.
 void RunBands(void* context, size_t index) {
@@ -124,15 +131,22 @@ void RunBands(void* context, size_t index) {
     const float* input =
         call.input + ((n * e.input_height) + rows.first + kept) * e.input_width * e.input_channels;
     float* output = call.output + (n * g.output_height + r0) * output_row_floats;
+    const bool timed = call.phase_ns != nullptr;
+    const uint64_t start = timed ? Now() : 0;
     // The last band of a stride-1 layer may find every row it reads already expanded.
-    Error error = count == kept ? Error::kOk
-                                : Convolution2d(band_expand, input, *call.expand_weights,
-                                                call.expand_bias, buffer + kept * g.row_floats,
-                                                call.expand_epilogue, gemm_scratch, g.gemm_bytes,
-                                                nullptr);
+    Error error = count == kept
+                      ? Error::kOk
+                      : Convolution2d(band_expand, input, *call.expand_weights, call.expand_bias,
+                                      buffer + kept * g.row_floats, call.expand_epilogue,
+                                      gemm_scratch, g.gemm_bytes, nullptr);
+    const uint64_t expanded = timed ? Now() : 0;
     if (error == Error::kOk) {
       error = DepthwiseConvolution2d(band_depthwise, buffer, *call.depthwise_weights,
                                      call.depthwise_bias, output, call.depthwise_epilogue, nullptr);
+    }
+    if (timed) {
+      task.phase_ns[0].fetch_add(expanded - start, std::memory_order_relaxed);
+      task.phase_ns[1].fetch_add(Now() - expanded, std::memory_order_relaxed);
     }
     if (error != Error::kOk) {
       int expected = static_cast<int>(Error::kOk);
@@ -197,10 +211,16 @@ Error ExpandDepthwise(const ExpandDepthwiseCall& call, void* scratch, size_t scr
   }
   task.scratch = static_cast<uint8_t*>(scratch);
   task.error.store(static_cast<int>(Error::kOk));
+  task.phase_ns[0].store(0);
+  task.phase_ns[1].store(0);
   if (task.tasks == 1) {
     RunBands(&task, 0);
   } else {
     pthreadpool_parallelize_1d(threadpool, RunBands, &task, task.tasks, 0);
+  }
+  if (call.phase_ns != nullptr) {
+    call.phase_ns[0] += task.phase_ns[0].load();
+    call.phase_ns[1] += task.phase_ns[1].load();
   }
   return static_cast<Error>(task.error.load());
 }

@@ -17,6 +17,7 @@
 #include <pthreadpool.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "backends/native/convolution.h"
 #include "backends/native/depthwise.h"
@@ -62,6 +63,9 @@ struct ExpandDepthwiseCall {
   const float* depthwise_bias;  // or null
   Epilogue depthwise_epilogue;  // no residual
   float* output;                // NHWC, depthwise's output; must not overlap the input
+  // Null, or where to add the nanoseconds the bands spent in the expansion ([0]) and in the
+  // depthwise layer ([1]), summed over the threads: how a profile splits the pair's time.
+  uint64_t* phase_ns = nullptr;
 };
 
 // output = depthwise(expand(input)) as the two layers compute it. kInvalidArgument for shapes

@@ -867,7 +867,8 @@ class NativeCompileBackend : public backend::Backend {
         "and a clamp, GELU, hardswish, silu, sigmoid or hardsigmoid fused after them), matrix "
         "products (a scalar scale, a boolean mask and a softmax over the last dim fused after "
         "them), layer norms, 2-d max pooling, global average pooling and squeeze-and-excitation "
-        "multiplies, weights packed at compile time for --target (",
+        "multiplies (a 1x1 expansion of 1 MiB or more and the depthwise layer after it run "
+        "fused, in bands), weights packed at compile time for --target (",
         KernelTargetName(target_), " here)");
   }
 

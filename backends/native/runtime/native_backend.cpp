@@ -171,13 +171,18 @@ struct Delegate {
 // A node the debug handle does not name: timed, but not reported.
 constexpr size_t kNoTraceNode = SIZE_MAX;
 
+// Reports [begin_ns, end_ns] of debug node `node` to `trace` (null: not traced).
+void ReportSpan(const DelegateTrace* trace, size_t node, uint64_t begin_ns, uint64_t end_ns) {
+  if (trace != nullptr && node != kNoTraceNode) {
+    trace->tracer->DelegateNodeEvent(trace->instruction, node, begin_ns, end_ns);
+  }
+}
+
 // Reports [begin_ns, now] of debug node `node` to `trace` (null: not traced) and returns now.
 uint64_t ReportNode(const DelegateTrace* trace, size_t node, uint64_t begin_ns) {
   if (trace == nullptr) return 0;
   const uint64_t end_ns = NowNanoseconds();
-  if (node != kNoTraceNode) {
-    trace->tracer->DelegateNodeEvent(trace->instruction, node, begin_ns, end_ns);
-  }
+  ReportSpan(trace, node, begin_ns, end_ns);
   return end_ns;
 }
 
@@ -466,8 +471,7 @@ class NativeBackend final : public Backend {
       pthreadpool_t node_pool = node.parallel ? pool : nullptr;
       const uint64_t begin_ns = trace != nullptr ? NowNanoseconds() : 0;
       if (node.feeds_next) {
-        // Init checked that node i + 1 is the depthwise layer over this expansion. The pair is
-        // timed as one, under the expansion's position.
+        // Init checked that node i + 1 is the depthwise layer over this expansion.
         const BoundConvolution& next = delegate.nodes[i + 1];
         ::torchir::native::ExpandDepthwiseCall call;
         call.expand = node.shape;
@@ -480,10 +484,22 @@ class NativeBackend final : public Backend {
         call.depthwise_bias = next.bias;
         call.depthwise_epilogue = next.epilogue;
         call.output = next.output;
+        uint64_t phase_ns[2] = {0, 0};
+        if (trace != nullptr) call.phase_ns = phase_ns;
         TORCHIR_RETURN_IF_ERROR(::torchir::native::ExpandDepthwise(
             call, delegate.scratch, delegate.scratch_bytes,
             node.parallel || next.parallel ? pool : nullptr));
-        ReportNode(trace, node.trace_node, begin_ns);
+        if (trace != nullptr) {
+          // Each node its share of the call, by the time the bands spent in each layer.
+          const uint64_t end_ns = NowNanoseconds();
+          const uint64_t phases = phase_ns[0] + phase_ns[1];
+          const double share =
+              phases == 0 ? 0.0 : static_cast<double>(phase_ns[0]) / static_cast<double>(phases);
+          const uint64_t split =
+              begin_ns + static_cast<uint64_t>(static_cast<double>(end_ns - begin_ns) * share);
+          ReportSpan(trace, node.trace_node, begin_ns, split);
+          ReportSpan(trace, next.trace_node, split, end_ns);
+        }
         ++i;
         continue;
       }

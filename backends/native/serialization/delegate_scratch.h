@@ -86,9 +86,8 @@ inline DelegateScratchLayout ComputeDelegateScratch(const fb::Blob& blob, const 
       const Convolution2dShape shape = BlobConvolutionShape(*node);
       if (node->feeds_next() && i + 1 < nodes.size()) {
         // Its band buffers and GEMM blocks, one slot per thread (expand_depthwise.h).
-        grow(&gemm_bytes, ExpandDepthwiseScratchBytes(config, shape,
-                                                      BlobConvolutionShape(*nodes.Get(i + 1)),
-                                                      threads));
+        grow(&gemm_bytes, ExpandDepthwiseScratchBytes(
+                              config, shape, BlobConvolutionShape(*nodes.Get(i + 1)), threads));
         continue;
       }
       if (node->depthwise()) continue;

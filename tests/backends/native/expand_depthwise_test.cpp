@@ -40,9 +40,9 @@ Convolution2dShape ExpandShape(const Case& c) {
 
 Convolution2dShape DepthwiseShape(const Case& c) {
   const size_t pad_side = c.kernel / 2 * c.dilation;
-  return {c.batch,    c.height,   c.width,    c.expanded, c.expanded,   c.kernel,
-          c.kernel,   c.stride,   c.stride,   c.dilation, c.dilation,   c.pad_top,
-          pad_side,   c.pad_bottom, pad_side};
+  return {c.batch,    c.height,  c.width,  c.expanded,   c.expanded,
+          c.kernel,   c.kernel,  c.stride, c.stride,     c.dilation,
+          c.dilation, c.pad_top, pad_side, c.pad_bottom, pad_side};
 }
 
 // The fused call against the two layers run whole, to the last bit: each band runs the same
@@ -80,10 +80,10 @@ void ExpectMatchesTheLayers(const Case& c, uint32_t seed) {
   std::vector<float> expanded(c.batch * c.height * c.width * c.expanded);
   std::vector<float> layered(c.batch * oh * ow * c.expanded, 1.0f);
   std::vector<float> gemm_scratch(ConvolutionScratchBytes(config, e, 1) / sizeof(float) + 16);
-  ASSERT_EQ(Convolution2d(e, input.data(), expand_view, b_expand.data(), expanded.data(),
-                          c.expand_epilogue, gemm_scratch.data(),
-                          gemm_scratch.size() * sizeof(float)),
-            Error::kOk);
+  ASSERT_EQ(
+      Convolution2d(e, input.data(), expand_view, b_expand.data(), expanded.data(),
+                    c.expand_epilogue, gemm_scratch.data(), gemm_scratch.size() * sizeof(float)),
+      Error::kOk);
   ASSERT_EQ(DepthwiseConvolution2d(d, expanded.data(), depthwise_view, b_depthwise.data(),
                                    layered.data(), c.depthwise_epilogue),
             Error::kOk);

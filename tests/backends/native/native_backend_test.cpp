@@ -913,9 +913,9 @@ TEST_F(NativeBackendTest, AnExpansionFeedsItsDepthwiseLayerInBands) {
       SCOPED_TRACE("threads " + std::to_string(threads) + ", stride " + std::to_string(stride));
       Fused f = MakeFusedExpansion(stride);
       ASSERT_EQ(RunBlob(f.c->blob, f.c->args, /*runs=*/2), Error::kOk);
-      EXPECT_LT(MaxAbsDiff(f.c->args.Values(static_cast<size_t>(f.c->blob.nodes[1].output)),
-                           f.expected),
-                1e-4f);
+      EXPECT_LT(
+          MaxAbsDiff(f.c->args.Values(static_cast<size_t>(f.c->blob.nodes[1].output)), f.expected),
+          1e-4f);
     }
   }
 }

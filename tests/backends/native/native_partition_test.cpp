@@ -241,14 +241,14 @@ TEST(NativePartitionTest, FusesALargeExpansionWithItsDepthwiseLayer) {
     std::vector<std::vector<uint8_t>> blobs;
     const std::vector<std::vector<std::string>> ops = DelegateOps(*graph, &blobs);
     if (size == 28) {
-      EXPECT_EQ(ops, (std::vector<std::vector<std::string>>{
-                         {"edge.convolution", "edge.clamp"}, {"edge.convolution"},
-                         {"edge.convolution"}}));
+      EXPECT_EQ(ops, (std::vector<std::vector<std::string>>{{"edge.convolution", "edge.clamp"},
+                                                            {"edge.convolution"},
+                                                            {"edge.convolution"}}));
       continue;
     }
-    ASSERT_EQ(ops, (std::vector<std::vector<std::string>>{
-                       {"edge.convolution", "edge.clamp", "edge.convolution"},
-                       {"edge.convolution"}}));
+    ASSERT_EQ(ops,
+              (std::vector<std::vector<std::string>>{
+                  {"edge.convolution", "edge.clamp", "edge.convolution"}, {"edge.convolution"}}));
     const fb::Blob* blob = fb::GetBlob(blobs[0].data());
     ASSERT_NE(blob->convolutions(), nullptr);
     ASSERT_EQ(blob->convolutions()->size(), 2u);
