@@ -45,12 +45,13 @@ struct Geometry {
   size_t row_floats;       // one expanded row: width * channels
   size_t buffer_rows;      // the most expanded rows a band keeps
   size_t buffer_bytes;     // buffer_rows rows, rounded up to 64
-  size_t gemm_bytes;       // Convolution2d's scratch for buffer_rows rows, rounded up to 64
+  size_t gemm_bytes;       // Convolution2d's scratch for buffer_rows rows (WithGemmBytes)
   size_t slot_bytes() const { return buffer_bytes + gemm_bytes; }
 };
 
-bool GeometryOf(const GemmConfig& config, const Convolution2dShape& expand,
-                const Convolution2dShape& depthwise, Geometry* g) {
+// The bands of a pair that passes CheckExpandDepthwise (false otherwise), gemm_bytes 0.
+bool GeometryOf(const Convolution2dShape& expand, const Convolution2dShape& depthwise,
+                Geometry* g) {
   if (CheckExpandDepthwise(expand, depthwise) != Error::kOk) return false;
   g->output_height = depthwise.output_height();
   g->row_floats = depthwise.input_width * depthwise.input_channels;
@@ -63,6 +64,15 @@ bool GeometryOf(const GemmConfig& config, const Convolution2dShape& expand,
   g->buffer_rows =
       std::min((g->band_rows - 1) * depthwise.stride_height + extent, depthwise.input_height);
   g->buffer_bytes = RoundUp64(g->buffer_rows * row_bytes);
+  g->gemm_bytes = 0;
+  return true;
+}
+
+// The same with the GEMM's scratch for a band's expansion with `config`'s blocking, rounded up
+// to 64.
+bool GeometryOf(const GemmConfig& config, const Convolution2dShape& expand,
+                const Convolution2dShape& depthwise, Geometry* g) {
+  if (!GeometryOf(expand, depthwise, g)) return false;
   Convolution2dShape band = expand;
   band.batch = 1;
   band.input_height = g->buffer_rows;
@@ -176,10 +186,8 @@ Error CheckExpandDepthwise(const Convolution2dShape& e, const Convolution2dShape
 
 size_t ExpandDepthwiseBandRows(const Convolution2dShape& expand,
                                const Convolution2dShape& depthwise) {
-  GemmConfig config;
-  if (!GetGemmConfig(KernelTarget::kPortable, &config)) return 0;
   Geometry g;
-  return GeometryOf(config, expand, depthwise, &g) ? g.band_rows : 0;
+  return GeometryOf(expand, depthwise, &g) ? g.band_rows : 0;
 }
 
 size_t ExpandDepthwiseScratchBytes(const GemmConfig& config, const Convolution2dShape& expand,
