@@ -67,12 +67,27 @@ ModelSetup& Setup(const std::string& model) {
   return *current;
 }
 
+// Waits, untimed, when the benchmark about to run is not the one that ran last. The variant
+// before may leave threads spinning on a core: OpenBLAS's workers poll for 2^28 TSC ticks after
+// each GEMM (0.1 s at 2.6 GHz) before they sleep. Random interleaving makes every repetition
+// follow another variant, and without the wait a 2-thread variant shared its second core with
+// them (encoder_small at 2 threads ran 1.03x slower with torchscript_blas interleaved,
+// docs/benchmarks.md). The wait covers 2^28 ticks at down to 1 GHz.
+// `key` names the benchmark.
+void SettleAfterOtherBenchmarks(const std::string& key) {
+  static std::string last;
+  if (key == last) return;
+  last = key;
+  usleep(300 * 1000);
+}
+
 void Skip(benchmark::State& state, const absl::Status& status) {
   state.SkipWithError(std::string(status.message()).c_str());
 }
 
 void TorchirLatency(benchmark::State& state, const std::string& model, const std::string& backend,
                     int threads) {
+  SettleAfterOtherBenchmarks(absl::StrCat(model, "/", backend, "/", threads));
   ModelSetup& setup = Setup(model);
   absl::StatusOr<pipeline::HostProgram*> program = setup.Torchir(backend, threads);
   if (!program.ok()) return Skip(state, program.status());
@@ -94,6 +109,8 @@ void TorchirLatency(benchmark::State& state, const std::string& model, const std
 }
 
 void TorchLatency(benchmark::State& state, const std::string& model, TorchPath path, int threads) {
+  SettleAfterOtherBenchmarks(
+      absl::StrCat(model, "/", std::string(TorchPathName(path)), "/", threads));
   absl::StatusOr<LibTorchModel*> torch = Setup(model).Torch(path, threads);
   if (!torch.ok()) return Skip(state, torch.status());
   for (auto _ : state) {
@@ -105,6 +122,7 @@ void TorchLatency(benchmark::State& state, const std::string& model, TorchPath p
 }
 
 void TorchirLoad(benchmark::State& state, const std::string& model, const std::string& backend) {
+  SettleAfterOtherBenchmarks(absl::StrCat(model, "/load/", backend));
   // Only a variant that computes the right outputs is reported.
   if (absl::StatusOr<pipeline::HostProgram*> checked = Setup(model).Torchir(backend, 1);
       !checked.ok()) {
@@ -125,6 +143,7 @@ void TorchirLoad(benchmark::State& state, const std::string& model, const std::s
 }
 
 void TorchLoad(benchmark::State& state, const std::string& model, TorchPath path) {
+  SettleAfterOtherBenchmarks(absl::StrCat(model, "/load/", std::string(TorchPathName(path))));
   ModelSetup& setup = Setup(model);
   if (absl::StatusOr<LibTorchModel*> checked = setup.Torch(path, 1); !checked.ok()) {
     return Skip(state, checked.status());
