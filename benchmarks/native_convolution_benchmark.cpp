@@ -13,6 +13,8 @@
 //                              timing), xnn_run_operator without a pool
 //   Native/<layer>/residual    Convolution2d with a residual add and relu (what a ResNet block
 //                              ends with), to show the epilogue costs nothing measurable
+//   Native/<layer>/nchw        the stems (at most 4 input channels) on an NCHW input, as a
+//                              program runs them on a network's image (no permute before them)
 //   Native/<layer>/cold        (x86-64) as Native/<layer>, but the packed weights are flushed
 //                              from every cache level (clflush, outside the timing) before each
 //                              iteration: the layer as it runs inside a model whose weights do
@@ -63,6 +65,7 @@
 
 #include "backends/native/convolution.h"
 #include "backends/native/depthwise.h"
+#include "backends/native/direct_convolution.h"
 #include "backends/native/expand_depthwise.h"
 #include "backends/native/gemm_config.h"
 #include "backends/native/packed_weights.h"
@@ -199,7 +202,7 @@ void ReportRate(benchmark::State& state, const Layer& layer) {
       benchmark::Counter(flops / g_peak, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-enum class Run { kPlain, kResidual, kColdWeights };
+enum class Run { kPlain, kResidual, kColdWeights, kChannelsFirst };
 
 #if defined(__x86_64__)
 // Evicts [data, data + bytes) from every cache level of every core.
@@ -226,7 +229,8 @@ void FlushWhenCold(benchmark::State& state, Run run, const Floats& packed) {
 }
 
 void BM_Native(benchmark::State& state, Layer layer, Run run) {
-  const Convolution2dShape s = ShapeOf(layer);
+  Convolution2dShape s = ShapeOf(layer);
+  s.input_channels_first = run == Run::kChannelsFirst;
   const size_t out_floats = s.output_height() * s.output_width() * s.output_channels;
   const Floats input = RandomFloats(s.input_height * s.input_width * s.input_channels, 1);
   const Floats weights = RandomFloats(
@@ -543,6 +547,10 @@ void RegisterAll() {
     benchmark::RegisterBenchmark(("Native/" + name + "/cold").c_str(), BM_Native, layer,
                                  Run::kColdWeights);
 #endif
+    if (layer.cin <= kDirectMaxInputChannels) {
+      benchmark::RegisterBenchmark(("Native/" + name + "/nchw").c_str(), BM_Native, layer,
+                                   Run::kChannelsFirst);
+    }
     if (layer.groups == 1 && layer.kernel == 3 && layer.stride == 1) {
       benchmark::RegisterBenchmark(("Native/" + name + "/residual").c_str(), BM_Native, layer,
                                    Run::kResidual);

@@ -46,12 +46,15 @@ bool GroupShape(const Convolution2dShape& shape, size_t groups, Convolution2dSha
 
 // The virtual im2col matrix A of a convolution, one block at a time (ABlockSource). For a group
 // of a grouped convolution, `shape` is the group's (its input_channels floats per tap) and
-// `input` points at the group's first channel of pixel 0, pixels `pixel_stride` floats apart.
+// `input` points at the group's first channel of pixel 0, pixels `pixel_stride` floats apart,
+// channels `channel_stride` (1 but for an NCHW input), images `image_stride`.
 struct Im2col {
   const Convolution2dShape* shape;
   const float* input;
   size_t output_height, output_width;
   size_t pixel_stride;
+  size_t channel_stride;
+  size_t image_stride;
 };
 
 // Copies a run of `count` floats; runs are a few channels long (3 for an RGB stem, 16 for a
@@ -78,7 +81,7 @@ void CopyIm2colBlock(const void* context, size_t m0, size_t rows, size_t k0, siz
   const ptrdiff_t height = static_cast<ptrdiff_t>(s.input_height);
   const ptrdiff_t width = static_cast<ptrdiff_t>(s.input_width);
   const size_t stride = im2col.pixel_stride;
-  const size_t image_floats = s.input_height * s.input_width * stride;
+  const size_t channel_stride = im2col.channel_stride;
   const size_t tap0 = k0 / cin, channel0 = k0 % cin;
   // The first row's pixel, then stepped along with the rows (no division per row).
   size_t ox = m0 % im2col.output_width;
@@ -86,7 +89,7 @@ void CopyIm2colBlock(const void* context, size_t m0, size_t rows, size_t k0, siz
   size_t image = m0 / im2col.output_width / im2col.output_height;
   for (size_t r = 0; r < rows; ++r) {
     float* dst = panels + r * row_stride;
-    const float* pixels = im2col.input + image * image_floats;
+    const float* pixels = im2col.input + image * im2col.image_stride;
     const ptrdiff_t iy0 =
         static_cast<ptrdiff_t>(oy * s.stride_height) - static_cast<ptrdiff_t>(s.padding_top);
     const ptrdiff_t ix0 =
@@ -108,7 +111,12 @@ void CopyIm2colBlock(const void* context, size_t m0, size_t rows, size_t k0, siz
         run += (run_taps - 1) * cin;
       }
       const size_t count = run < kc - done ? run : kc - done;
-      if (inside) {
+      if (inside && channel_stride != 1 && cin > 1) {
+        // NCHW: the tap's channels one plane apart (one channel: a run of columns in its plane).
+        const float* first = pixels + (static_cast<size_t>(iy) * s.input_width + ix) * stride +
+                             channel * channel_stride;
+        for (size_t i = 0; i < count; ++i) dst[done + i] = first[i * channel_stride];
+      } else if (inside) {
         CopyRun(dst + done,
                 pixels + (static_cast<size_t>(iy) * s.input_width + ix) * stride + channel, count);
       } else {
@@ -365,9 +373,10 @@ runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t grou
   }
   // 1x1 without padding: A is the input's pixels, every one (stride 1) or every stride-th of
   // every stride-th row.
-  const bool pointwise = shape.kernel_height == 1 && shape.kernel_width == 1 &&
-                         shape.padding_top == 0 && shape.padding_left == 0 &&
-                         shape.padding_bottom == 0 && shape.padding_right == 0;
+  const bool pointwise = !shape.input_channels_first && shape.kernel_height == 1 &&
+                         shape.kernel_width == 1 && shape.padding_top == 0 &&
+                         shape.padding_left == 0 && shape.padding_bottom == 0 &&
+                         shape.padding_right == 0;
   const bool strided = shape.stride_height != 1 || shape.stride_width != 1;
   // Scratch as the implicit GEMM needs it whichever path runs, so a caller sizes it one way
   // (ConvolutionScratchBytes) on every CPU.
@@ -384,10 +393,15 @@ runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t grou
                                                     epilogue, threadpool, &handled);
   if (direct != runtime::Error::kOk || handled) return direct;
   for (size_t g = 0; g < groups; ++g) {
-    const float* group_input = input + g * group.input_channels;
+    const float* group_input = input + g * group.input_channels * InputChannelStride(shape);
     const size_t first_channel = g * group.output_channels;
-    const Im2col im2col{&group, group_input, shape.output_height(), shape.output_width(),
-                        shape.input_channels};
+    const Im2col im2col{&group,
+                        group_input,
+                        shape.output_height(),
+                        shape.output_width(),
+                        InputPixelStride(shape),
+                        InputChannelStride(shape),
+                        shape.input_height * shape.input_width * shape.input_channels};
     const ABlockSource source{&CopyIm2colBlock, &im2col};
     GemmCall call{};
     call.m = OutputPixels(shape);

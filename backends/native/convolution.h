@@ -8,6 +8,8 @@
 //     reads, or zeros where the tap falls in the padding;
 //  3. the rest is the GEMM (micro-kernels, threads, epilogue).
 // A 1x1, stride-1, unpadded convolution is the GEMM on the input itself (lda = input_channels).
+// The input may instead be NCHW (Convolution2dShape::input_channels_first: a network's image,
+// read where the caller put it); the output is NHWC either way.
 #pragma once
 
 #include <pthreadpool.h>
@@ -29,11 +31,23 @@ struct Convolution2dShape {
   size_t stride_height, stride_width;
   size_t dilation_height, dilation_width;
   size_t padding_top, padding_left, padding_bottom, padding_right;
+  // The input is NCHW (batch, channel, row, column), not NHWC: an image whose planes a stem reads
+  // in place, without a layout permute before it. DirectConvolution2d reads it so, the im2col
+  // copies it channel by channel; depthwise, Winograd and ExpandDepthwise refuse it.
+  bool input_channels_first = false;
   // (H + pt + pb - dh*(kh-1) - 1) / sh + 1; 0 when the dilated kernel does not fit (or the shape
   // fails CheckConvolution2dShape).
   size_t output_height() const;
   size_t output_width() const;
 };
+
+// Floats from one input pixel to the next along a row, and from one channel to the next.
+inline size_t InputPixelStride(const Convolution2dShape& s) {
+  return s.input_channels_first ? 1 : s.input_channels;
+}
+inline size_t InputChannelStride(const Convolution2dShape& s) {
+  return s.input_channels_first ? s.input_height * s.input_width : 1;
+}
 
 // kOk, or kInvalidArgument for zero sizes/strides/dilations, an empty output, or sizes whose
 // products overflow (input, output and filter element counts, and their bytes, fit size_t).

@@ -85,7 +85,8 @@ inline ConvolutionRows AllConvolutionRows(const Convolution2dShape& shape, const
 }
 
 // Where the pixels of a block read and write: `in` points at the input of pixel 0's first tap
-// inside (ky_range.begin, kx_range.begin), channel 0, and pixel p's at in + p * in_step; when
+// inside (ky_range.begin, kx_range.begin), channel 0, and pixel p's at in + p * in_step (channel c
+// InputChannelStride floats further each); when
 // every tap of pixel 0 is in the padding (an empty range) it is the input's start, never read.
 struct PixelBlock {
   const float* in;
@@ -113,7 +114,9 @@ inline RowTaps RowTapsAt(const ConvolutionRows& call, size_t row) {
     const size_t iy_first =
         static_cast<size_t>(iy0 + static_cast<ptrdiff_t>(taps.ky_range.begin * s.dilation_height));
     taps.first_row_input =
-        call.input + ((image * s.input_height + iy_first) * s.input_width) * s.input_channels;
+        s.input_channels_first
+            ? call.input + (image * s.input_channels * s.input_height + iy_first) * s.input_width
+            : call.input + ((image * s.input_height + iy_first) * s.input_width) * s.input_channels;
   }
   return taps;
 }
@@ -130,9 +133,9 @@ inline PixelBlock PixelsAt(const ConvolutionRows& call, const RowTaps& taps, siz
   if (taps.first_row_input != nullptr && px.kx_range.begin < px.kx_range.end) {
     const size_t ix_first =
         static_cast<size_t>(ix0 + static_cast<ptrdiff_t>(px.kx_range.begin * s.dilation_width));
-    px.in = taps.first_row_input + ix_first * s.input_channels;
+    px.in = taps.first_row_input + ix_first * InputPixelStride(s);
   }
-  px.in_step = s.stride_width * s.input_channels;
+  px.in_step = s.stride_width * InputPixelStride(s);
   const size_t pixel = taps.row * call.output_width + ox;
   px.residual = call.residual == nullptr ? nullptr : call.residual + pixel * call.residual_stride;
   px.residual_step = call.residual_stride;

@@ -504,11 +504,11 @@ runtime::Error DepthwiseConvolution2d(const Convolution2dShape& shape, const flo
                                       float* output, const Epilogue& epilogue,
                                       pthreadpool_t threadpool) {
   const size_t channels = shape.input_channels;
-  if (CheckConvolution2dShape(shape) != runtime::Error::kOk || shape.output_channels != channels ||
-      weights.channels != channels || weights.kernel_height != shape.kernel_height ||
-      weights.kernel_width != shape.kernel_width || weights.padded_channels < channels ||
-      weights.data == nullptr || input == nullptr || output == nullptr ||
-      epilogue.activation > kLastActivation ||
+  if (CheckConvolution2dShape(shape) != runtime::Error::kOk || shape.input_channels_first ||
+      shape.output_channels != channels || weights.channels != channels ||
+      weights.kernel_height != shape.kernel_height || weights.kernel_width != shape.kernel_width ||
+      weights.padded_channels < channels || weights.data == nullptr || input == nullptr ||
+      output == nullptr || epilogue.activation > kLastActivation ||
       (epilogue.activation == Activation::kClamp && !(epilogue.min <= epilogue.max)) ||
       (epilogue.residual != nullptr && epilogue.residual_stride < channels)) {
     return runtime::Error::kInvalidArgument;

@@ -83,7 +83,8 @@ HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, float* p, size_t count) {
 // share a tap range (a row's edge pixels, the last pixels of a 7-pixel row). Each broadcast input
 // float serves kVectors vectors and each weight vector kPixels pixels. The accumulators are named
 // variables, not an array (a named vector is a register to the compiler; SVE's vectors cannot
-// form arrays).
+// form arrays). kChannelsFirst: the input is NCHW (an image's planes, Convolution2dShape), each
+// broadcast read from its channel's plane.
 #define TORCHIR_DC_INDICES(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define TORCHIR_DC_SPLITS_OF(p, X) X(p, 0) X(p, 1) X(p, 2) X(p, 3) X(p, 4) X(p, 5) X(p, 6) X(p, 7)
 #define TORCHIR_DC_UNITS(X)  \
@@ -93,7 +94,7 @@ HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, float* p, size_t count) {
   TORCHIR_DC_SPLITS_OF(3, X) \
   TORCHIR_DC_SPLITS_OF(4, X) \
   TORCHIR_DC_SPLITS_OF(5, X) TORCHIR_DC_SPLITS_OF(6, X) TORCHIR_DC_SPLITS_OF(7, X)
-template <size_t kPixels, size_t kSplit, size_t kVectors, class D>
+template <size_t kPixels, size_t kSplit, size_t kVectors, bool kChannelsFirst, class D>
 HWY_INLINE void GroupBlock(D d, const DirectCall& call, const PixelBlock& px, const Chunk& chunk) {
   static_assert(
       kPixels >= 1 && kPixels <= 8 && kSplit >= 1 && kSplit <= 8 && kVectors >= 1 && kVectors <= 2,
@@ -128,10 +129,13 @@ HWY_INLINE void GroupBlock(D d, const DirectCall& call, const PixelBlock& px, co
   TORCHIR_DC_UNITS(TORCHIR_DC_DECLARE)
 #undef TORCHIR_DC_DECLARE
   const size_t nr = chunk.nr;
-  const size_t row_step = s.dilation_height * s.input_width * channels_in;
-  const size_t column_step = s.dilation_width * channels_in;
+  // Floats between pixels and between channels: a constant 1 between channels of NHWC.
+  const size_t pixel_stride = kChannelsFirst ? 1 : channels_in;
+  const size_t channel_stride = kChannelsFirst ? s.input_height * s.input_width : 1;
+  const size_t row_step = s.dilation_height * s.input_width * pixel_stride;
+  const size_t column_step = s.dilation_width * pixel_stride;
   const size_t in_step = px.in_step;
-  const float* HWY_RESTRICT in_row = px.in + chunk.input_first;
+  const float* HWY_RESTRICT in_row = px.in + chunk.input_first * channel_stride;
   // Weight vectors of input channel ci + k: k < kSplit loaded, the rest unused.
 #define TORCHIR_DC_LOAD(k)                                                             \
   V w##k##0 = zero, w##k##1 = zero;                                                    \
@@ -143,7 +147,7 @@ HWY_INLINE void GroupBlock(D d, const DirectCall& call, const PixelBlock& px, co
   (void)w##k##1;
 #define TORCHIR_DC_FMA(p, k)                                                         \
   if constexpr (p < kPixels && k < kSplit) {                                         \
-    const V a = hn::Set(d, in_tap[p * in_step + ci + k]);                            \
+    const V a = hn::Set(d, in_tap[p * in_step + (ci + k) * channel_stride]);         \
     acc##p##k##0 = hn::MulAdd(a, w##k##0, acc##p##k##0);                             \
     if constexpr (kVectors > 1) acc##p##k##1 = hn::MulAdd(a, w##k##1, acc##p##k##1); \
   }
@@ -168,7 +172,7 @@ HWY_INLINE void GroupBlock(D d, const DirectCall& call, const PixelBlock& px, co
         (void)w01;
 #define TORCHIR_DC_FMA_REST(p)                                                   \
   if constexpr (p < kPixels) {                                                   \
-    const V a = hn::Set(d, in_tap[p * in_step + ci]);                            \
+    const V a = hn::Set(d, in_tap[p * in_step + ci * channel_stride]);           \
     acc##p##0##0 = hn::MulAdd(a, w00, acc##p##0##0);                             \
     if constexpr (kVectors > 1) acc##p##0##1 = hn::MulAdd(a, w01, acc##p##0##1); \
   }
@@ -268,7 +272,7 @@ inline void FetchNextFilter(const DirectCall& call, const Chunk& chunk, size_t p
 }
 
 // The chunk of output rows [row_begin, row_end).
-template <size_t kVectors, class D>
+template <size_t kVectors, bool kChannelsFirst, class D>
 void ChunkRows(D d, const DirectCall& call, const Chunk& chunk) {
   using Plan = RowPlan<kVectors>;
   const Convolution2dShape& s = *call.shape;
@@ -285,20 +289,21 @@ void ChunkRows(D d, const DirectCall& call, const Chunk& chunk) {
       const size_t left = ox >= interior.begin && ox < interior.end ? interior.end - ox : 0;
       size_t done;
       if (left >= Plan::kFull) {
-        GroupBlock<Plan::kFull, 1, kVectors>(d, call, px, chunk);
+        GroupBlock<Plan::kFull, 1, kVectors, kChannelsFirst>(d, call, px, chunk);
         done = Plan::kFull;
       } else if (left >= Plan::kHalf) {
-        GroupBlock<Plan::kHalf, Plan::kHalfSplit, kVectors>(d, call, px, chunk);
+        GroupBlock<Plan::kHalf, Plan::kHalfSplit, kVectors, kChannelsFirst>(d, call, px, chunk);
         done = Plan::kHalf;
       } else if (Plan::kThree != 0 && left >= Plan::kThree) {
         constexpr size_t kThree = Plan::kThree != 0 ? Plan::kThree : 1;  // 0: never reached
-        GroupBlock<kThree, 1, kVectors>(d, call, px, chunk);
+        GroupBlock<kThree, 1, kVectors, kChannelsFirst>(d, call, px, chunk);
         done = kThree;
       } else if (left >= Plan::kQuarter) {
-        GroupBlock<Plan::kQuarter, Plan::kQuarterSplit, kVectors>(d, call, px, chunk);
+        GroupBlock<Plan::kQuarter, Plan::kQuarterSplit, kVectors, kChannelsFirst>(d, call, px,
+                                                                                  chunk);
         done = Plan::kQuarter;
       } else {
-        GroupBlock<1, Plan::kSingleSplit, kVectors>(d, call, px, chunk);
+        GroupBlock<1, Plan::kSingleSplit, kVectors, kChannelsFirst>(d, call, px, chunk);
         done = 1;
       }
       if (after_store) {
@@ -327,8 +332,8 @@ HWY_ALIGN constexpr float kIndirectZeros[kIndirectMaxChannels] = {};
 
 bool IsIndirect(const DirectCall& call, size_t lanes) {
   const Convolution2dShape& s = *call.shape;
-  return call.groups > 1 && call.group_output <= lanes && call.output_width <= kIndirectMaxWidth &&
-         s.input_channels <= kIndirectMaxChannels &&
+  return call.groups > 1 && !s.input_channels_first && call.group_output <= lanes &&
+         call.output_width <= kIndirectMaxWidth && s.input_channels <= kIndirectMaxChannels &&
          s.kernel_height * s.kernel_width <= kIndirectMaxTaps;
 }
 
@@ -528,10 +533,11 @@ void DirectRowsForTarget(const DirectCall& call) {
         chunk.next_weights = panel(g + 1, 0);
         chunk.next_width = width(0);
       }
+      const bool channels_first = call.shape->input_channels_first;
       if (chunk.width <= lanes) {
-        ChunkRows<1>(d, call, chunk);
+        channels_first ? ChunkRows<1, true>(d, call, chunk) : ChunkRows<1, false>(d, call, chunk);
       } else {
-        ChunkRows<2>(d, call, chunk);
+        channels_first ? ChunkRows<2, true>(d, call, chunk) : ChunkRows<2, false>(d, call, chunk);
       }
     }
   }

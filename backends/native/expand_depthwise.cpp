@@ -203,7 +203,8 @@ Error ExpandDepthwise(const ExpandDepthwiseCall& call, void* scratch, size_t scr
                       pthreadpool_t threadpool) {
   if (call.input == nullptr || call.output == nullptr || call.expand_weights == nullptr ||
       call.depthwise_weights == nullptr || call.expand_epilogue.residual != nullptr ||
-      call.depthwise_epilogue.residual != nullptr) {
+      call.depthwise_epilogue.residual != nullptr || call.expand.input_channels_first ||
+      call.depthwise.input_channels_first) {
     return Error::kInvalidArgument;
   }
   Task task;

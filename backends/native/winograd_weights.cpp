@@ -65,7 +65,7 @@ void WriteHeader(const GemmConfig& config, size_t output_tile, size_t c, size_t 
 bool WinogradApplies(const Convolution2dShape& shape) {
   return shape.kernel_height == 3 && shape.kernel_width == 3 && shape.stride_height == 1 &&
          shape.stride_width == 1 && shape.dilation_height == 1 && shape.dilation_width == 1 &&
-         CheckConvolution2dShape(shape) == runtime::Error::kOk;
+         !shape.input_channels_first && CheckConvolution2dShape(shape) == runtime::Error::kOk;
 }
 
 size_t WinogradTiles(const Convolution2dShape& shape, size_t output_tile) {

@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "backends/native/convolution.h"
 #include "backends/native/depthwise.h"
+#include "backends/native/direct_convolution.h"
 #include "backends/native/expand_depthwise.h"
 #include "backends/native/packed_weights.h"
 #include "backends/native/pooling.h"
@@ -920,8 +921,9 @@ class NativeCompileBackend : public backend::Backend {
     for (size_t r = 0; r < regions.size(); ++r) {
       const int64_t delegate_index = first_delegate_index + static_cast<int64_t>(r);
       size_t winograd = 0;
+      bool channels_first = false;
       absl::StatusOr<backend::RegionRewrite> rewrite =
-          Serialize(regions[r], delegate_index, *winograd_policy, &winograd);
+          Serialize(regions[r], delegate_index, *winograd_policy, &winograd, &channels_first);
       if (!rewrite.ok()) return rewrite.status();
       if (regions[r].compute->op() == "edge.convolution" && !IsDepthwise(*regions[r].compute) &&
           WinogradApplies(ShapeOf(*regions[r].compute))) {
@@ -944,6 +946,7 @@ class NativeCompileBackend : public backend::Backend {
       if (winograd != 0) {
         summary.detail += absl::StrCat(", winograd F(", winograd, "x", winograd, ",3x3)");
       }
+      if (channels_first) summary.detail += ", input read NCHW";
       emit::DelegatePayload payload;
       payload.backend_id = kNativeBackendId;
       payload.blob = rewrite->subgraph.blob;
@@ -1053,9 +1056,29 @@ class NativeCompileBackend : public backend::Backend {
     return argument;
   }
 
+  // Whether a convolution region reads its input NCHW, as the caller supplied it: a stem on the
+  // network's image (a graph input of at most kDirectMaxInputChannels channels, a k x k kernel
+  // with K <= kc, ungrouped, no Winograd or fused depthwise layer), which DirectConvolution2d
+  // reads in place. Else a permute to NHWC would run before the delegate, on the portable kernels
+  // and one thread: mobilenet_v2's 3 x 224 x 224 image took about as long as a third of its
+  // stem (docs/native-kernels.md).
+  bool ReadsImageChannelsFirst(const Region& region, const Convolution2dShape& shape, size_t groups,
+                               size_t winograd_tile) const {
+    const ir::Node& compute = *region.compute;
+    const ir::Value* input = compute.input(0);
+    return input->kind() == ir::ValueKind::kGraphInput && input->sizes().size() == 4 &&
+           LayoutOf(region) == backend::Layout::kChannelsLast && groups == 1 &&
+           !IsDepthwise(compute) && winograd_tile == 0 && region.depthwise == nullptr &&
+           region.residual != input && shape.input_channels <= kDirectMaxInputChannels &&
+           shape.kernel_height * shape.kernel_width > 1 &&
+           shape.kernel_height * shape.kernel_width * shape.input_channels <= config_.kc;
+  }
+
   absl::StatusOr<backend::RegionRewrite> Serialize(const Region& region, int64_t delegate_index,
                                                    WinogradPolicy winograd_policy,
-                                                   size_t* winograd_out) const {
+                                                   size_t* winograd_out,
+                                                   bool* channels_first_out) const {
+    *channels_first_out = false;
     if (region.compute->op() == "edge.matmul") return SerializeMatmul(region, delegate_index);
     if (region.compute->op() == "edge.layer_norm") {
       return SerializeLayerNorm(region, delegate_index);
@@ -1069,7 +1092,7 @@ class NativeCompileBackend : public backend::Backend {
     ir::Value* input = compute.input(0);
     ir::Value* weight = compute.input(1);
     ir::Value* output = region.Output();
-    const Convolution2dShape shape = ShapeOf(compute);
+    Convolution2dShape shape = ShapeOf(compute);
     const bool depthwise = IsDepthwise(compute);
     const size_t groups = GemmGroups(compute);
     fb::Activation activation;
@@ -1081,9 +1104,14 @@ class NativeCompileBackend : public backend::Backend {
         PackedWeights(weight, shape, depthwise, groups, config_, winograd_tile);
     if (!packed.ok()) return packed.status();
 
+    shape.input_channels_first = ReadsImageChannelsFirst(region, shape, groups, winograd_tile);
+    *channels_first_out = shape.input_channels_first;
+
     backend::RegionRewrite rewrite = NewRewrite(region, delegate_index);
     std::vector<backend::SubgraphArgument>& arguments = rewrite.subgraph.arguments;
-    arguments.push_back(Argument(input, layout, backend::SubgraphArgument::Kind::kActivation));
+    arguments.push_back(Argument(input,
+                                 shape.input_channels_first ? backend::Layout::kLogical : layout,
+                                 backend::SubgraphArgument::Kind::kActivation));
     int32_t residual_index = -1;
     if (region.residual != nullptr) {
       residual_index = static_cast<int32_t>(arguments.size());
@@ -1141,7 +1169,7 @@ class NativeCompileBackend : public backend::Backend {
         /*input=*/0, weights_index, bias_index, residual_index,
         fused != nullptr ? -1 : output_index, activation, output_min, output_max, depthwise,
         winograd_tile != 0, groups, static_cast<uint32_t>(winograd_tile == 0 ? 4 : winograd_tile),
-        /*feeds_next=*/fused != nullptr));
+        /*feeds_next=*/fused != nullptr, shape.input_channels_first));
     if (fused != nullptr) {
       const Convolution2dShape& d = fused_shape;
       ActivationOf(*fused, region.depthwise_clamp, &activation, &output_min, &output_max);

@@ -486,9 +486,9 @@ class NativeBackend final : public Backend {
         call.output = next.output;
         uint64_t phase_ns[2] = {0, 0};
         if (trace != nullptr) call.phase_ns = phase_ns;
-        TORCHIR_RETURN_IF_ERROR(::torchir::native::ExpandDepthwise(
-            call, delegate.scratch, delegate.scratch_bytes,
-            node.parallel || next.parallel ? pool : nullptr));
+        TORCHIR_RETURN_IF_ERROR(
+            ::torchir::native::ExpandDepthwise(call, delegate.scratch, delegate.scratch_bytes,
+                                               node.parallel || next.parallel ? pool : nullptr));
         if (trace != nullptr) {
           // Each node its share of the call, by the time the bands spent in each layer.
           const uint64_t end_ns = NowNanoseconds();
@@ -973,11 +973,25 @@ class NativeBackend final : public Backend {
                "node %zu: fed by node %zu, so it must be depthwise, without an input or residual "
                "argument",
                index, index - 1);
+    BLOB_CHECK(!shape.input_channels_first ||
+                   (!bound->depthwise && !bound->winograd && !bound->feeds_next && !fed),
+               "node %zu: an NCHW input on a depthwise, Winograd or fused convolution", index);
     const Tensor* input = nullptr;
     const Tensor* output = nullptr;
     if (!fed) {
-      TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.input(), "input", index, input_elements,
-                                               in_channels, &input));
+      if (shape.input_channels_first) {
+        TORCHIR_RETURN_IF_ERROR(
+            ArgumentTensor(args, node.input(), ScalarType::kFloat32, "input", index, &input));
+        const auto size = [input](size_t d) { return static_cast<uint64_t>(input->size(d)); };
+        BLOB_CHECK(input->dim() == 4 && size(0) == shape.batch && size(1) == in_channels &&
+                       size(2) == shape.input_height && size(3) == shape.input_width,
+                   "node %zu: input argument %d is not [%zu, %llu, %zu, %zu] (NCHW)", index,
+                   node.input(), shape.batch, static_cast<unsigned long long>(in_channels),
+                   shape.input_height, shape.input_width);
+      } else {
+        TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.input(), "input", index, input_elements,
+                                                 in_channels, &input));
+      }
     }
     if (!bound->feeds_next) {
       TORCHIR_RETURN_IF_ERROR(ActivationTensor(args, node.output(), "output", index,

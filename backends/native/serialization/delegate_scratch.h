@@ -41,6 +41,7 @@ inline Convolution2dShape BlobConvolutionShape(const fb::Convolution& node) {
   shape.padding_left = node.padding_left();
   shape.padding_bottom = node.padding_bottom();
   shape.padding_right = node.padding_right();
+  shape.input_channels_first = node.input_channels_first();
   return shape;
 }
 

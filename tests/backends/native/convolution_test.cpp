@@ -36,10 +36,12 @@ using Options = ConvolutionOptions;
 // blocking adds them, so |y - exact| <= (K + 2) u (sum |x*w| + |bias| + |r|) to first order; we
 // allow twice that (padding taps contribute exact zeros). Clamping is exact.
 // With groups > 1, through GroupedConvolution2d: output channel co sums over the input channels
-// of its group only (K = kh*kw*Cin/groups in the bound).
+// of its group only (K = kh*kw*Cin/groups in the bound). With channels_first, the kernel reads
+// the same input transposed to NCHW (Convolution2dShape::input_channels_first).
 void ExpectConvolutionMatchesReference(const Convolution2dShape& s, const Options& o, uint32_t seed,
-                                       size_t groups = 1) {
-  SCOPED_TRACE(Describe(s, o) + " groups=" + std::to_string(groups));
+                                       size_t groups = 1, bool channels_first = false) {
+  SCOPED_TRACE(Describe(s, o) + " groups=" + std::to_string(groups) +
+               (channels_first ? " NCHW input" : ""));
   ASSERT_EQ(CheckConvolution2dShape(s), Error::kOk);
   std::mt19937 rng(seed);
   const size_t oh = s.output_height(), ow = s.output_width();
@@ -78,16 +80,31 @@ void ExpectConvolutionMatchesReference(const Convolution2dShape& s, const Option
     epilogue.residual = output.data();
     epilogue.residual_stride = cout;
   }
+  Convolution2dShape run = s;
+  std::vector<float> planes;  // the input as NCHW
+  if (channels_first) {
+    run.input_channels_first = true;
+    const size_t pixels = s.input_height * s.input_width;
+    planes.resize(input.size());
+    for (size_t b = 0; b < s.batch; ++b) {
+      for (size_t p = 0; p < pixels; ++p) {
+        for (size_t c = 0; c < cin; ++c) {
+          planes[(b * cin + c) * pixels + p] = input[(b * pixels + p) * cin + c];
+        }
+      }
+    }
+  }
+  const float* kernel_input = channels_first ? planes.data() : input.data();
   const size_t threads = o.threads == 0 ? 1 : o.threads;
   std::vector<char> scratch(ConvolutionScratchBytes(config, s, threads));
   pthreadpool_t pool = o.threads == 0 ? nullptr : pthreadpool_create(o.threads);
   const float* bias_or_null = o.bias ? bias.data() : nullptr;
   const Error error =
       groups == 1
-          ? Convolution2d(s, input.data(), views[0], bias_or_null, output.data(), epilogue,
+          ? Convolution2d(run, kernel_input, views[0], bias_or_null, output.data(), epilogue,
                           scratch.data(), scratch.size(), pool)
-          : GroupedConvolution2d(s, groups, input.data(), views.data(), bias_or_null, output.data(),
-                                 epilogue, scratch.data(), scratch.size(), pool);
+          : GroupedConvolution2d(run, groups, kernel_input, views.data(), bias_or_null,
+                                 output.data(), epilogue, scratch.data(), scratch.size(), pool);
   if (pool != nullptr) pthreadpool_destroy(pool);
   ASSERT_EQ(error, Error::kOk);
 
@@ -352,6 +369,40 @@ TEST_P(ConvolutionTest, MatchesReferenceForDirectConvolutions) {
                                       seed++, 4);
     ExpectConvolutionMatchesReference(Shape(1, 20, 18, 3, 64, 7, 7, 2, 1, 3, 3, 3, 3), options,
                                       seed++);
+  }
+}
+
+// An NCHW input (a network's image, read without a layout permute before the stem): the direct
+// kernel's stems (RGB 7x7 stride 2 and 3x3 stride 2, one channel with dilation, four channels,
+// several panels and a partial one, every epilogue, threads), narrow groups (each group's planes
+// from its first channel's), and the im2col for what the direct kernel does not take (8 input
+// channels, K > kc, a 1x1 convolution, which is then no plain GEMM on the input), images in a
+// batch one C x H x W block apart.
+TEST_P(ConvolutionTest, MatchesReferenceForChannelsFirstInput) {
+  uint32_t seed = 800;
+  ExpectConvolutionMatchesReference(Shape(1, 23, 21, 3, 40, 7, 7, 2, 1, 3, 3, 3, 3), {}, seed++, 1,
+                                    true);
+  ExpectConvolutionMatchesReference(Shape(2, 15, 16, 3, 24, 3, 3, 2, 1, 1, 1, 1, 1), {}, seed++, 1,
+                                    true);
+  ExpectConvolutionMatchesReference(Shape(1, 12, 13, 1, 17, 3, 3, 1, 2, 2, 2, 2, 2), {}, seed++, 1,
+                                    true);
+  ExpectConvolutionMatchesReference(Shape(1, 17, 19, 4, 32, 3, 3, 1, 1, 1, 1, 1, 1), {}, seed++, 1,
+                                    true);
+  for (const Options& options : EveryEpilogueCase()) {
+    ExpectConvolutionMatchesReference(Shape(1, 9, 19, 3, 36, 7, 7, 2, 1, 3, 3, 3, 3), options,
+                                      seed++, 1, true);
+  }
+  ExpectConvolutionMatchesReference(Shape(1, 11, 29, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1), {}, seed++, 2,
+                                    true);
+  ExpectConvolutionMatchesReference(Shape(2, 9, 10, 8, 24, 3, 3, 2, 1, 1, 1, 1, 1), {}, seed++, 1,
+                                    true);
+  ExpectConvolutionMatchesReference(Shape(1, 12, 11, 4, 20, 9, 9, 1, 1, 4, 4, 4, 4), {}, seed++, 1,
+                                    true);
+  ExpectConvolutionMatchesReference(Shape(2, 6, 7, 5, 12, 1, 1, 1, 1, 0, 0, 0, 0), {}, seed++, 1,
+                                    true);
+  for (size_t threads : {2, 3}) {
+    ExpectConvolutionMatchesReference(Shape(1, 20, 18, 3, 64, 7, 7, 2, 1, 3, 3, 3, 3),
+                                      ThreadsWithRelu(threads, Options::kInPlace), seed++, 1, true);
   }
 }
 

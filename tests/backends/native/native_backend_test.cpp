@@ -86,7 +86,7 @@ std::vector<uint8_t> Serialize(const Blob& blob, size_t num_args) {
         s.dilation_width, s.padding_top, s.padding_left, s.padding_bottom, s.padding_right, n.input,
         n.weights, n.bias, n.residual, n.output, static_cast<fb::Activation>(n.activation),
         n.output_min, n.output_max, n.depthwise, /*winograd=*/false, n.groups,
-        /*winograd_tile=*/4, n.feeds_next));
+        /*winograd_tile=*/4, n.feeds_next, s.input_channels_first));
   }
   const auto vector = blob.write_nodes ? builder.CreateVector(nodes) : 0;
   const uint32_t num_arguments = blob.num_arguments < 0 ? static_cast<uint32_t>(num_args)
@@ -643,6 +643,51 @@ TEST_F(NativeBackendTest, StrideTwoPaddedConvolutionWithResidualAndRelu6MatchesT
   std::unique_ptr<Convolution> c = MakeConvolution(Shape(2, 9, 11, 5, 19, 3, 2, 1), options);
   ASSERT_EQ(RunBlob(c->blob, c->args, /*runs=*/2), Error::kOk);
   EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f);
+}
+
+// The convolution's input replaced by the same values NCHW ([N, C, H, W]), which its node now
+// says it reads (input_channels_first); the expected output stays.
+void ReadInputChannelsFirst(Convolution& c) {
+  Node& node = c.node();
+  const Convolution2dShape& s = node.shape;
+  const std::vector<float> nhwc = c.args.Values(static_cast<size_t>(node.input));
+  const size_t pixels = s.input_height * s.input_width, channels = s.input_channels;
+  std::vector<float> planes(nhwc.size());
+  for (size_t b = 0; b < s.batch; ++b) {
+    for (size_t p = 0; p < pixels; ++p) {
+      for (size_t ch = 0; ch < channels; ++ch) {
+        planes[(b * channels + ch) * pixels + p] = nhwc[(b * pixels + p) * channels + ch];
+      }
+    }
+  }
+  node.input = static_cast<int32_t>(
+      c.args.Add({static_cast<int64_t>(s.batch), static_cast<int64_t>(channels),
+                  static_cast<int64_t>(s.input_height), static_cast<int64_t>(s.input_width)},
+                 planes));
+  node.shape.input_channels_first = true;
+}
+
+// A stem reads the network's image NCHW, as the blob says, and matches the definition on the
+// same values NHWC, on one and two threads. Refused: an input tensor that is not [N, C, H, W]
+// (the NHWC one), and an NCHW input on a depthwise node.
+TEST_F(NativeBackendTest, AStemReadsItsImageChannelsFirst) {
+  for (uint32_t threads : {1u, 2u}) {
+    ASSERT_EQ(RegisterNativeBackend({threads}), Error::kOk);
+    ConvolutionOptions options;
+    options.activation = fb::Activation::Relu;
+    std::unique_ptr<Convolution> c = MakeConvolution(Shape(2, 19, 17, 3, 40, 7, 2, 3), options);
+    ReadInputChannelsFirst(*c);
+    ASSERT_EQ(RunBlob(c->blob, c->args), Error::kOk);
+    EXPECT_LT(MaxAbsDiff(c->output(), c->expected), 1e-4f) << threads << " threads";
+  }
+  ASSERT_EQ(RegisterNativeBackend({1}), Error::kOk);
+  ExpectRefused([](Convolution& c) { c.node().shape.input_channels_first = true; },
+                "is not [1, 3, 5, 5] (NCHW)");
+  std::unique_ptr<Convolution> c = MakeConvolution(Shape(1, 5, 5, 4, 4, 3, 1, 1));
+  ReadInputChannelsFirst(*c);
+  c->node().depthwise = true;
+  EXPECT_EQ(RunBlob(c->blob, c->args), Error::kInvalidProgram);
+  EXPECT_NE(g_last_log.find("an NCHW input on a depthwise"), std::string::npos) << g_last_log;
 }
 
 // Packed weights 16 bytes past a cache line (a program loaded from a buffer that is 16-byte but

@@ -280,6 +280,39 @@ TEST(NativePartitionTest, FusesALargeExpansionWithItsDepthwiseLayer) {
             (std::vector<std::vector<std::string>>{{"edge.convolution"}, {"edge.convolution"}}));
 }
 
+// A stem on the network's image reads it NCHW as the caller supplied it (the blob says so), so
+// no permute to NHWC runs before its delegate. Not so for a convolution of another node's output
+// (even with few channels), of a graph input with more than 4 channels, or with a 1x1 kernel:
+// their graph inputs go through a permute.
+TEST(NativePartitionTest, AStemReadsTheImageChannelsFirst) {
+  EdgeGraphBuilder g;
+  ir::Value* x = g.Input("image", F32({1, 3, 32, 32}));
+  x = g.Conv(x, g.Weight("stem", F32({8, 3, 3, 3})), g.Weight("b", F32({8})), {2, 2}, {1, 1});
+  x = g.Conv(x, g.Weight("second", F32({4, 8, 3, 3})), nullptr, {1, 1}, {1, 1});
+  g.Output(g.Conv(x, g.Weight("third", F32({8, 4, 3, 3})), nullptr, {1, 1}, {1, 1}));
+  g.Output(g.Conv(g.Input("wide", F32({1, 8, 16, 16})), g.Weight("eight", F32({8, 8, 3, 3})),
+                  nullptr, {1, 1}, {1, 1}));
+  g.Output(g.Conv(g.Input("points", F32({1, 3, 16, 16})), g.Weight("one", F32({8, 3, 1, 1})),
+                  nullptr, {1, 1}, {0, 0}));
+  std::unique_ptr<ir::Graph> graph = g.Build();
+  std::vector<std::vector<uint8_t>> blobs;
+  ASSERT_EQ(DelegateOps(*graph, &blobs).size(), 5u);
+  std::vector<bool> channels_first;
+  for (const std::vector<uint8_t>& blob : blobs) {
+    const fb::Blob* parsed = fb::GetBlob(blob.data());
+    ASSERT_EQ(parsed->convolutions()->size(), 1u);
+    channels_first.push_back(parsed->convolutions()->Get(0)->input_channels_first());
+  }
+  EXPECT_EQ(channels_first, (std::vector<bool>{true, false, false, false, false}));
+  std::vector<std::string> permuted;  // the graph inputs that a permute reads
+  for (const ir::Node* node : graph->NodeSnapshot()) {
+    if (node->op() == "edge.permute" && node->input(0)->kind() == ir::ValueKind::kGraphInput) {
+      permuted.push_back(node->input(0)->name());
+    }
+  }
+  EXPECT_EQ(permuted, (std::vector<std::string>{"wide", "points"}));
+}
+
 // A squeeze-and-excitation block: the multiply of the features by their per-image channel
 // scale ([2, 8, 1, 1] from the squeeze's convolutions, either operand order) is a channels-last
 // delegate of its own, and so is one by a constant per-channel scale shared by the images that
