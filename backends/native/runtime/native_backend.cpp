@@ -78,9 +78,8 @@ struct BoundConvolution {
   bool winograd;  // winograd_weights, not weights: Winograd F(4x4 or 2x2, 3x3)
   PackedWinograd winograd_weights;
   // A 1x1 expansion run fused with the next node, its depthwise layer (ExpandDepthwise): output
-  // is null here, and input null there (`fed`).
+  // is null here, and input null there.
   bool feeds_next;
-  bool fed;
   size_t trace_node;  // its position in the call's debug handle (NodeTracePositions)
 };
 
@@ -963,7 +962,6 @@ class NativeBackend final : public Backend {
                "node %zu: sizes overflow", index);
 
     bound->feeds_next = node.feeds_next();
-    bound->fed = fed;
     BLOB_CHECK(!bound->feeds_next || (!bound->depthwise && !bound->winograd && bound->groups == 1 &&
                                       node.output() == -1 && node.residual() == -1),
                "node %zu: feeds the next node, so it must be an ungrouped convolution without an "
