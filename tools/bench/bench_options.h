@@ -17,7 +17,8 @@ struct BenchOptions {
   double rtol = 1e-4;
   long long warmup = 1;
   long long iterations = 10;
-  uint32_t threads = 1;  // per XNNPACK delegate
+  uint32_t threads = 1;     // per XNNPACK delegate
+  bool huge_pages = false;  // read the program into huge pages (FileLoad::kHugePages)
   bool profile = false;
   std::string trace;               // Chrome trace-event JSON
   long long trace_iterations = 1;  // the last N timed iterations go into the trace

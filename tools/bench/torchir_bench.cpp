@@ -113,7 +113,9 @@ int main(int argc, char** argv) {
   const long long rss_before_load_kib = torchir::bench::ResidentKib();
   auto start = std::chrono::steady_clock::now();
   torchir::runtime::Result<torchir::runtime::FileDataLoader> file =
-      torchir::runtime::FileDataLoader::Open(path.c_str());
+      torchir::runtime::FileDataLoader::Open(
+          path.c_str(), options.huge_pages ? torchir::runtime::FileLoad::kHugePages
+                                           : torchir::runtime::FileLoad::kMap);
   if (!file.ok()) return RuntimeFailure(path, file.error());
   torchir::runtime::Result<torchir::runtime::Program> program =
       torchir::runtime::Program::Load(*file);

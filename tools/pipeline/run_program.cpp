@@ -71,7 +71,8 @@ absl::StatusOr<std::unique_ptr<HostProgram>> HostProgram::Open(const std::string
   host->name_ = path;
   host->options_ = options;
   absl::Status opened = Captured(path, [&] {
-    runtime::Result<runtime::FileDataLoader> loader = runtime::FileDataLoader::Open(path.c_str());
+    runtime::Result<runtime::FileDataLoader> loader = runtime::FileDataLoader::Open(
+        path.c_str(), options.huge_pages ? runtime::FileLoad::kHugePages : runtime::FileLoad::kMap);
     if (!loader.ok()) return loader.error();
     host->file_ = std::make_unique<runtime::FileDataLoader>(std::move(loader.get()));
     return runtime::Error::kOk;

@@ -26,6 +26,9 @@ struct HostOptions {
   // XNNPACK backend is process-wide: this applies to delegates initialised
   // from now on, in any HostProgram.
   uint32_t num_threads = 1;
+  // Open reads the file into memory backed by 2 MiB pages instead of mapping it
+  // (runtime::FileLoad::kHugePages).
+  bool huge_pages = false;
 };
 
 // A program loaded and initialised for one method, owning its bytes (or the

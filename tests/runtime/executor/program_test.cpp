@@ -2,6 +2,8 @@
 // hostile one with an Error (never a crash).
 #include "runtime/executor/program.h"
 
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -376,10 +378,33 @@ TEST_F(ProgramTest, FuzzerFindingsStayFixed) {
 }
 
 TEST_F(ProgramTest, FileDataLoaderReportsMissingFiles) {
-  auto loader = runtime::FileDataLoader::Open("/nonexistent/model.pte");
-  EXPECT_EQ(loader.error(), Error::kIoError);
-  auto directory = runtime::FileDataLoader::Open("/");
-  EXPECT_EQ(directory.error(), Error::kIoError);
+  for (runtime::FileLoad load : {runtime::FileLoad::kMap, runtime::FileLoad::kHugePages}) {
+    auto loader = runtime::FileDataLoader::Open("/nonexistent/model.pte", load);
+    EXPECT_EQ(loader.error(), Error::kIoError);
+    auto directory = runtime::FileDataLoader::Open("/", load);
+    EXPECT_EQ(directory.error(), Error::kIoError);
+  }
+}
+
+// A program read into huge pages holds the file's bytes, starts at a 2 MiB boundary (where THP
+// can back it), survives a move, and loads and runs as the mapped file does.
+TEST_F(ProgramTest, FileDataLoaderReadsIntoHugePages) {
+  const std::vector<uint8_t> bytes = Serialize(ScaleProgram());
+  const std::string path = ::testing::TempDir() + "/huge_pages.pte";
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), out), bytes.size());
+  ASSERT_EQ(std::fclose(out), 0);
+  auto opened = runtime::FileDataLoader::Open(path.c_str(), runtime::FileLoad::kHugePages);
+  ASSERT_TRUE(opened.ok());
+  runtime::FileDataLoader file = std::move(opened.get());
+  const runtime::Span<const uint8_t> data = file.data();
+  ASSERT_EQ(data.size(), bytes.size());
+  EXPECT_EQ(std::memcmp(data.data(), bytes.data(), bytes.size()), 0);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(data.data()) % (uintptr_t{2} << 20), 0u);
+  auto program = Program::Load(file);
+  EXPECT_TRUE(program.ok());
+  std::remove(path.c_str());
 }
 
 }  // namespace
