@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hwy/targets.h"
+#include "tests/backends/native/channels_first.h"
 #include "tests/backends/native/convolution_test_support.h"
 #include "tests/backends/native/per_target_test.h"
 
@@ -84,15 +85,7 @@ void ExpectConvolutionMatchesReference(const Convolution2dShape& s, const Option
   std::vector<float> planes;  // the input as NCHW
   if (channels_first) {
     run.input_channels_first = true;
-    const size_t pixels = s.input_height * s.input_width;
-    planes.resize(input.size());
-    for (size_t b = 0; b < s.batch; ++b) {
-      for (size_t p = 0; p < pixels; ++p) {
-        for (size_t c = 0; c < cin; ++c) {
-          planes[(b * cin + c) * pixels + p] = input[(b * pixels + p) * cin + c];
-        }
-      }
-    }
+    planes = ChannelsFirst(input, s.batch, s.input_height * s.input_width, cin);
   }
   const float* kernel_input = channels_first ? planes.data() : input.data();
   const size_t threads = o.threads == 0 ? 1 : o.threads;

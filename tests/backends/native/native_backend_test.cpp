@@ -29,6 +29,7 @@
 #include "runtime/executor/event_tracer.h"
 #include "runtime/executor/memory_allocator.h"
 #include "runtime/platform/platform.h"
+#include "tests/backends/native/channels_first.h"
 #include "tests/backends/xnnpack/runtime/xnnpack_test_util.h"
 
 namespace torchir::runtime::native {
@@ -650,16 +651,10 @@ TEST_F(NativeBackendTest, StrideTwoPaddedConvolutionWithResidualAndRelu6MatchesT
 void ReadInputChannelsFirst(Convolution& c) {
   Node& node = c.node();
   const Convolution2dShape& s = node.shape;
-  const std::vector<float> nhwc = c.args.Values(static_cast<size_t>(node.input));
-  const size_t pixels = s.input_height * s.input_width, channels = s.input_channels;
-  std::vector<float> planes(nhwc.size());
-  for (size_t b = 0; b < s.batch; ++b) {
-    for (size_t p = 0; p < pixels; ++p) {
-      for (size_t ch = 0; ch < channels; ++ch) {
-        planes[(b * channels + ch) * pixels + p] = nhwc[(b * pixels + p) * channels + ch];
-      }
-    }
-  }
+  const size_t channels = s.input_channels;
+  const std::vector<float> planes =
+      ::torchir::native::ChannelsFirst(c.args.Values(static_cast<size_t>(node.input)), s.batch,
+                                       s.input_height * s.input_width, channels);
   node.input = static_cast<int32_t>(
       c.args.Add({static_cast<int64_t>(s.batch), static_cast<int64_t>(channels),
                   static_cast<int64_t>(s.input_height), static_cast<int64_t>(s.input_width)},
