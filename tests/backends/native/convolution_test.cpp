@@ -311,12 +311,12 @@ TEST_P(ConvolutionTest, MatchesReferenceForGroupedConvolutions) {
 // The direct kernel (direct_convolution.h) on every target whose panels fit two vectors, at the
 // shapes it must get right. Narrow groups: RegNet's 16 x 16 at stride 1 and 2 over rows wide
 // enough for several 8- and 6-pixel blocks plus the edge pixels, rows of 7, 10 and 11 pixels
-// (interiors of 5, 8 and 9: every smaller block), a partial last vector (12 and 20 channels),
-// pixels whose taps all fall in the padding (padding 3 around a 3x3 kernel: bias, residual and
-// clamp only), dilation, threads splitting the rows. Few input channels: RGB stems (7x7 stride 2
-// and 3x3, Cin = 3) with output channels spanning several panels and a partial one (40 = 32 + 8 on
-// AVX-512, 16 + 16 + 8 on AVX2), one input channel with dilation, and K > kc (9 x 9 x 4 = 324: the
-// GEMM path).
+// (interiors of 5, 8 and 9: every smaller block), rows of 17-23 pixels (every even end), a partial
+// last vector (12 and 20 channels), pixels whose taps all fall in the padding (padding 3 around a
+// 3x3 kernel: bias, residual and clamp only), dilation, threads splitting the rows. Few input
+// channels: RGB stems (7x7 stride 2 and 3x3, Cin = 3) with output channels spanning several panels
+// and a partial one (40 = 32 + 8 on AVX-512, 16 + 16 + 8 on AVX2), one input channel with dilation,
+// and K > kc (9 x 9 x 4 = 324: the GEMM path).
 TEST_P(ConvolutionTest, MatchesReferenceForDirectConvolutions) {
   uint32_t seed = 700;
   for (size_t group : {16, 12, 20}) {
@@ -328,6 +328,15 @@ TEST_P(ConvolutionTest, MatchesReferenceForDirectConvolutions) {
       ExpectConvolutionMatchesReference(
           Shape(1, 7, width, 2 * group, 2 * group, 3, 3, 1, 1, 1, 1, 1, 1), {}, seed++, 2);
     }
+    // Rows too wide for the pointers whose interiors end in every split of a short rest (on
+    // AVX-512, one vector): 15 = 8 + 7, 17 = 8 + 5 + 4, 20 = 8 + 6 + 6, 21 = 8 + 7 + 6, and at
+    // stride 2, 17 of 19 output columns.
+    for (size_t width : {17, 19, 22, 23}) {
+      ExpectConvolutionMatchesReference(
+          Shape(1, 3, width, 2 * group, 2 * group, 3, 3, 1, 1, 1, 1, 1, 1), {}, seed++, 2);
+    }
+    ExpectConvolutionMatchesReference(Shape(1, 5, 37, 2 * group, 2 * group, 3, 3, 2, 1, 1, 1, 1, 1),
+                                      {}, seed++, 2);
     if (HasFailure()) return;
   }
   ExpectConvolutionMatchesReference(Shape(1, 4, 5, 32, 32, 3, 3, 1, 1, 3, 3, 3, 3), {}, seed++, 2);
