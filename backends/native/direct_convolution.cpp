@@ -258,35 +258,37 @@ struct RowPlan<2> {
   static constexpr size_t kFull = kManyRegisters ? 8 : 6, kHalf = 4,
                           kHalfSplit = kManyRegisters ? 2 : 1, kThree = kManyRegisters ? 0 : 3,
                           kQuarter = 2, kQuarterSplit = 2, kSingleSplit = kManyRegisters ? 4 : 2;
-  static constexpr bool kEven = false;
+  static constexpr bool kEven = kManyRegisters;
 };
 
-// The last `left` (4 to 15) interior pixels of a row of a one-vector chunk, as one block of 4-8
-// pixels, or the first of two of about half; returns the pixels it did. Rows of 8 whole blocks
-// and a short rest ran the rest in blocks of 4, 2 and 1 pixel with 2, 4 and 8 partial sums: more
-// weight loads and reductions per FMA. A 28-pixel row's 26 interior pixels are now 8 + 8 + 5 + 5,
-// not 8 + 8 + 8 + 2 (regnet_x_400mf's grouped 3 x 3 layers at 28 x 28 and 56 x 56, Zen 4: 0.93-0.97
-// of the time alone). Below 8 pixels, 2 partial sums each: 10-14 chains for a CPU with two FMA
-// units (Zen 4 has one 512-bit one: a single sum was another 1-2 % faster there).
-template <bool kChannelsFirst, class D>
+// The last `left` (4 to 15) interior pixels of a row, as one block of 4-8 pixels, or the first
+// of two of about half; returns the pixels it did. Rows of 8-pixel blocks and a short rest ran
+// the rest in blocks of 4, 2 and 1 pixel with more partial sums: more weight loads and
+// reductions per FMA. A 28-pixel row's 26 interior pixels are now 8 + 8 + 5 + 5, not
+// 8 + 8 + 8 + 2 (regnet_x_400mf's grouped 3 x 3 layers at 28 x 28 and 56 x 56 wide, Zen 4:
+// 0.93-0.97 of the time alone; the 32-channel stems 0.975-0.99). One vector below 8 pixels:
+// 2 partial sums each, 10-14 chains for a CPU with two FMA units (Zen 4 has one 512-bit one: a
+// single sum was another 1-2 % faster there); two vectors: one sum, 8-14 chains.
+template <size_t kVectors, bool kChannelsFirst, class D>
 HWY_INLINE size_t RowEnd(D d, const DirectCall& call, const PixelBlock& px, const Chunk& chunk,
                          size_t left) {
+  constexpr size_t kSplit = kVectors == 1 ? 2 : 1;
   const size_t pixels = left > 8 ? (left + 1) / 2 : left;
   switch (pixels) {
     case 8:
-      GroupBlock<8, 1, 1, kChannelsFirst>(d, call, px, chunk);
+      GroupBlock<8, 1, kVectors, kChannelsFirst>(d, call, px, chunk);
       break;
     case 7:
-      GroupBlock<7, 2, 1, kChannelsFirst>(d, call, px, chunk);
+      GroupBlock<7, kSplit, kVectors, kChannelsFirst>(d, call, px, chunk);
       break;
     case 6:
-      GroupBlock<6, 2, 1, kChannelsFirst>(d, call, px, chunk);
+      GroupBlock<6, kSplit, kVectors, kChannelsFirst>(d, call, px, chunk);
       break;
     case 5:
-      GroupBlock<5, 2, 1, kChannelsFirst>(d, call, px, chunk);
+      GroupBlock<5, kSplit, kVectors, kChannelsFirst>(d, call, px, chunk);
       break;
     default:
-      GroupBlock<4, 2, 1, kChannelsFirst>(d, call, px, chunk);
+      GroupBlock<4, kSplit, kVectors, kChannelsFirst>(d, call, px, chunk);
       break;
   }
   return pixels;
@@ -325,7 +327,7 @@ void ChunkRows(D d, const DirectCall& call, const Chunk& chunk) {
       size_t done = 0;
       if constexpr (Plan::kEven) {
         if (left >= 4 && left < 2 * Plan::kFull) {
-          done = RowEnd<kChannelsFirst>(d, call, px, chunk, left);
+          done = RowEnd<kVectors, kChannelsFirst>(d, call, px, chunk, left);
         }
       }
       if (done != 0) {
