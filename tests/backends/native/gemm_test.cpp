@@ -250,6 +250,7 @@ TEST_P(GemmTest, MatchesReferenceWithThreads) {
   const Epilogue relu{Activation::kRelu, 0, 0};
   for (size_t threads : {2, 3}) {
     ExpectGemmMatchesReference({128, 256, 64, 0, 0, true, {Activation::kGelu, 0, 0}, threads}, 20);
+    // 128 rows over two K blocks: A is copied, so 64 + 64 rows rather than along N.
     ExpectGemmMatchesReference({128, 250, 300, 0, 0, false, relu, threads}, 26);
     ExpectGemmMatchesReference({97, 101, 523, 0, 0, true, relu, threads}, 21);
     // A 7 x 7 image's 49 rows, shared evenly (25 + 24, or 17 + 17 + 15) rather than in whole
