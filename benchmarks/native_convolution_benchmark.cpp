@@ -12,7 +12,7 @@
 //   Xnnpack/<layer>            xnn_create_convolution2d_nhwc_f32 (packs at create, outside the
 //                              timing), xnn_run_operator without a pool
 //   Native/<layer>/residual    Convolution2d with a residual add and relu (what a ResNet block
-//                              ends with), to show the epilogue costs nothing measurable
+//                              ends with): on the 3x3 stride-1 layers and the 1x1 expansions
 //   Native/<layer>/nchw        the stems (at most 4 input channels) on an NCHW input, as a
 //                              program runs them on a network's image (no permute before them)
 //   Native/<layer>/cold        (x86-64) as Native/<layer>, but the packed weights are flushed
@@ -570,6 +570,12 @@ void RegisterAll() {
 #endif
       benchmark::RegisterBenchmark(("Winograd/" + name + "/residual").c_str(), BM_Winograd, layer,
                                    Run::kResidual, 4);
+    }
+    // The 1x1 expansions that end a bottleneck block (resnet50's 64 -> 256 and the like) add its
+    // residual: that residual is as large as the output and larger than L2 in stage 1.
+    if (layer.groups == 1 && layer.kernel == 1 && layer.stride == 1 && layer.cout > layer.cin) {
+      benchmark::RegisterBenchmark(("Native/" + name + "/residual").c_str(), BM_Native, layer,
+                                   Run::kResidual);
     }
     if (++index == std::size(kLayers) / 2) benchmark::RegisterBenchmark("Peak/middle", BM_Peak);
   }
