@@ -381,30 +381,34 @@ TEST_P(ConvolutionTest, MatchesReferenceForDirectConvolutions) {
 // channels, K > kc, a 1x1 convolution, which is then no plain GEMM on the input), images in a
 // batch one C x H x W block apart.
 TEST_P(ConvolutionTest, MatchesReferenceForChannelsFirstInput) {
+  struct Case {
+    Convolution2dShape shape;
+    size_t groups;
+  };
+  const auto expect = [](const Case& c, const Options& options, uint32_t seed) {
+    ExpectConvolutionMatchesReference(c.shape, options, seed, c.groups, true);
+  };
   uint32_t seed = 800;
-  ExpectConvolutionMatchesReference(Shape(1, 23, 21, 3, 40, 7, 7, 2, 1, 3, 3, 3, 3), {}, seed++, 1,
-                                    true);
-  ExpectConvolutionMatchesReference(Shape(2, 15, 16, 3, 24, 3, 3, 2, 1, 1, 1, 1, 1), {}, seed++, 1,
-                                    true);
-  ExpectConvolutionMatchesReference(Shape(1, 12, 13, 1, 17, 3, 3, 1, 2, 2, 2, 2, 2), {}, seed++, 1,
-                                    true);
-  ExpectConvolutionMatchesReference(Shape(1, 17, 19, 4, 32, 3, 3, 1, 1, 1, 1, 1, 1), {}, seed++, 1,
-                                    true);
-  for (const Options& options : EveryEpilogueCase()) {
-    ExpectConvolutionMatchesReference(Shape(1, 9, 19, 3, 36, 7, 7, 2, 1, 3, 3, 3, 3), options,
-                                      seed++, 1, true);
+  // The stems: RGB 7x7 and 3x3 stride 2, one channel with dilation, four channels.
+  for (const Case& c : {Case{Shape(1, 23, 21, 3, 40, 7, 7, 2, 1, 3, 3, 3, 3), 1},
+                        Case{Shape(2, 15, 16, 3, 24, 3, 3, 2, 1, 1, 1, 1, 1), 1},
+                        Case{Shape(1, 12, 13, 1, 17, 3, 3, 1, 2, 2, 2, 2, 2), 1},
+                        Case{Shape(1, 17, 19, 4, 32, 3, 3, 1, 1, 1, 1, 1, 1), 1}}) {
+    expect(c, {}, seed++);
   }
-  ExpectConvolutionMatchesReference(Shape(1, 11, 29, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1), {}, seed++, 2,
-                                    true);
-  ExpectConvolutionMatchesReference(Shape(2, 9, 10, 8, 24, 3, 3, 2, 1, 1, 1, 1, 1), {}, seed++, 1,
-                                    true);
-  ExpectConvolutionMatchesReference(Shape(1, 12, 11, 4, 20, 9, 9, 1, 1, 4, 4, 4, 4), {}, seed++, 1,
-                                    true);
-  ExpectConvolutionMatchesReference(Shape(2, 6, 7, 5, 12, 1, 1, 1, 1, 0, 0, 0, 0), {}, seed++, 1,
-                                    true);
+  for (const Options& options : EveryEpilogueCase()) {
+    expect({Shape(1, 9, 19, 3, 36, 7, 7, 2, 1, 3, 3, 3, 3), 1}, options, seed++);
+  }
+  // Narrow groups, then the im2col: 8 input channels, K > kc, a 1x1 convolution.
+  for (const Case& c : {Case{Shape(1, 11, 29, 32, 32, 3, 3, 1, 1, 1, 1, 1, 1), 2},
+                        Case{Shape(2, 9, 10, 8, 24, 3, 3, 2, 1, 1, 1, 1, 1), 1},
+                        Case{Shape(1, 12, 11, 4, 20, 9, 9, 1, 1, 4, 4, 4, 4), 1},
+                        Case{Shape(2, 6, 7, 5, 12, 1, 1, 1, 1, 0, 0, 0, 0), 1}}) {
+    expect(c, {}, seed++);
+  }
   for (size_t threads : {2, 3}) {
-    ExpectConvolutionMatchesReference(Shape(1, 20, 18, 3, 64, 7, 7, 2, 1, 3, 3, 3, 3),
-                                      ThreadsWithRelu(threads, Options::kInPlace), seed++, 1, true);
+    expect({Shape(1, 20, 18, 3, 64, 7, 7, 2, 1, 3, 3, 3, 3), 1},
+           ThreadsWithRelu(threads, Options::kInPlace), seed++);
   }
 }
 
