@@ -187,8 +187,8 @@ constexpr size_t kInPlaceMaxColumns = 64;
 constexpr size_t kInPlaceMaxFeatures = kThisTarget == KernelTarget::kX86Avx2 ? 64 : 0;
 
 // L2 per core on the x86-64 and arm64 cores we target is 512 KiB-2 MiB: above the smallest, a
-// residual is fetched ahead (GemmForTarget).
-constexpr size_t kFetchResidualAboveBytes = 512 * 1024;
+// residual comes from L3 or memory, and its K block runs rows first (GemmForTarget).
+constexpr size_t kStreamResidualAboveBytes = 512 * 1024;
 
 // A prefetch into L2 of the first line of each 4 KiB page that starts inside [first, first +
 // bytes): the next panel's pages, all requested at once before the tiles' row-by-row prefetches
@@ -231,13 +231,17 @@ runtime::Error GemmForTarget(const GemmCall& call) {
   // be the residual itself).
   const float* residual = call.epilogue.residual;
   // A residual larger than L2 comes from L3 or memory, and each tile's FMA chains start from
-  // it: the tile before fetches it (resnet50's stage 1-3 blocks, 0.90 of their time at 1 thread
-  // against the other layers in the same runs on a host whose L3 was contended, 0.97 on a
-  // quieter one; mobilenet_v2's and regnet_x_400mf's residuals, 50-400 KB, gained nothing and
-  // are left to the hardware).
-  const bool fetch_residual =
-      residual != nullptr &&
-      call.m * call.epilogue.residual_stride * sizeof(float) > kFetchResidualAboveBytes;
+  // it. Panels first, a tile reads nr floats of each of its rows, a row (ldc floats) apart: the
+  // tiles' residual and output lines form page-crossing strides, not the runs the hardware
+  // prefetchers follow. The K block that adds it runs rows first instead: each tile over all the
+  // panels, whole rows of the residual read and of C written, B's panels from L2 (resnet50's
+  // residual 1x1 layers, Zen 4, 1 thread: stage 1 0.95-0.97 of the time, stage 2 0.97-0.98,
+  // stage 3 0.99, against the panels first with the next tile's residual prefetched, which had
+  // gained them 3-10 % on Zen 3). Without a residual, rows first was slower (B from L2, not L1);
+  // mobilenet_v2's and regnet_x_400mf's residuals, 50-400 KB, stay panels first.
+  const bool rows_first_residual =
+      residual != nullptr && call.causal.kind == CausalSkip::Kind::kNone &&
+      call.m * call.epilogue.residual_stride * sizeof(float) > kStreamResidualAboveBytes;
   const size_t n_padded = (n + kNr - 1) / kNr * kNr;
   const float lo = call.epilogue.activation == Activation::kNone
                        ? -std::numeric_limits<float>::infinity()
@@ -249,6 +253,19 @@ runtime::Error GemmForTarget(const GemmCall& call) {
   // A zero-padded copy of the bias for the panel at the N edge (and for a missing bias), so the
   // micro-kernel always loads nr floats.
   alignas(64) float edge_bias[kNr];
+  TileArgs args;
+  // B's panel at column j0 (of this K block) and its bias, for a panel of `cols` columns.
+  const auto select_panel = [&](const float* b_block, size_t j0, size_t cols) {
+    args.b = b_block + j0 * args.kc;  // panel j0 / nr of the K block: (j0 / nr) * kc * nr
+    if (call.bias != nullptr && cols == kNr) {
+      args.bias = call.bias + j0;
+    } else {
+      for (size_t j = 0; j < kNr; ++j) {
+        edge_bias[j] = call.bias != nullptr && j < cols ? call.bias[j0 + j] : 0.0f;
+      }
+      args.bias = edge_bias;
+    }
+  };
 
   // Rows per M block: as many blocks as mc rows need, their rows shared out evenly in whole
   // tiles, so no block is a remainder of a few rows that streams all of B for them (resnet50's
@@ -260,7 +277,6 @@ runtime::Error GemmForTarget(const GemmCall& call) {
     for (size_t k0 = 0; k0 < k; k0 += config.kc) {
       const size_t kc = k - k0 < config.kc ? k - k0 : config.kc;
       const float* b_block = b.data + k0 * n_padded;
-      TileArgs args;
       args.kc = kc;
       args.prefetch = nullptr;
       args.prefetch_rows = 0;
@@ -297,6 +313,37 @@ runtime::Error GemmForTarget(const GemmCall& call) {
         } else if (!direct) {
           PackRows(call, m0, mc, k0, kc, call.scratch);
         }
+        const auto tile_a = [&](size_t i0) {
+          return direct ? call.a + call.a_rows.Offset(m0 + i0, call.lda) + k0
+                        : call.scratch + i0 * kKc;
+        };
+        const auto run_tile = [&](size_t rows, size_t cols, float* c) {
+          if (in_place) {
+            Tile<true>(args, rows, cols, c, call.ldc);
+          } else {
+            Tile<false>(args, rows, cols, c, call.ldc);
+          }
+        };
+        if (rows_first_residual && k0 == 0) {
+          // Rows first (rows_first_residual): each tile across the panels.
+          args.prefetch = nullptr;
+          args.prefetch_rows = 0;
+          for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
+            args.a = tile_a(i0);
+            rows = TileRowsInLines(per_line, m0, mc, i0);
+            for (size_t j0 = n0; j0 < n_end; j0 += kNr) {
+              const size_t cols = n - j0 < kNr ? n - j0 : kNr;
+              select_panel(b_block, j0, cols);
+              args.residual = residual + (m0 + i0) * args.residual_stride + j0;
+              run_tile(rows, cols, call.c + (m0 + i0) * call.ldc + j0);
+            }
+            if (after_store) {
+              ActivationRows(call.epilogue.activation, call.c + (m0 + i0) * call.ldc + n0, rows,
+                             n_end - n0, call.ldc);
+            }
+          }
+          continue;
+        }
         // Tiles of at least kPrefetchRows rows in this block (TileRows): the ones that prefetch.
         size_t fetching_tiles = 0;
         for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
@@ -306,15 +353,8 @@ runtime::Error GemmForTarget(const GemmCall& call) {
         if (fetching_tiles == 0) fetching_tiles = 1;  // no tile prefetches (share unused)
         for (size_t j0 = n0; j0 < n_end; j0 += kNr) {
           const size_t cols = n - j0 < kNr ? n - j0 : kNr;
-          args.b = b_block + j0 * kc;  // panel j0 / nr of this K block: (j0 / nr) * kc * nr
-          if (call.bias != nullptr && cols == kNr) {
-            args.bias = call.bias + j0;
-          } else {
-            for (size_t j = 0; j < kNr; ++j) {
-              edge_bias[j] = call.bias != nullptr && j < cols ? call.bias[j0 + j] : 0.0f;
-            }
-            args.bias = edge_bias;
-          }
+          args.kc = kc;
+          select_panel(b_block, j0, cols);
           // The packed B after this panel in memory (the next panel, or the next K block's
           // first) comes into L2 while this panel computes: with few rows (stage 4 of a ResNet:
           // 49) each panel serves few tiles, and waiting for it from L3 cost a quarter of the
@@ -338,8 +378,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           const size_t share = (next_rows + fetching_tiles - 1) / fetching_tiles;
           size_t fetched = 0;
           for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
-            args.a = direct ? call.a + call.a_rows.Offset(m0 + i0, call.lda) + k0
-                            : call.scratch + i0 * kKc;
+            args.a = tile_a(i0);
             rows = TileRowsInLines(per_line, m0, mc, i0);
             args.kc = kc;
             if (call.causal.kind != CausalSkip::Kind::kNone) {
@@ -360,25 +399,8 @@ runtime::Error GemmForTarget(const GemmCall& call) {
             }
             if (residual != nullptr && k0 == 0) {
               args.residual = residual + (m0 + i0) * args.residual_stride + j0;
-              if (fetch_residual && i0 + rows < mc) {
-                // The next tile's residual rows, which its accumulators start from: fetched now,
-                // they do not hold up its FMA chains from the start.
-                const char* next =
-                    reinterpret_cast<const char*>(args.residual + rows * args.residual_stride);
-                const size_t next_rows = TileRowsInLines(per_line, m0, mc, i0 + rows);
-                for (size_t r = 0; r < next_rows; ++r) {
-                  const char* line = next + r * args.residual_stride * sizeof(float);
-                  __builtin_prefetch(line, 0, 3);
-                  __builtin_prefetch(line + cols * sizeof(float) - 1, 0, 3);
-                }
-              }
             }
-            float* tile = call.c + (m0 + i0) * call.ldc + j0;
-            if (in_place) {
-              Tile<true>(args, rows, cols, tile, call.ldc);
-            } else {
-              Tile<false>(args, rows, cols, tile, call.ldc);
-            }
+            run_tile(rows, cols, call.c + (m0 + i0) * call.ldc + j0);
           }
           if (after_store) {
             // The panel's mc x nr block just stored (at most 112 x 16 floats: in L1), in one

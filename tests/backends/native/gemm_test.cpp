@@ -346,6 +346,36 @@ TEST_P(GemmTest, AddsTheResidual) {
   }
 }
 
+// A residual larger than L2 (above 512 KiB of it per call: the call's M x its row stride x 4
+// bytes) is added rows first, each tile across all the panels (gemm.cpp): relu, a clamp and an
+// activation applied after the store with K of one block, relu with K of two (the second block
+// panels first), an N tail, separate and in place, and split between threads along M (1400 rows,
+// 700 each) and along N.
+TEST_P(GemmTest, AddsAResidualLargerThanL2RowsFirst) {
+  const Epilogue epilogues[] = {{Activation::kRelu, 0, 0},
+                                {Activation::kHardswish, 0, 0},
+                                {Activation::kClamp, -0.5f, 0.75f}};
+  uint32_t seed = 300;
+  for (Problem::Residual residual : {Problem::kSeparate, Problem::kInPlace}) {
+    for (size_t i = 0; i < 4; ++i) {
+      // Each epilogue with K of one block, then relu with K of two.
+      Problem p{700, 200, i < 3 ? 64u : 300u, 0, 0, seed % 2 == 0, epilogues[i % 3]};
+      p.residual = residual;
+      ASSERT_GT(p.m * p.n * sizeof(float), 512u * 1024u);
+      ExpectGemmMatchesReference(p, seed++);
+      if (HasFailure()) return;
+    }
+    for (const Epilogue& epilogue : {epilogues[0], epilogues[1]}) {
+      Problem along_m{1400, 200, 64, 0, 0, true, epilogue, 2};
+      along_m.residual = residual;
+      ExpectGemmMatchesReference(along_m, seed++);
+    }
+    Problem along_n{40, 3500, 64, 0, 0, true, epilogues[1], 2};
+    along_n.residual = residual;
+    ExpectGemmMatchesReference(along_n, seed++);
+  }
+}
+
 TEST_P(GemmTest, ExactOnSmallIntegers) {
   // Integer-valued inputs: every partial sum is exact in float, so the result must be too.
   GemmConfig config;
