@@ -527,6 +527,104 @@ void BM_InvertedResidual(benchmark::State& state, Block block, bool fuse) {
       benchmark::Counter(BlockFlops(block) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// A RegNet block's first two layers (1x1 + relu, then a grouped 3x3 + relu, stride 2 at a
+// stage's first block), layer by layer over whole tensors or fused by ExpandDepthwise with a
+// grouped second layer (bands whose 1x1 output rows stay in L2): regnet_x_400mf's first block,
+// whose 1x1 output is 1.6 MB (docs/native-kernels.md, "A 1x1 and its grouped layer, in bands").
+struct GroupedPair {
+  const char* name;
+  size_t size, cin, width, stride, groups;
+};
+
+constexpr GroupedPair kGroupedPairs[] = {
+    {"regnet_x_400mf_112_32_g2_s2", 112, 32, 32, 2, 2},
+    {"regnet_x_400mf_56_32to64_g4_s2", 56, 32, 64, 2, 4},
+};
+
+void BM_GroupedPair(benchmark::State& state, GroupedPair pair, bool fuse) {
+  GemmConfig config;
+  if (!GetGemmConfig(CurrentKernelTarget(), &config)) {
+    state.SkipWithError("no GEMM config for this target");
+    return;
+  }
+  const Convolution2dShape first =
+      ShapeOf(Layer{pair.name, pair.size, pair.cin, pair.width, 1, 1, 0});
+  const Convolution2dShape second =
+      ShapeOf(Layer{pair.name, pair.size, pair.width, pair.width, 3, pair.stride, 1});
+  const Floats input = RandomFloats(pair.size * pair.size * pair.cin, 1);
+  const Floats w_first = RandomFloats(pair.width * pair.cin, 2);
+  const Floats w_second = RandomFloats(pair.width * (pair.width / pair.groups) * 9, 3);
+  const Floats b_first = RandomFloats(pair.width, 4);
+  const Floats b_second = RandomFloats(pair.width, 5);
+  Floats packed_first(ConvolutionPackedWeightsBytes(config, first) / sizeof(float));
+  Floats packed_second(GroupedConvolutionPackedWeightsBytes(config, second, pair.groups) /
+                       sizeof(float));
+  PackedB view_first;
+  std::vector<PackedB> view_second(pair.groups);
+  if (PackConvolutionWeights(config, first, w_first.data(), packed_first.data(),
+                             packed_first.size() * sizeof(float)) != runtime::Error::kOk ||
+      ViewPackedB(packed_first.data(), packed_first.size() * sizeof(float), &view_first) !=
+          runtime::Error::kOk ||
+      PackGroupedConvolutionWeights(config, second, pair.groups, w_second.data(),
+                                    packed_second.data(),
+                                    packed_second.size() * sizeof(float)) != runtime::Error::kOk ||
+      ViewPackedGroupedWeights(packed_second.data(), packed_second.size() * sizeof(float), second,
+                               pair.groups, view_second.data()) != runtime::Error::kOk) {
+    state.SkipWithError("packing failed");
+    return;
+  }
+  Epilogue relu;
+  relu.activation = Activation::kRelu;
+  const size_t scratch_bytes = std::max(ConvolutionScratchBytes(config, first, 1),
+                                        ConvolutionScratchBytes(config, second, 1));
+  Floats scratch(scratch_bytes / sizeof(float) + 1);
+  Floats middle(pair.size * pair.size * pair.width);
+  Floats layered(second.output_height() * second.output_width() * pair.width);
+  Floats fused(layered.size());
+  auto run_layers = [&]() {
+    return Convolution2d(first, input.data(), view_first, b_first.data(), middle.data(), relu,
+                         scratch.data(), scratch_bytes) == runtime::Error::kOk &&
+           GroupedConvolution2d(second, pair.groups, middle.data(), view_second.data(),
+                                b_second.data(), layered.data(), relu, scratch.data(),
+                                scratch_bytes) == runtime::Error::kOk;
+  };
+  ExpandDepthwiseCall call;
+  call.expand = first;
+  call.input = input.data();
+  call.expand_weights = &view_first;
+  call.expand_bias = b_first.data();
+  call.expand_epilogue = relu;
+  call.depthwise = second;
+  call.depthwise_weights = nullptr;
+  call.groups = pair.groups;
+  call.group_weights = view_second.data();
+  call.depthwise_bias = b_second.data();
+  call.depthwise_epilogue = relu;
+  call.output = fused.data();
+  Floats band_scratch(
+      ExpandDepthwiseScratchBytes(config, first, second, 1, pair.groups) / sizeof(float) + 1);
+  auto run_fused = [&]() {
+    return ExpandDepthwise(call, band_scratch.data(), band_scratch.size() * sizeof(float)) ==
+           runtime::Error::kOk;
+  };
+  if (fuse && (!run_layers() || !run_fused() || layered != fused)) {
+    state.SkipWithError("the fused pair differs from the layers");
+    return;
+  }
+  for (auto _ : state) {
+    if (!(fuse ? run_fused() : run_layers())) {
+      state.SkipWithError("a convolution failed");
+      return;
+    }
+    benchmark::ClobberMemory();
+  }
+  const double flops = 2.0 * (static_cast<double>(pair.size * pair.size) * pair.cin * pair.width +
+                              static_cast<double>(second.output_height() * second.output_width()) *
+                                  9 * (pair.width / pair.groups) * pair.width);
+  state.counters["GFLOPS"] =
+      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void RegisterAll() {
   benchmark::RegisterBenchmark("Peak/start", BM_Peak);
   size_t index = 0;
@@ -587,6 +685,12 @@ void RegisterAll() {
     benchmark::RegisterBenchmark((name + "/fused").c_str(), BM_InvertedResidual, block, true);
     benchmark::RegisterBenchmark((name + "/layers/again").c_str(), BM_InvertedResidual, block,
                                  false);
+  }
+  for (const GroupedPair& pair : kGroupedPairs) {
+    const std::string name = std::string("GroupedPair/") + pair.name;
+    benchmark::RegisterBenchmark((name + "/layers").c_str(), BM_GroupedPair, pair, false);
+    benchmark::RegisterBenchmark((name + "/fused").c_str(), BM_GroupedPair, pair, true);
+    benchmark::RegisterBenchmark((name + "/layers/again").c_str(), BM_GroupedPair, pair, false);
   }
 }
 

@@ -45,14 +45,14 @@ struct Geometry {
   size_t row_floats;       // one expanded row: width * channels
   size_t buffer_rows;      // the most expanded rows a band keeps
   size_t buffer_bytes;     // buffer_rows rows, rounded up to 64
-  size_t gemm_bytes;       // Convolution2d's scratch for buffer_rows rows (WithGemmBytes)
+  size_t gemm_bytes;       // Convolution2d's scratch for buffer_rows rows, or the grouped layer's
   size_t slot_bytes() const { return buffer_bytes + gemm_bytes; }
 };
 
 // The bands of a pair that passes CheckExpandDepthwise (false otherwise), gemm_bytes 0.
 bool GeometryOf(const Convolution2dShape& expand, const Convolution2dShape& depthwise,
-                Geometry* g) {
-  if (CheckExpandDepthwise(expand, depthwise) != Error::kOk) return false;
+                size_t groups, Geometry* g) {
+  if (CheckExpandDepthwise(expand, depthwise, groups) != Error::kOk) return false;
   g->output_height = depthwise.output_height();
   g->row_floats = depthwise.input_width * depthwise.input_channels;
   const size_t extent = KernelExtent(depthwise);
@@ -68,15 +68,23 @@ bool GeometryOf(const Convolution2dShape& expand, const Convolution2dShape& dept
   return true;
 }
 
-// The same with the GEMM's scratch for a band's expansion with `config`'s blocking, rounded up
-// to 64.
+// The same with the GEMM's scratch for a band's expansion with `config`'s blocking, or a
+// grouped layer's over a band (the larger: they run one after the other), rounded up to 64.
 bool GeometryOf(const GemmConfig& config, const Convolution2dShape& expand,
-                const Convolution2dShape& depthwise, Geometry* g) {
-  if (!GeometryOf(expand, depthwise, g)) return false;
+                const Convolution2dShape& depthwise, size_t groups, Geometry* g) {
+  if (!GeometryOf(expand, depthwise, groups, g)) return false;
   Convolution2dShape band = expand;
   band.batch = 1;
   band.input_height = g->buffer_rows;
-  g->gemm_bytes = RoundUp64(ConvolutionScratchBytes(config, band, 1));
+  size_t bytes = ConvolutionScratchBytes(config, band, 1);
+  if (groups > 1) {
+    // A band's output rows are at most band_rows, and the whole layer's scratch is at least
+    // theirs (GemmScratchBytes grows with the rows).
+    Convolution2dShape grouped = depthwise;
+    grouped.batch = 1;
+    bytes = std::max(bytes, ConvolutionScratchBytes(config, grouped, 1));
+  }
+  g->gemm_bytes = RoundUp64(bytes);
   return true;
 }
 
@@ -151,8 +159,13 @@ void RunBands(void* context, size_t index) {
                                       gemm_scratch, g.gemm_bytes, nullptr);
     const uint64_t expanded = timed ? Now() : 0;
     if (error == Error::kOk) {
-      error = DepthwiseConvolution2d(band_depthwise, buffer, *call.depthwise_weights,
-                                     call.depthwise_bias, output, call.depthwise_epilogue, nullptr);
+      error = call.group_weights != nullptr
+                  ? GroupedConvolution2d(band_depthwise, call.groups, buffer, call.group_weights,
+                                         call.depthwise_bias, output, call.depthwise_epilogue,
+                                         gemm_scratch, g.gemm_bytes, nullptr)
+                  : DepthwiseConvolution2d(band_depthwise, buffer, *call.depthwise_weights,
+                                           call.depthwise_bias, output, call.depthwise_epilogue,
+                                           nullptr);
     }
     if (timed) {
       task.phase_ns[0].fetch_add(expanded - start, std::memory_order_relaxed);
@@ -168,7 +181,8 @@ void RunBands(void* context, size_t index) {
 
 }  // namespace
 
-Error CheckExpandDepthwise(const Convolution2dShape& e, const Convolution2dShape& d) {
+Error CheckExpandDepthwise(const Convolution2dShape& e, const Convolution2dShape& d,
+                           size_t groups) {
   if (CheckConvolution2dShape(e) != Error::kOk || CheckConvolution2dShape(d) != Error::kOk) {
     return Error::kInvalidArgument;
   }
@@ -176,24 +190,28 @@ Error CheckExpandDepthwise(const Convolution2dShape& e, const Convolution2dShape
                          e.stride_width == 1 && e.dilation_height == 1 && e.dilation_width == 1 &&
                          e.padding_top == 0 && e.padding_left == 0 && e.padding_bottom == 0 &&
                          e.padding_right == 0;
+  const bool second =
+      groups == 0 ? d.output_channels == d.input_channels
+                  : groups > 1 && d.input_channels % groups == 0 && d.output_channels % groups == 0;
   const bool chained = d.batch == e.batch && d.input_height == e.input_height &&
                        d.input_width == e.input_width && d.input_channels == e.output_channels &&
-                       d.output_channels == d.input_channels;
+                       second;
   const size_t extent = KernelExtent(d);
   const bool padding = d.padding_top < extent && d.padding_bottom < extent;
   return pointwise && chained && padding ? Error::kOk : Error::kInvalidArgument;
 }
 
 size_t ExpandDepthwiseBandRows(const Convolution2dShape& expand,
-                               const Convolution2dShape& depthwise) {
+                               const Convolution2dShape& depthwise, size_t groups) {
   Geometry g;
-  return GeometryOf(expand, depthwise, &g) ? g.band_rows : 0;
+  return GeometryOf(expand, depthwise, groups, &g) ? g.band_rows : 0;
 }
 
 size_t ExpandDepthwiseScratchBytes(const GemmConfig& config, const Convolution2dShape& expand,
-                                   const Convolution2dShape& depthwise, size_t threads) {
+                                   const Convolution2dShape& depthwise, size_t threads,
+                                   size_t groups) {
   Geometry g;
-  if (!GeometryOf(config, expand, depthwise, &g)) return 0;
+  if (!GeometryOf(config, expand, depthwise, groups, &g)) return 0;
   const size_t bands = expand.batch * g.bands_per_image;
   const size_t tasks = std::max<size_t>(1, std::min(threads, bands));
   return tasks * g.slot_bytes();
@@ -201,14 +219,17 @@ size_t ExpandDepthwiseScratchBytes(const GemmConfig& config, const Convolution2d
 
 Error ExpandDepthwise(const ExpandDepthwiseCall& call, void* scratch, size_t scratch_bytes,
                       pthreadpool_t threadpool) {
+  const bool grouped = call.group_weights != nullptr;
   if (call.input == nullptr || call.output == nullptr || call.expand_weights == nullptr ||
-      call.depthwise_weights == nullptr || call.expand_epilogue.residual != nullptr ||
-      call.depthwise_epilogue.residual != nullptr || call.expand.input_channels_first ||
-      call.depthwise.input_channels_first) {
+      (grouped ? call.groups < 2 || call.depthwise_weights != nullptr
+               : call.groups != 0 || call.depthwise_weights == nullptr) ||
+      call.expand_epilogue.residual != nullptr || call.depthwise_epilogue.residual != nullptr ||
+      call.expand.input_channels_first || call.depthwise.input_channels_first) {
     return Error::kInvalidArgument;
   }
   Task task;
-  if (!GeometryOf(call.expand_weights->config, call.expand, call.depthwise, &task.geometry)) {
+  if (!GeometryOf(call.expand_weights->config, call.expand, call.depthwise, call.groups,
+                  &task.geometry)) {
     return Error::kInvalidArgument;
   }
   const size_t threads = threadpool != nullptr ? pthreadpool_get_threads_count(threadpool) : 1;

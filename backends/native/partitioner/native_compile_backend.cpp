@@ -658,28 +658,31 @@ ir::Node* ActivationAfter(ir::Value* value,
   return nullptr;
 }
 
-// An expanded tensor of at least this many bytes is handed to its depthwise layer in bands
-// (ExpandDepthwise) rather than whole: past L2 it went to L3 or memory and back. mobilenet_v2's
-// 112 x 112 and 56 x 56 blocks (4.8 and 1.8 MB); its smaller ones (0.6 MB and below) stay in
-// L2 as they are (docs/native-kernels.md, "An expansion and its depthwise layer, in bands").
+// An expanded tensor of at least this many bytes is handed to its depthwise or grouped layer in
+// bands (ExpandDepthwise) rather than whole: past L2 it went to L3 or memory and back.
+// mobilenet_v2's 112 x 112 and 56 x 56 blocks (4.8 and 1.8 MB) and regnet_x_400mf's first
+// block (1.6 MB); smaller ones (0.8 MB and below) stay as they are (docs/native-kernels.md, "An
+// expansion and its depthwise layer, in bands", "A 1x1 and its grouped layer, in bands").
 constexpr size_t kExpandDepthwiseMinBytes = 1024 * 1024;
 
-// After a region's 1x1 expansion and its activation, ending in `expanded`: the depthwise
-// convolution that is its only reader, when the pair fuses.
+// After a region's 1x1 expansion and its activation, ending in `expanded`: the depthwise or
+// grouped convolution that is its only reader, when the pair fuses.
 ir::Node* FusedDepthwise(const ir::Node& compute, ir::Value* expanded,
                          const std::unordered_map<const ir::Node*, size_t>& taken) {
-  ir::Node* depthwise = OnlyReader(expanded);
-  if (depthwise == nullptr || depthwise->op() != "edge.convolution" ||
-      taken.count(depthwise) != 0 || depthwise->input(0) != expanded || !IsDepthwise(*depthwise) ||
-      !Refusal(*depthwise).empty() || IsDepthwise(compute) || GemmGroups(compute) != 1) {
+  ir::Node* next = OnlyReader(expanded);
+  if (next == nullptr || next->op() != "edge.convolution" || taken.count(next) != 0 ||
+      next->input(0) != expanded || (!IsDepthwise(*next) && GemmGroups(*next) == 1) ||
+      !Refusal(*next).empty() || IsDepthwise(compute) || GemmGroups(compute) != 1) {
     return nullptr;
   }
-  const Convolution2dShape e = ShapeOf(compute), d = ShapeOf(*depthwise);
+  const Convolution2dShape e = ShapeOf(compute), d = ShapeOf(*next);
+  const size_t groups = IsDepthwise(*next) ? 0 : GemmGroups(*next);
   const size_t bytes = e.batch * e.input_height * e.input_width * e.output_channels * sizeof(float);
-  if (bytes < kExpandDepthwiseMinBytes || CheckExpandDepthwise(e, d) != runtime::Error::kOk) {
+  if (bytes < kExpandDepthwiseMinBytes ||
+      CheckExpandDepthwise(e, d, groups) != runtime::Error::kOk) {
     return nullptr;
   }
-  return depthwise;
+  return next;
 }
 
 // Grows a region from its compute node: a residual add of a same-shaped float32 tensor
@@ -1143,14 +1146,16 @@ class NativeCompileBackend : public backend::Backend {
     };
     int32_t weights_index, bias_index;
     add_weights(compute, *packed, &weights_index, &bias_index);
-    // The depthwise layer fused after a 1x1 expansion: its weights and bias follow.
+    // The depthwise or grouped layer fused after a 1x1 expansion: its weights and bias follow.
     const ir::Node* fused = region.depthwise;
     int32_t fused_weights_index = -1, fused_bias_index = -1;
     Convolution2dShape fused_shape{};
+    const bool fused_depthwise = fused != nullptr && IsDepthwise(*fused);
+    const size_t fused_groups = fused != nullptr ? GemmGroups(*fused) : 1;
     if (fused != nullptr) {
       fused_shape = ShapeOf(*fused);
       absl::StatusOr<ir::TensorData> fused_packed =
-          PackedWeights(fused->input(1), fused_shape, /*depthwise=*/true, 1, config_);
+          PackedWeights(fused->input(1), fused_shape, fused_depthwise, fused_groups, config_);
       if (!fused_packed.ok()) return fused_packed.status();
       add_weights(*fused, *fused_packed, &fused_weights_index, &fused_bias_index);
     }
@@ -1178,8 +1183,8 @@ class NativeCompileBackend : public backend::Backend {
           d.kernel_height, d.kernel_width, d.stride_height, d.stride_width, d.dilation_height,
           d.dilation_width, d.padding_top, d.padding_left, d.padding_bottom, d.padding_right,
           /*input=*/-1, fused_weights_index, fused_bias_index, /*residual=*/-1, output_index,
-          activation, output_min, output_max, /*depthwise=*/true, /*winograd=*/false,
-          /*groups=*/1, /*winograd_tile=*/4, /*feeds_next=*/false));
+          activation, output_min, output_max, fused_depthwise, /*winograd=*/false,
+          static_cast<uint32_t>(fused_groups), /*winograd_tile=*/4, /*feeds_next=*/false));
     }
     FinishBlob(builder, rewrite, builder.CreateVector(nodes), {});
     return rewrite;

@@ -479,7 +479,13 @@ class NativeBackend final : public Backend {
         call.expand_bias = node.bias;
         call.expand_epilogue = node.epilogue;
         call.depthwise = next.shape;
-        call.depthwise_weights = &next.depthwise_weights;
+        if (next.depthwise) {
+          call.depthwise_weights = &next.depthwise_weights;
+        } else {
+          call.depthwise_weights = nullptr;
+          call.groups = next.groups;
+          call.group_weights = next.group_weights;
+        }
         call.depthwise_bias = next.bias;
         call.depthwise_epilogue = next.epilogue;
         call.output = next.output;
@@ -902,9 +908,11 @@ class NativeBackend final : public Backend {
   // output apart from its input (the expanded tensor between them is the kernel's own).
   static Error CheckFusedPair(const BoundConvolution& expand, const BoundConvolution& depthwise,
                               size_t index) {
-    BLOB_CHECK(::torchir::native::CheckExpandDepthwise(expand.shape, depthwise.shape) == Error::kOk,
-               "node %zu: not a depthwise convolution over the 1x1 expansion that feeds it "
-               "(node %zu)",
+    BLOB_CHECK(::torchir::native::CheckExpandDepthwise(
+                   expand.shape, depthwise.shape, depthwise.depthwise ? 0 : depthwise.groups) ==
+                   Error::kOk,
+               "node %zu: not a depthwise or grouped convolution over the 1x1 expansion that "
+               "feeds it (node %zu)",
                index, index - 1);
     const Convolution2dShape& e = expand.shape;
     const Convolution2dShape& d = depthwise.shape;
@@ -967,9 +975,10 @@ class NativeBackend final : public Backend {
                "node %zu: feeds the next node, so it must be an ungrouped convolution without an "
                "output or residual argument",
                index);
-    BLOB_CHECK(!fed || (bound->depthwise && node.input() == -1 && node.residual() == -1),
-               "node %zu: fed by node %zu, so it must be depthwise, without an input or residual "
-               "argument",
+    BLOB_CHECK(!fed || ((bound->depthwise || (bound->groups > 1 && !bound->winograd)) &&
+                        node.input() == -1 && node.residual() == -1),
+               "node %zu: fed by node %zu, so it must be depthwise or grouped, without an input or "
+               "residual argument",
                index, index - 1);
     BLOB_CHECK(!shape.input_channels_first ||
                    (!bound->depthwise && !bound->winograd && !bound->feeds_next && !fed),

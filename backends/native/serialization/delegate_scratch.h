@@ -86,9 +86,13 @@ inline DelegateScratchLayout ComputeDelegateScratch(const fb::Blob& blob, const 
       const fb::Convolution* node = nodes.Get(i);
       const Convolution2dShape shape = BlobConvolutionShape(*node);
       if (node->feeds_next() && i + 1 < nodes.size()) {
-        // Its band buffers and GEMM blocks, one slot per thread (expand_depthwise.h).
-        grow(&gemm_bytes, ExpandDepthwiseScratchBytes(
-                              config, shape, BlobConvolutionShape(*nodes.Get(i + 1)), threads));
+        // Its band buffers and GEMM blocks, one slot per thread (expand_depthwise.h), which the
+        // node it feeds (depthwise or grouped) runs in too.
+        const fb::Convolution* next = nodes.Get(i + 1);
+        grow(&gemm_bytes,
+             ExpandDepthwiseScratchBytes(config, shape, BlobConvolutionShape(*next), threads,
+                                         next->depthwise() ? 0 : next->groups()));
+        ++i;
         continue;
       }
       if (node->depthwise()) continue;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -23,6 +24,10 @@ struct Case {
   size_t kernel, stride, dilation, pad_top, pad_bottom;
   size_t threads;  // 0: no pool
   Epilogue expand_epilogue, depthwise_epilogue;
+  // 0: the second layer is depthwise; else grouped in `groups` groups, with `second_out` output
+  // channels (0: as many as it reads).
+  size_t groups = 0, second_out = 0;
+  size_t out_channels() const { return groups == 0 || second_out == 0 ? expanded : second_out; }
 };
 
 std::string Describe(const Case& c) {
@@ -31,7 +36,8 @@ std::string Describe(const Case& c) {
          std::to_string(c.expanded) + " kernel " + std::to_string(c.kernel) + " stride " +
          std::to_string(c.stride) + " dilation " + std::to_string(c.dilation) + " pad " +
          std::to_string(c.pad_top) + "/" + std::to_string(c.pad_bottom) + " threads " +
-         std::to_string(c.threads);
+         std::to_string(c.threads) + " groups " + std::to_string(c.groups) + " out " +
+         std::to_string(c.out_channels());
 }
 
 Convolution2dShape ExpandShape(const Case& c) {
@@ -40,7 +46,7 @@ Convolution2dShape ExpandShape(const Case& c) {
 
 Convolution2dShape DepthwiseShape(const Case& c) {
   const size_t pad_side = c.kernel / 2 * c.dilation;
-  return {c.batch,    c.height,  c.width,  c.expanded,   c.expanded,
+  return {c.batch,    c.height,  c.width,  c.expanded,   c.out_channels(),
           c.kernel,   c.kernel,  c.stride, c.stride,     c.dilation,
           c.dilation, c.pad_top, pad_side, c.pad_bottom, pad_side};
 }
@@ -52,40 +58,61 @@ void ExpectMatchesTheLayers(const Case& c, uint32_t seed) {
   GemmConfig config;
   ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
   const Convolution2dShape e = ExpandShape(c), d = DepthwiseShape(c);
-  ASSERT_EQ(CheckExpandDepthwise(e, d), Error::kOk);
+  const bool grouped = c.groups != 0;
+  ASSERT_EQ(CheckExpandDepthwise(e, d, c.groups), Error::kOk);
   std::mt19937 rng(seed);
   const std::vector<float> input = Random(c.batch * c.height * c.width * c.in_channels, &rng);
   const std::vector<float> w_expand = Random(c.expanded * c.in_channels, &rng);
   const std::vector<float> b_expand = Random(c.expanded, &rng);
-  const std::vector<float> w_depthwise = Random(c.expanded * c.kernel * c.kernel, &rng);
-  const std::vector<float> b_depthwise = Random(c.expanded, &rng);
+  const std::vector<float> w_second =
+      Random(grouped ? c.out_channels() * (c.expanded / c.groups) * c.kernel * c.kernel
+                     : c.expanded * c.kernel * c.kernel,
+             &rng);
+  const std::vector<float> b_second = Random(c.out_channels(), &rng);
   std::vector<float> packed_expand(ConvolutionPackedWeightsBytes(config, e) / sizeof(float));
-  std::vector<float> packed_depthwise(DepthwisePackedWeightsBytes(d) / sizeof(float));
+  std::vector<float> packed_second((grouped
+                                        ? GroupedConvolutionPackedWeightsBytes(config, d, c.groups)
+                                        : DepthwisePackedWeightsBytes(d)) /
+                                   sizeof(float));
   ASSERT_EQ(PackConvolutionWeights(config, e, w_expand.data(), packed_expand.data(),
                                    packed_expand.size() * sizeof(float)),
             Error::kOk);
-  ASSERT_EQ(PackDepthwiseWeights(d, w_depthwise.data(), packed_depthwise.data(),
-                                 packed_depthwise.size() * sizeof(float)),
-            Error::kOk);
   PackedB expand_view;
-  PackedDepthwise depthwise_view;
   ASSERT_EQ(ViewPackedB(packed_expand.data(), packed_expand.size() * sizeof(float), &expand_view),
             Error::kOk);
-  ASSERT_EQ(ViewPackedDepthwise(packed_depthwise.data(), packed_depthwise.size() * sizeof(float),
-                                &depthwise_view),
-            Error::kOk);
+  PackedDepthwise depthwise_view;
+  std::vector<PackedB> group_views(c.groups);
+  const size_t second_bytes = packed_second.size() * sizeof(float);
+  if (grouped) {
+    ASSERT_EQ(PackGroupedConvolutionWeights(config, d, c.groups, w_second.data(),
+                                            packed_second.data(), second_bytes),
+              Error::kOk);
+    ASSERT_EQ(ViewPackedGroupedWeights(packed_second.data(), second_bytes, d, c.groups,
+                                       group_views.data()),
+              Error::kOk);
+  } else {
+    ASSERT_EQ(PackDepthwiseWeights(d, w_second.data(), packed_second.data(), second_bytes),
+              Error::kOk);
+    ASSERT_EQ(ViewPackedDepthwise(packed_second.data(), second_bytes, &depthwise_view), Error::kOk);
+  }
 
   // The two layers, whole tensors, one thread.
   const size_t oh = d.output_height(), ow = d.output_width();
   std::vector<float> expanded(c.batch * c.height * c.width * c.expanded);
-  std::vector<float> layered(c.batch * oh * ow * c.expanded, 1.0f);
-  std::vector<float> gemm_scratch(ConvolutionScratchBytes(config, e, 1) / sizeof(float) + 16);
-  ASSERT_EQ(
-      Convolution2d(e, input.data(), expand_view, b_expand.data(), expanded.data(),
-                    c.expand_epilogue, gemm_scratch.data(), gemm_scratch.size() * sizeof(float)),
-      Error::kOk);
-  ASSERT_EQ(DepthwiseConvolution2d(d, expanded.data(), depthwise_view, b_depthwise.data(),
-                                   layered.data(), c.depthwise_epilogue),
+  std::vector<float> layered(c.batch * oh * ow * c.out_channels(), 1.0f);
+  std::vector<float> gemm_scratch(
+      std::max(ConvolutionScratchBytes(config, e, 1), ConvolutionScratchBytes(config, d, 1)) /
+          sizeof(float) +
+      16);
+  const size_t gemm_bytes = gemm_scratch.size() * sizeof(float);
+  ASSERT_EQ(Convolution2d(e, input.data(), expand_view, b_expand.data(), expanded.data(),
+                          c.expand_epilogue, gemm_scratch.data(), gemm_bytes),
+            Error::kOk);
+  ASSERT_EQ(grouped ? GroupedConvolution2d(d, c.groups, expanded.data(), group_views.data(),
+                                           b_second.data(), layered.data(), c.depthwise_epilogue,
+                                           gemm_scratch.data(), gemm_bytes)
+                    : DepthwiseConvolution2d(d, expanded.data(), depthwise_view, b_second.data(),
+                                             layered.data(), c.depthwise_epilogue),
             Error::kOk);
 
   ExpandDepthwiseCall call;
@@ -95,13 +122,15 @@ void ExpectMatchesTheLayers(const Case& c, uint32_t seed) {
   call.expand_bias = b_expand.data();
   call.expand_epilogue = c.expand_epilogue;
   call.depthwise = d;
-  call.depthwise_weights = &depthwise_view;
-  call.depthwise_bias = b_depthwise.data();
+  call.depthwise_weights = grouped ? nullptr : &depthwise_view;
+  call.groups = c.groups;
+  call.group_weights = grouped ? group_views.data() : nullptr;
+  call.depthwise_bias = b_second.data();
   call.depthwise_epilogue = c.depthwise_epilogue;
   std::vector<float> fused(layered.size(), 2.0f);
   call.output = fused.data();
   const size_t threads = c.threads == 0 ? 1 : c.threads;
-  const size_t bytes = ExpandDepthwiseScratchBytes(config, e, d, threads);
+  const size_t bytes = ExpandDepthwiseScratchBytes(config, e, d, threads, c.groups);
   ASSERT_GT(bytes, 0u);
   std::vector<float> scratch(bytes / sizeof(float) + 1);
   pthreadpool_t pool = c.threads == 0 ? nullptr : pthreadpool_create(c.threads);
@@ -113,7 +142,7 @@ void ExpectMatchesTheLayers(const Case& c, uint32_t seed) {
   size_t differing = 0;
   for (size_t i = 0; i < fused.size(); ++i) differing += fused[i] != layered[i] ? 1 : 0;
   EXPECT_EQ(differing, 0u) << "of " << fused.size() << " elements; bands of "
-                           << ExpandDepthwiseBandRows(e, d) << " rows";
+                           << ExpandDepthwiseBandRows(e, d, c.groups) << " rows";
 }
 
 Epilogue Relu6() {
@@ -130,6 +159,8 @@ Epilogue Relu6() {
 // and 1-3 threads (each image's bands shared out in runs).
 TEST_P(ExpandDepthwiseTest, MatchesTheLayersToTheBit) {
   const Epilogue none, relu6 = Relu6();
+  Epilogue relu;
+  relu.activation = Activation::kRelu;
   Epilogue hardswish;
   hardswish.activation = Activation::kHardswish;
   const Case cases[] = {
@@ -150,6 +181,17 @@ TEST_P(ExpandDepthwiseTest, MatchesTheLayersToTheBit) {
       // A short image: one band.
       {1, 3, 10, 5, 37, 3, 1, 1, 1, 1, 0, relu6, relu6},
       {2, 1, 7, 3, 17, 3, 2, 1, 1, 1, 3, none, none},
+      // A grouped second layer: regnet_x_400mf's first block scaled down in width (2 groups of
+      // 16, stride 2, relu on both), 4 groups at stride 1 and 2 threads, more output channels
+      // than input ones, groups of 40 (past nr: the im2col GEMM and its scratch), a 5x5 kernel
+      // with dilation 2, bands of one row, and one band.
+      {1, 31, 64, 8, 32, 3, 2, 1, 1, 1, 0, relu, relu, 2},
+      {2, 29, 48, 16, 64, 3, 1, 1, 1, 1, 2, relu, none, 4},
+      {1, 26, 40, 12, 48, 3, 2, 1, 1, 1, 3, none, relu, 4, 96},
+      {1, 21, 44, 8, 80, 3, 1, 1, 1, 1, 2, relu6, relu6, 2},
+      {1, 22, 40, 8, 64, 5, 1, 2, 4, 2, 0, hardswish, relu, 4},
+      {1, 9, 600, 4, 128, 3, 2, 1, 1, 1, 2, relu, relu, 8},
+      {1, 3, 10, 5, 32, 3, 1, 1, 1, 1, 0, relu, relu, 2, 16},
   };
   uint32_t seed = 1;
   for (const Case& c : cases) {
@@ -177,7 +219,10 @@ TEST_P(ExpandDepthwiseTest, RefusesWhatItDoesNotFuse) {
   EXPECT_EQ(CheckExpandDepthwise(e, other), Error::kInvalidArgument);  // heights differ
   other = d;
   other.output_channels = 32;
-  EXPECT_EQ(CheckExpandDepthwise(e, other), Error::kInvalidArgument);  // not depthwise
+  EXPECT_EQ(CheckExpandDepthwise(e, other), Error::kInvalidArgument);     // not depthwise
+  EXPECT_EQ(CheckExpandDepthwise(e, other, 4), Error::kOk);               // grouped: 4 of 4 -> 8
+  EXPECT_EQ(CheckExpandDepthwise(e, other, 3), Error::kInvalidArgument);  // 16 / 3
+  EXPECT_EQ(CheckExpandDepthwise(e, other, 1), Error::kInvalidArgument);  // not grouped
   other = d;
   other.padding_top = 3;  // a band of padding only
   EXPECT_EQ(CheckExpandDepthwise(e, other), Error::kInvalidArgument);
@@ -188,6 +233,19 @@ TEST_P(ExpandDepthwiseTest, RefusesWhatItDoesNotFuse) {
   call.expand = e;
   call.depthwise = d;
   EXPECT_EQ(ExpandDepthwise(call, nullptr, 0), Error::kInvalidArgument);
+  // Grouped weights with groups 1, or beside depthwise ones.
+  std::vector<float> data(16, 0.0f);
+  PackedB views[2] = {};
+  PackedDepthwise depthwise_view{};
+  call.input = data.data();
+  call.output = data.data() + 8;
+  call.expand_weights = &views[0];
+  call.group_weights = views;
+  call.groups = 1;
+  EXPECT_EQ(ExpandDepthwise(call, data.data(), 0), Error::kInvalidArgument);
+  call.groups = 2;
+  call.depthwise_weights = &depthwise_view;
+  EXPECT_EQ(ExpandDepthwise(call, data.data(), 0), Error::kInvalidArgument);
 }
 
 TORCHIR_INSTANTIATE_PER_TARGET(ExpandDepthwiseTest);

@@ -899,15 +899,16 @@ TEST_F(NativeBackendTest, TwoNodesChainInOneBlob) {
             1e-4f);
 }
 
-// A 1x1 expansion (relu6) fused with the 3x3 depthwise layer over it (clamp to [-1, 1]):
-// `stride` 1 or 2, rows of 64 KiB expanded (64 pixels x 256 channels), so the kernel's bands
-// are 2-3 output rows and the 9-row image takes several.
+// A 1x1 expansion (relu6) fused with the 3x3 depthwise layer over it (clamp to [-1, 1]), or with
+// a grouped one of `groups` groups of 16 channels: `stride` 1 or 2, rows of 64 KiB expanded (64
+// pixels x 256 channels), so the kernel's bands are 2-3 output rows and the 9-row image takes
+// several.
 struct Fused {
   std::unique_ptr<Convolution> c;  // node 0 the expansion, node 1 the depthwise layer
   std::vector<float> expected;
 };
 
-Fused MakeFusedExpansion(size_t stride) {
+Fused MakeFusedExpansion(size_t stride, size_t groups = 0) {
   Fused f;
   const Convolution2dShape e = Shape(1, 9, 64, 8, 256, 1, 1, 0);
   ConvolutionOptions relu6;
@@ -920,18 +921,26 @@ Fused MakeFusedExpansion(size_t stride) {
   expand.feeds_next = true;
   expand.output = -1;  // the expanded tensor is no argument
   const Convolution2dShape d = Shape(1, 9, 64, 256, 256, 3, stride, 1);
-  const std::vector<float> filter = RandomFloats(256 * 9, /*seed=*/11);
+  const size_t per_filter = groups == 0 ? 1 : 256 / groups;  // input channels per output one
+  const std::vector<float> filter = RandomFloats(256 * per_filter * 9, /*seed=*/11);
   const std::vector<float> bias = RandomFloats(256, /*seed=*/12);
-  const size_t bytes = ::torchir::native::DepthwisePackedWeightsBytes(d);
-  const size_t weights = f.c->args.AddTyped({static_cast<int64_t>(bytes)}, ScalarType::kUInt8);
-  if (::torchir::native::PackDepthwiseWeights(
-          d, filter.data(), f.c->args.tensor(weights).mutable_data(), bytes) != Error::kOk) {
-    std::abort();  // a broken test
+  size_t weights;
+  if (groups != 0) {
+    weights =
+        AddPackedWeights(f.c->args, d, filter, ::torchir::native::CurrentKernelTarget(), groups);
+  } else {
+    const size_t bytes = ::torchir::native::DepthwisePackedWeightsBytes(d);
+    weights = f.c->args.AddTyped({static_cast<int64_t>(bytes)}, ScalarType::kUInt8);
+    if (::torchir::native::PackDepthwiseWeights(
+            d, filter.data(), f.c->args.tensor(weights).mutable_data(), bytes) != Error::kOk) {
+      std::abort();  // a broken test
+    }
+    f.c->args.tensor(weights).set_constant(true);
   }
-  f.c->args.tensor(weights).set_constant(true);
   Node depthwise;
   depthwise.shape = d;
-  depthwise.depthwise = true;
+  depthwise.depthwise = groups == 0;
+  depthwise.groups = groups;
   depthwise.weights = static_cast<int32_t>(weights);
   depthwise.bias = static_cast<int32_t>(f.c->args.AddConstant({256}, bias));
   const int64_t oh = static_cast<int64_t>(d.output_height());
@@ -941,21 +950,26 @@ Fused MakeFusedExpansion(size_t stride) {
   depthwise.output_min = -1.0f;
   depthwise.output_max = 1.0f;
   f.c->blob.nodes.push_back(depthwise);
-  f.expected = NaiveConvolution(d, expanded, filter, bias, {}, -1.0f, 1.0f, /*groups=*/256);
+  f.expected =
+      NaiveConvolution(d, expanded, filter, bias, {}, -1.0f, 1.0f, groups == 0 ? 256 : groups);
   return f;
 }
 
-// The pair runs as one kernel, on one and two threads, and matches the two layers' definition.
+// The pair runs as one kernel, on one and two threads, and matches the two layers' definition;
+// so does a 1x1 with a grouped layer of 16 groups over it.
 TEST_F(NativeBackendTest, AnExpansionFeedsItsDepthwiseLayerInBands) {
   for (uint32_t threads : {1u, 2u}) {
     ASSERT_EQ(RegisterNativeBackend({threads}), Error::kOk);
     for (size_t stride : {1, 2}) {
-      SCOPED_TRACE("threads " + std::to_string(threads) + ", stride " + std::to_string(stride));
-      Fused f = MakeFusedExpansion(stride);
-      ASSERT_EQ(RunBlob(f.c->blob, f.c->args, /*runs=*/2), Error::kOk);
-      EXPECT_LT(
-          MaxAbsDiff(f.c->args.Values(static_cast<size_t>(f.c->blob.nodes[1].output)), f.expected),
-          1e-4f);
+      for (size_t groups : {0, 16}) {
+        SCOPED_TRACE("threads " + std::to_string(threads) + ", stride " + std::to_string(stride) +
+                     ", groups " + std::to_string(groups));
+        Fused f = MakeFusedExpansion(stride, groups);
+        ASSERT_EQ(RunBlob(f.c->blob, f.c->args, /*runs=*/2), Error::kOk);
+        EXPECT_LT(MaxAbsDiff(f.c->args.Values(static_cast<size_t>(f.c->blob.nodes[1].output)),
+                             f.expected),
+                  1e-4f);
+      }
     }
   }
 }
@@ -977,6 +991,13 @@ TEST_F(NativeBackendTest, RefusesMalformedFusedExpansions) {
   expect_refused([](Fused& g) { g.c->blob.nodes[1].input = g.c->blob.nodes[0].input; },
                  "fed by node 0");
   expect_refused([](Fused& g) { g.c->blob.nodes[1].depthwise = false; }, "fed by node 0");
+  // A grouped layer whose groups do not divide the expanded channels (256 / 3).
+  expect_refused(
+      [](Fused& g) {
+        g.c->blob.nodes[1].depthwise = false;
+        g.c->blob.nodes[1].groups = 3;
+      },
+      "groups");
   // The depthwise layer over another height than the expansion's output (its own output the
   // same: 10 rows without bottom padding give 5 at stride 2, as 9 with it do).
   expect_refused(

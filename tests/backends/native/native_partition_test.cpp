@@ -280,6 +280,48 @@ TEST(NativePartitionTest, FusesALargeExpansionWithItsDepthwiseLayer) {
             (std::vector<std::vector<std::string>>{{"edge.convolution"}, {"edge.convolution"}}));
 }
 
+// A RegNet block's 1x1 and the grouped 3x3 over it (regnet_x_400mf's first: 32 -> 32 channels
+// at 112 x 112, a 1.6 MB tensor between them; 2 groups of 16, stride 2, relu after each) join
+// one delegate of two blob nodes, the second grouped (not depthwise). At 56 x 56 (0.4 MB, under
+// kExpandDepthwiseMinBytes) they stay two delegates.
+TEST(NativePartitionTest, FusesALarge1x1WithItsGroupedLayer) {
+  for (int64_t size : {112, 56}) {
+    SCOPED_TRACE("size " + std::to_string(size));
+    EdgeGraphBuilder g;
+    ir::Value* x = g.Input("x", F32({1, 32, size, size}));
+    x = g.Conv(x, g.Weight("a", F32({32, 32, 1, 1})), g.Weight("b1", F32({32})), {1, 1}, {0, 0}, {},
+               /*groups=*/1, 0.0);
+    x = g.Conv(x, g.Weight("b", F32({32, 16, 3, 3})), g.Weight("b2", F32({32})), {2, 2}, {1, 1}, {},
+               /*groups=*/2, 0.0);
+    g.Output(x);
+    std::unique_ptr<ir::Graph> graph = g.Build();
+    std::vector<std::vector<uint8_t>> blobs;
+    const std::vector<std::vector<std::string>> ops = DelegateOps(*graph, &blobs);
+    if (size == 56) {
+      EXPECT_EQ(
+          ops, (std::vector<std::vector<std::string>>{{"edge.convolution"}, {"edge.convolution"}}));
+      continue;
+    }
+    ASSERT_EQ(ops,
+              (std::vector<std::vector<std::string>>{{"edge.convolution", "edge.convolution"}}));
+    const fb::Blob* blob = fb::GetBlob(blobs[0].data());
+    ASSERT_NE(blob->convolutions(), nullptr);
+    ASSERT_EQ(blob->convolutions()->size(), 2u);
+    const fb::Convolution& first = *blob->convolutions()->Get(0);
+    const fb::Convolution& grouped = *blob->convolutions()->Get(1);
+    EXPECT_TRUE(first.feeds_next());
+    EXPECT_EQ(first.output(), -1);
+    EXPECT_EQ(first.activation(), fb::Activation::Relu);
+    EXPECT_FALSE(grouped.depthwise());
+    EXPECT_EQ(grouped.groups(), 2u);
+    EXPECT_EQ(grouped.input(), -1);
+    EXPECT_EQ(grouped.stride_height(), 2u);
+    EXPECT_EQ(grouped.activation(), fb::Activation::Relu);
+    EXPECT_EQ(blob->num_arguments(), 6u);
+    EXPECT_EQ(grouped.output(), 5);
+  }
+}
+
 // A stem on the network's image reads it NCHW as the caller supplied it (the blob says so), so
 // no permute to NHWC runs before its delegate. Not so for a convolution of another node's output
 // (even with few channels), of a graph input with more than 4 channels, or with a 1x1 kernel:
