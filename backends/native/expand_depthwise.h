@@ -43,10 +43,12 @@ runtime::Error CheckExpandDepthwise(const Convolution2dShape& expand,
                                     const Convolution2dShape& depthwise, size_t groups = 0);
 
 // The depthwise layer's output rows per band: the most whose expanded rows fit
-// kExpandDepthwiseBandBytes, at least 1, at most the output height. 0 for shapes that fail
-// CheckExpandDepthwise.
+// kExpandDepthwiseBandBytes, at least 1, at most the output height; on several threads, fewer
+// where that makes a band count the threads divide (at most twice as many bands). 0 for shapes
+// that fail CheckExpandDepthwise.
 size_t ExpandDepthwiseBandRows(const Convolution2dShape& expand,
-                               const Convolution2dShape& depthwise, size_t groups = 0);
+                               const Convolution2dShape& depthwise, size_t groups = 0,
+                               size_t threads = 1);
 
 // Bytes of scratch ExpandDepthwise needs on `threads` threads (a band buffer and the GEMM's
 // blocks per thread, which the grouped layer's scratch shares; with pthreadpool, the threads the

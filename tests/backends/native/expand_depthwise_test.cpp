@@ -200,6 +200,23 @@ TEST_P(ExpandDepthwiseTest, MatchesTheLayersToTheBit) {
   }
 }
 
+// On several threads the bands come in a count the threads divide: regnet_x_400mf's first block
+// (a 14 KB row, 112 x 32 floats: 8 output rows of 17 input ones fit 256 KiB) runs 7 bands of 8
+// rows on one thread, 8 of 7 on two, 12 of 5 on three (9-11 bands would leave 8 or 10); a
+// count the threads already divide stays.
+TEST_P(ExpandDepthwiseTest, SharesBandsEvenlyBetweenThreads) {
+  const Case regnet{1, 112, 112, 32, 32, 3, 2, 1, 1, 1, 0, {}, {}, 2};
+  const Convolution2dShape e = ExpandShape(regnet), d = DepthwiseShape(regnet);
+  EXPECT_EQ(ExpandDepthwiseBandRows(e, d, 2, 1), 8u);
+  EXPECT_EQ(ExpandDepthwiseBandRows(e, d, 2, 2), 7u);
+  EXPECT_EQ(ExpandDepthwiseBandRows(e, d, 2, 3), 5u);
+  EXPECT_EQ(ExpandDepthwiseBandRows(e, d, 2, 4), 7u);
+  // Two images of 7 bands: 14, which 2 threads divide.
+  Case two = regnet;
+  two.batch = 2;
+  EXPECT_EQ(ExpandDepthwiseBandRows(ExpandShape(two), DepthwiseShape(two), 2, 2), 8u);
+}
+
 TEST_P(ExpandDepthwiseTest, RefusesWhatItDoesNotFuse) {
   const Case c{1, 8, 8, 4, 16, 3, 1, 1, 1, 1, 0, {}, {}};
   const Convolution2dShape e = ExpandShape(c), d = DepthwiseShape(c);
