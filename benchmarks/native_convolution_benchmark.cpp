@@ -39,6 +39,9 @@
 //                              the expansion and the depthwise layer fused (ExpandDepthwise:
 //                              bands whose expanded rows stay in L2); the fused rows check their
 //                              output against the layers' bit for bit first
+//   GroupedPair/<pair>/layers, /fused
+//                              regnet_x_400mf's 1x1 and the grouped 3x3 over it (first and second
+//                              stage), layer by layer or fused by ExpandDepthwise in bands
 //
 // Each layer runs Native, Xnnpack, Native again (A-B-A; with LibTorch, LibTorch/<layer> and
 // OneDnn/<layer> run between Xnnpack and Native again); 3x3 stride-1 layers then run Winograd,
@@ -204,6 +207,34 @@ void ReportRate(benchmark::State& state, const Layer& layer) {
 
 enum class Run { kPlain, kResidual, kColdWeights, kChannelsFirst };
 
+// This target's GEMM blocking into *config; false (the benchmark skipped) when there is none.
+bool ConfigOrSkip(benchmark::State& state, GemmConfig* config) {
+  if (GetGemmConfig(CurrentKernelTarget(), config)) return true;
+  state.SkipWithError("no GEMM config for this target");
+  return false;
+}
+
+// Times run_fused() (fuse) or run_layers(), each true on success, at `flops` a call. The fused
+// run is first checked against the layers bit for bit (`same()` after one call of each): the
+// same kernels on the same rows.
+template <class Layers, class Fused, class Same>
+void TimeLayersOrFused(benchmark::State& state, bool fuse, const Layers& run_layers,
+                       const Fused& run_fused, const Same& same, double flops) {
+  if (fuse && (!run_layers() || !run_fused() || !same())) {
+    state.SkipWithError("the fused layers differ from the layers");
+    return;
+  }
+  for (auto _ : state) {
+    if (!(fuse ? run_fused() : run_layers())) {
+      state.SkipWithError("a convolution failed");
+      return;
+    }
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOPS"] =
+      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 #if defined(__x86_64__)
 // Evicts [data, data + bytes) from every cache level of every core.
 void FlushFromCaches(const void* data, size_t bytes) {
@@ -245,10 +276,7 @@ void BM_Native(benchmark::State& state, Layer layer, Run run) {
     epilogue.residual_stride = s.output_channels;
   }
   GemmConfig config;
-  if (!GetGemmConfig(CurrentKernelTarget(), &config)) {
-    state.SkipWithError("no GEMM config for this target");
-    return;
-  }
+  if (!ConfigOrSkip(state, &config)) return;
   // float storage keeps the packed data 4-byte aligned; the headers are 64 bytes.
   Floats packed;
   Floats scratch;
@@ -308,10 +336,7 @@ void BM_Winograd(benchmark::State& state, Layer layer, Run run, size_t tile) {
     epilogue.residual_stride = s.output_channels;
   }
   GemmConfig config;
-  if (!GetGemmConfig(CurrentKernelTarget(), &config)) {
-    state.SkipWithError("no GEMM config for this target");
-    return;
-  }
+  if (!ConfigOrSkip(state, &config)) return;
   Floats packed(WinogradPackedWeightsBytes(config, s, tile) / sizeof(float));
   Floats scratch(WinogradScratchBytes(config, s, tile, 1) / sizeof(float) + 1);
   PackedWinograd view;
@@ -400,15 +425,20 @@ void BM_LibTorch(benchmark::State& state, Layer layer,
 // the expanded rows a band needs in a buffer that stays in L2), then the projection. The
 // question it answers: what keeping the 6x wider tensor out of L3 saves (docs/native-kernels.md,
 // "Fusing an inverted-residual block" and "An expansion and its depthwise layer, in bands").
+// With `groups`, a RegNet block's first two layers instead (BM_GroupedPair): a 1x1 from cin to
+// `expanded` channels, then a grouped 3x3 in `groups` groups (cout unused).
 struct Block {
   const char* name;
   size_t size, cin, expanded, stride, cout;
+  size_t groups = 0;
 };
 
 constexpr Block kBlocks[] = {
     {"mobilenet_v2_112_16x6_s2", 112, 16, 96, 2, 24},
     {"mobilenet_v2_56_24x6", 56, 24, 144, 1, 24},
     {"mobilenet_v2_28_32x6", 28, 32, 192, 1, 32},
+    {"regnet_x_400mf_112_32_g2_s2", 112, 32, 32, 2, 0, 2},
+    {"regnet_x_400mf_56_32to64_g4_s2", 56, 32, 64, 2, 0, 4},
 };
 
 double BlockFlops(const Block& b) {
@@ -422,10 +452,7 @@ double BlockFlops(const Block& b) {
 // fuse: the expansion and the depthwise layer by ExpandDepthwise; else layer by layer.
 void BM_InvertedResidual(benchmark::State& state, Block block, bool fuse) {
   GemmConfig config;
-  if (!GetGemmConfig(CurrentKernelTarget(), &config)) {
-    state.SkipWithError("no GEMM config for this target");
-    return;
-  }
+  if (!ConfigOrSkip(state, &config)) return;
   const Convolution2dShape expand =
       ShapeOf(Layer{block.name, block.size, block.cin, block.expanded, 1, 1, 0});
   const Convolution2dShape depthwise =
@@ -490,12 +517,8 @@ void BM_InvertedResidual(benchmark::State& state, Block block, bool fuse) {
   };
   // The expansion and the depthwise layer fused (ExpandDepthwise: bands whose expanded rows stay
   // in L2), then the projection over the whole tensor.
-  ExpandDepthwiseCall call;
-  call.expand = expand;
-  call.input = input.data();
-  call.expand_weights = &view_expand;
-  call.expand_bias = b_expand.data();
-  call.expand_epilogue = relu6;
+  // The 1x1's fields first (ExpandDepthwiseCall's order), the depthwise layer's below.
+  ExpandDepthwiseCall call{expand, input.data(), &view_expand, b_expand.data(), relu6};
   call.depthwise = depthwise;
   call.depthwise_weights = &view_depthwise;
   call.depthwise_bias = b_depthwise.data();
@@ -509,53 +532,26 @@ void BM_InvertedResidual(benchmark::State& state, Block block, bool fuse) {
            Convolution2d(project, filtered.data(), view_project, b_project.data(), fused.data(),
                          project_epilogue, scratch.data(), scratch_bytes) == runtime::Error::kOk;
   };
-  if (fuse) {
-    // The bands compute what the layers do, to the last bit (same kernels, same sums).
-    if (!run_layers() || !run_fused() || layered != fused) {
-      state.SkipWithError("the fused block differs from the layers");
-      return;
-    }
-  }
-  for (auto _ : state) {
-    if (!(fuse ? run_fused() : run_layers())) {
-      state.SkipWithError("a convolution failed");
-      return;
-    }
-    benchmark::ClobberMemory();
-  }
-  state.counters["GFLOPS"] =
-      benchmark::Counter(BlockFlops(block) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  TimeLayersOrFused(
+      state, fuse, run_layers, run_fused, [&]() { return layered == fused; }, BlockFlops(block));
 }
 
 // A RegNet block's first two layers (1x1 + relu, then a grouped 3x3 + relu, stride 2 at a
 // stage's first block), layer by layer over whole tensors or fused by ExpandDepthwise with a
 // grouped second layer (bands whose 1x1 output rows stay in L2): regnet_x_400mf's first block,
 // whose 1x1 output is 1.6 MB (docs/native-kernels.md, "A 1x1 and its grouped layer, in bands").
-struct GroupedPair {
-  const char* name;
-  size_t size, cin, width, stride, groups;
-};
-
-constexpr GroupedPair kGroupedPairs[] = {
-    {"regnet_x_400mf_112_32_g2_s2", 112, 32, 32, 2, 2},
-    {"regnet_x_400mf_56_32to64_g4_s2", 56, 32, 64, 2, 4},
-};
-
-void BM_GroupedPair(benchmark::State& state, GroupedPair pair, bool fuse) {
+void BM_GroupedPair(benchmark::State& state, Block pair, bool fuse) {
+  const size_t width = pair.expanded;
   GemmConfig config;
-  if (!GetGemmConfig(CurrentKernelTarget(), &config)) {
-    state.SkipWithError("no GEMM config for this target");
-    return;
-  }
-  const Convolution2dShape first =
-      ShapeOf(Layer{pair.name, pair.size, pair.cin, pair.width, 1, 1, 0});
+  if (!ConfigOrSkip(state, &config)) return;
+  const Convolution2dShape first = ShapeOf(Layer{pair.name, pair.size, pair.cin, width, 1, 1, 0});
   const Convolution2dShape second =
-      ShapeOf(Layer{pair.name, pair.size, pair.width, pair.width, 3, pair.stride, 1});
+      ShapeOf(Layer{pair.name, pair.size, width, width, 3, pair.stride, 1});
   const Floats input = RandomFloats(pair.size * pair.size * pair.cin, 1);
-  const Floats w_first = RandomFloats(pair.width * pair.cin, 2);
-  const Floats w_second = RandomFloats(pair.width * (pair.width / pair.groups) * 9, 3);
-  const Floats b_first = RandomFloats(pair.width, 4);
-  const Floats b_second = RandomFloats(pair.width, 5);
+  const Floats w_first = RandomFloats(width * pair.cin, 2);
+  const Floats w_second = RandomFloats(width * (width / pair.groups) * 9, 3);
+  const Floats b_first = RandomFloats(width, 4);
+  const Floats b_second = RandomFloats(width, 5);
   Floats packed_first(ConvolutionPackedWeightsBytes(config, first) / sizeof(float));
   Floats packed_second(GroupedConvolutionPackedWeightsBytes(config, second, pair.groups) /
                        sizeof(float));
@@ -578,8 +574,8 @@ void BM_GroupedPair(benchmark::State& state, GroupedPair pair, bool fuse) {
   const size_t scratch_bytes = std::max(ConvolutionScratchBytes(config, first, 1),
                                         ConvolutionScratchBytes(config, second, 1));
   Floats scratch(scratch_bytes / sizeof(float) + 1);
-  Floats middle(pair.size * pair.size * pair.width);
-  Floats layered(second.output_height() * second.output_width() * pair.width);
+  Floats middle(pair.size * pair.size * width);
+  Floats layered(second.output_height() * second.output_width() * width);
   Floats fused(layered.size());
   auto run_layers = [&]() {
     return Convolution2d(first, input.data(), view_first, b_first.data(), middle.data(), relu,
@@ -588,12 +584,7 @@ void BM_GroupedPair(benchmark::State& state, GroupedPair pair, bool fuse) {
                                 b_second.data(), layered.data(), relu, scratch.data(),
                                 scratch_bytes) == runtime::Error::kOk;
   };
-  ExpandDepthwiseCall call;
-  call.expand = first;
-  call.input = input.data();
-  call.expand_weights = &view_first;
-  call.expand_bias = b_first.data();
-  call.expand_epilogue = relu;
+  ExpandDepthwiseCall call{first, input.data(), &view_first, b_first.data(), relu};
   call.depthwise = second;
   call.depthwise_weights = nullptr;
   call.groups = pair.groups;
@@ -607,22 +598,11 @@ void BM_GroupedPair(benchmark::State& state, GroupedPair pair, bool fuse) {
     return ExpandDepthwise(call, band_scratch.data(), band_scratch.size() * sizeof(float)) ==
            runtime::Error::kOk;
   };
-  if (fuse && (!run_layers() || !run_fused() || layered != fused)) {
-    state.SkipWithError("the fused pair differs from the layers");
-    return;
-  }
-  for (auto _ : state) {
-    if (!(fuse ? run_fused() : run_layers())) {
-      state.SkipWithError("a convolution failed");
-      return;
-    }
-    benchmark::ClobberMemory();
-  }
-  const double flops = 2.0 * (static_cast<double>(pair.size * pair.size) * pair.cin * pair.width +
+  const double flops = 2.0 * (static_cast<double>(pair.size * pair.size) * pair.cin * width +
                               static_cast<double>(second.output_height() * second.output_width()) *
-                                  9 * (pair.width / pair.groups) * pair.width);
-  state.counters["GFLOPS"] =
-      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+                                  9 * (width / pair.groups) * width);
+  TimeLayersOrFused(
+      state, fuse, run_layers, run_fused, [&]() { return layered == fused; }, flops);
 }
 
 void RegisterAll() {
@@ -680,17 +660,12 @@ void RegisterAll() {
   benchmark::RegisterBenchmark("Peak/end", BM_Peak);
   // Layers, fused, layers again (A-B-A).
   for (const Block& block : kBlocks) {
-    const std::string name = std::string("InvertedResidual/") + block.name;
-    benchmark::RegisterBenchmark((name + "/layers").c_str(), BM_InvertedResidual, block, false);
-    benchmark::RegisterBenchmark((name + "/fused").c_str(), BM_InvertedResidual, block, true);
-    benchmark::RegisterBenchmark((name + "/layers/again").c_str(), BM_InvertedResidual, block,
-                                 false);
-  }
-  for (const GroupedPair& pair : kGroupedPairs) {
-    const std::string name = std::string("GroupedPair/") + pair.name;
-    benchmark::RegisterBenchmark((name + "/layers").c_str(), BM_GroupedPair, pair, false);
-    benchmark::RegisterBenchmark((name + "/fused").c_str(), BM_GroupedPair, pair, true);
-    benchmark::RegisterBenchmark((name + "/layers/again").c_str(), BM_GroupedPair, pair, false);
+    const auto bench = block.groups != 0 ? BM_GroupedPair : BM_InvertedResidual;
+    const std::string name =
+        std::string(block.groups != 0 ? "GroupedPair/" : "InvertedResidual/") + block.name;
+    benchmark::RegisterBenchmark((name + "/layers").c_str(), bench, block, false);
+    benchmark::RegisterBenchmark((name + "/fused").c_str(), bench, block, true);
+    benchmark::RegisterBenchmark((name + "/layers/again").c_str(), bench, block, false);
   }
 }
 

@@ -59,20 +59,20 @@ size_t ExpandDepthwiseScratchBytes(const GemmConfig& config, const Convolution2d
 
 // The two layers' operands, as Convolution2d and DepthwiseConvolution2d take them.
 struct ExpandDepthwiseCall {
-  Convolution2dShape expand;
-  const float* input;  // NHWC, expand's input
-  const PackedB* expand_weights;
-  const float* expand_bias;                  // or null
-  Epilogue expand_epilogue;                  // no residual
-  Convolution2dShape depthwise;              // the second layer's shape, depthwise or grouped
-  const PackedDepthwise* depthwise_weights;  // null when the second layer is grouped
+  Convolution2dShape expand{};
+  const float* input = nullptr;  // NHWC, expand's input
+  const PackedB* expand_weights = nullptr;
+  const float* expand_bias = nullptr;  // or null
+  Epilogue expand_epilogue{};          // no residual
+  Convolution2dShape depthwise{};      // the second layer's shape, depthwise or grouped
+  const PackedDepthwise* depthwise_weights = nullptr;  // null when the second layer is grouped
   // A grouped second layer: `groups` > 1 and one filter view per group, as GroupedConvolution2d
   // takes them (then depthwise_weights is null); 0 and null for a depthwise one.
   size_t groups = 0;
   const PackedB* group_weights = nullptr;
-  const float* depthwise_bias;  // or null
-  Epilogue depthwise_epilogue;  // no residual
-  float* output;                // NHWC, depthwise's output; must not overlap the input
+  const float* depthwise_bias = nullptr;  // or null
+  Epilogue depthwise_epilogue{};          // no residual
+  float* output = nullptr;                // NHWC, depthwise's output; must not overlap the input
   // Null, or where to add the nanoseconds the bands spent in the expansion ([0]) and in the
   // depthwise layer ([1]), summed over the threads: how a profile splits the pair's time.
   uint64_t* phase_ns = nullptr;
