@@ -12,9 +12,6 @@
 namespace torchir::benchmarks {
 namespace {
 
-constexpr int kTrips = 20'000;
-constexpr int kBatches = 5;
-
 bool Pin(int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -27,13 +24,13 @@ struct alignas(64) Line {
   std::atomic<int> value{0};
 };
 
-}  // namespace
-
-double CpuRoundTripNanoseconds() {
+// Nanoseconds per round trip of each of `batch_count` batches of `trips`, sorted; empty when
+// the process may not run on both CPUs.
+std::vector<double> RoundTripBatches(int batch_count, int trips) {
   cpu_set_t allowed;
   if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0 || !CPU_ISSET(0, &allowed) ||
       !CPU_ISSET(1, &allowed)) {
-    return 0;
+    return {};
   }
   Line line;
   std::atomic<bool> pinned_ok{true};
@@ -41,7 +38,7 @@ double CpuRoundTripNanoseconds() {
   // Both ends on threads of their own, so no thread of the benchmark stays pinned.
   std::thread echo([&] {
     if (!Pin(1)) pinned_ok = false;
-    for (int trip = 0; trip < kBatches * kTrips; ++trip) {
+    for (int trip = 0; trip < batch_count * trips; ++trip) {
       while (line.value.load(std::memory_order_acquire) != 2 * trip + 1) {
         if (!pinned_ok.load(std::memory_order_relaxed)) return;
       }
@@ -50,10 +47,10 @@ double CpuRoundTripNanoseconds() {
   });
   std::thread ping([&] {
     if (!Pin(0)) pinned_ok = false;
-    for (int batch = 0; batch < kBatches && pinned_ok; ++batch) {
+    for (int batch = 0; batch < batch_count && pinned_ok; ++batch) {
       const auto start = std::chrono::steady_clock::now();
-      for (int i = 0; i < kTrips; ++i) {
-        const int trip = batch * kTrips + i;
+      for (int i = 0; i < trips; ++i) {
+        const int trip = batch * trips + i;
         line.value.store(2 * trip + 1, std::memory_order_release);
         while (line.value.load(std::memory_order_acquire) != 2 * trip + 2) {
           if (!pinned_ok.load(std::memory_order_relaxed)) return;
@@ -61,14 +58,26 @@ double CpuRoundTripNanoseconds() {
       }
       const std::chrono::duration<double, std::nano> took =
           std::chrono::steady_clock::now() - start;
-      batches.push_back(took.count() / kTrips);
+      batches.push_back(took.count() / trips);
     }
   });
   ping.join();
   echo.join();
-  if (!pinned_ok || batches.size() != static_cast<size_t>(kBatches)) return 0;
+  if (!pinned_ok || batches.size() != static_cast<size_t>(batch_count)) return {};
   std::sort(batches.begin(), batches.end());
-  return batches[kBatches / 2];
+  return batches;
+}
+
+}  // namespace
+
+double CpuRoundTripNanoseconds() {
+  const std::vector<double> batches = RoundTripBatches(5, 20'000);
+  return batches.empty() ? 0 : batches[batches.size() / 2];
+}
+
+double FastestCpuRoundTripNanoseconds() {
+  const std::vector<double> batches = RoundTripBatches(32, 500);
+  return batches.empty() ? 0 : batches.front();
 }
 
 }  // namespace torchir::benchmarks

@@ -12,4 +12,9 @@ namespace torchir::benchmarks {
 // process may not run on both CPUs. The calling thread's affinity is left as it was.
 double CpuRoundTripNanoseconds();
 
+// The same, the fastest of 32 batches of 500 (1-6 ms): a thread that shares CPU 0 or 1 for a
+// while (a BLAS worker spinning after its last call) slows some batches, not the fastest, so this
+// still tells the two placements apart right after another multi-threaded run.
+double FastestCpuRoundTripNanoseconds();
+
 }  // namespace torchir::benchmarks

@@ -85,6 +85,31 @@ void Skip(benchmark::State& state, const absl::Status& status) {
   state.SkipWithError(std::string(status.message()).c_str());
 }
 
+// On several threads, the CPU 0 <-> 1 round trip (`FastestCpuRoundTripNanoseconds`) just before
+// and just after the repetition, as its counters `round_trip_start_ns` and `round_trip_end_ns`. The
+// host moves the two vCPUs between cores that share an L3 (60-90 ns here) and cores that do not
+// (330-350 ns), for seconds to minutes at a time, and every 2-thread row runs 1.15-1.45 times
+// slower in the second mode, PyTorch's as much as torchir's (docs/benchmarks.md, session 31):
+// scripts/bench_modes.py compares the variants within one mode.
+class RoundTripCounters {
+ public:
+  RoundTripCounters(benchmark::State& state, int threads) : state_(state), threads_(threads) {
+    if (threads_ > 1) start_ = FastestCpuRoundTripNanoseconds();
+  }
+  ~RoundTripCounters() {
+    if (threads_ <= 1 || state_.error_occurred()) return;
+    state_.counters["round_trip_start_ns"] = start_;
+    state_.counters["round_trip_end_ns"] = FastestCpuRoundTripNanoseconds();
+  }
+  RoundTripCounters(const RoundTripCounters&) = delete;
+  RoundTripCounters& operator=(const RoundTripCounters&) = delete;
+
+ private:
+  benchmark::State& state_;
+  int threads_;
+  double start_ = 0;
+};
+
 void TorchirLatency(benchmark::State& state, const std::string& model, const std::string& backend,
                     int threads) {
   SettleAfterOtherBenchmarks(absl::StrCat(model, "/", backend, "/", threads));
@@ -93,6 +118,7 @@ void TorchirLatency(benchmark::State& state, const std::string& model, const std
   if (!program.ok()) return Skip(state, program.status());
   runtime::Method& method = (*program)->method();
   const std::vector<reference::HostTensor>& inputs = setup.inputs();
+  const RoundTripCounters round_trip(state, threads);
   for (auto _ : state) {
     // Timed with the run: the memory planner may reuse an input's bytes once
     // it is consumed, so each call needs its inputs copied in again.
@@ -113,6 +139,7 @@ void TorchLatency(benchmark::State& state, const std::string& model, TorchPath p
       absl::StrCat(model, "/", std::string(TorchPathName(path)), "/", threads));
   absl::StatusOr<LibTorchModel*> torch = Setup(model).Torch(path, threads);
   if (!torch.ok()) return Skip(state, torch.status());
+  const RoundTripCounters round_trip(state, threads);
   for (auto _ : state) {
     if (absl::Status status = (*torch)->Run(); !status.ok()) {
       Skip(state, status);

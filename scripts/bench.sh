@@ -119,6 +119,9 @@ echo "== torchir_model_benchmark: ${#MODELS[@]} model(s)," \
   --benchmark_min_warmup_time=0.1 --benchmark_display_aggregates_only=true \
   --benchmark_out="$BENCH_DIR/results.json" --benchmark_out_format=json \
   "${EXTRA[@]}" | tee "$BENCH_DIR/results.txt"
+echo
+# The 2-thread rows again, each placement of the two vCPUs apart (the host moves them).
+/usr/bin/python3 scripts/bench_modes.py "$BENCH_DIR/results.json" | tee "$BENCH_DIR/modes.txt"
 
 if [[ ${TORCHIR_BENCH_EAGER:-1} != 0 ]]; then
   echo
@@ -134,4 +137,5 @@ if [[ ${TORCHIR_BENCH_EAGER:-1} != 0 ]]; then
   done | tee "$BENCH_DIR/eager.txt"
 fi
 echo
-echo "results: $BENCH_DIR/results.txt (console), $BENCH_DIR/results.json (all runs)"
+echo "results: $BENCH_DIR/results.txt (console), $BENCH_DIR/results.json (all runs)," \
+  "$BENCH_DIR/modes.txt (2-thread rows by the vCPUs' placement)"
