@@ -89,8 +89,8 @@ void Skip(benchmark::State& state, const absl::Status& status) {
 // and just after the repetition, as its counters `round_trip_start_ns` and `round_trip_end_ns`. The
 // host moves the two vCPUs between cores that share an L3 (60-90 ns here) and cores that do not
 // (330-350 ns), for seconds to minutes at a time, and every 2-thread row runs 1.15-1.45 times
-// slower in the second mode, PyTorch's as much as torchir's (docs/benchmarks.md, session 31):
-// scripts/bench_modes.py compares the variants within one mode.
+// slower in the second placement, PyTorch's as much as torchir's (docs/benchmarks.md, session 31):
+// scripts/bench_modes.py compares the variants within one placement.
 class RoundTripCounters {
  public:
   RoundTripCounters(benchmark::State& state, int threads) : state_(state), threads_(threads) {
