@@ -87,9 +87,9 @@ void Skip(benchmark::State& state, const absl::Status& status) {
 
 // On several threads, the CPU 0 <-> 1 round trip (`FastestCpuRoundTripNanoseconds`) just before
 // and just after the repetition, as its counters `round_trip_start_ns` and `round_trip_end_ns`. The
-// host moves the two vCPUs between cores that share an L3 (60-90 ns here) and cores that do not
-// (330-350 ns), for seconds to minutes at a time, and every 2-thread row runs 1.15-1.45 times
-// slower in the second placement, PyTorch's as much as torchir's (docs/benchmarks.md, session 31):
+// host moves the two vCPUs between cores that share an L3 (50-90 ns here) and cores that do not
+// (290-350 ns), for seconds to minutes at a time, and every 2-thread row runs 1.1-1.6 times
+// slower in the second placement, PyTorch's too (docs/benchmarks.md, session 31):
 // scripts/bench_modes.py compares the variants within one placement.
 class RoundTripCounters {
  public:

@@ -2,9 +2,9 @@
 """The model suite's multi-threaded rows, split by where the host had put the two vCPUs.
 
 On a shared VM the host moves the two vCPUs between cores that share an L3 (a cache line's round
-trip between them takes 60-90 ns here) and cores that do not (330-350 ns), for seconds to
-minutes at a time. Every 2-thread row runs 1.15-1.45 times slower in the second placement,
-PyTorch's as much as torchir's, so a median over repetitions that fell in both compares
+trip between them takes 50-90 ns here) and cores that do not (290-350 ns), for seconds to
+minutes at a time. Every 2-thread row runs 1.1-1.6 times slower in the second placement,
+PyTorch's too, so a median over repetitions that fell in both compares
 different machines. torchir_model_benchmark records the round trip before and after each
 multi-threaded repetition (counters round_trip_start_ns, round_trip_end_ns); this prints, per
 model and placement, each torchir variant's median against the fastest PyTorch path's median of
