@@ -324,8 +324,8 @@ void BM_Winograd(benchmark::State& state, Layer layer, Run run, size_t tile) {
   const Convolution2dShape s = ShapeOf(layer);
   const size_t out_floats = s.output_height() * s.output_width() * s.output_channels;
   const Floats input = RandomFloats(s.input_height * s.input_width * s.input_channels, 1);
-  const Floats weights =
-      RandomFloats(s.output_channels * s.input_channels * layer.kernel * layer.kernel, 2);
+  const Floats weights = RandomFloats(
+      s.output_channels * s.input_channels / layer.groups * layer.kernel * layer.kernel, 2);
   const Floats bias = RandomFloats(s.output_channels, 3);
   const Floats skip = RandomFloats(out_floats, 4);
   Floats output(out_floats);
@@ -337,11 +337,11 @@ void BM_Winograd(benchmark::State& state, Layer layer, Run run, size_t tile) {
   }
   GemmConfig config;
   if (!ConfigOrSkip(state, &config)) return;
-  Floats packed(WinogradPackedWeightsBytes(config, s, tile) / sizeof(float));
-  Floats scratch(WinogradScratchBytes(config, s, tile, 1) / sizeof(float) + 1);
+  Floats packed(WinogradPackedWeightsBytes(config, s, tile, layer.groups) / sizeof(float));
+  Floats scratch(WinogradScratchBytes(config, s, tile, 1, layer.groups) / sizeof(float) + 1);
   PackedWinograd view;
   if (PackWinogradWeights(config, s, tile, weights.data(), packed.data(),
-                          packed.size() * sizeof(float)) != runtime::Error::kOk ||
+                          packed.size() * sizeof(float), layer.groups) != runtime::Error::kOk ||
       ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view) !=
           runtime::Error::kOk) {
     state.SkipWithError("packing failed");
@@ -648,6 +648,17 @@ void RegisterAll() {
 #endif
       benchmark::RegisterBenchmark(("Winograd/" + name + "/residual").c_str(), BM_Winograd, layer,
                                    Run::kResidual, 4);
+    }
+    // Grouped 3x3 stride-1 layers (regnet_x_400mf's) by Winograd, block-diagonal products.
+    if (layer.groups > 1 && !layer.depthwise() && layer.kernel == 3 && layer.stride == 1) {
+      benchmark::RegisterBenchmark(("Winograd/" + name).c_str(), BM_Winograd, layer, Run::kPlain,
+                                   4);
+      benchmark::RegisterBenchmark(("Native/" + name + "/direct").c_str(), BM_Native, layer,
+                                   Run::kPlain);
+      benchmark::RegisterBenchmark(("Winograd2x2/" + name).c_str(), BM_Winograd, layer, Run::kPlain,
+                                   2);
+      benchmark::RegisterBenchmark(("Winograd/" + name + "/again").c_str(), BM_Winograd, layer,
+                                   Run::kPlain, 4);
     }
     // The 1x1 expansions that end a bottleneck block (resnet50's 64 -> 256 and the like) add its
     // residual: that residual is as large as the output and larger than L2 in stage 1.

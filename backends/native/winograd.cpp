@@ -35,14 +35,36 @@ struct WinogradBlock {
   size_t tiles_h, tiles_w;
   size_t first_tile;  // tiles [first_tile, first_tile + tiles), batch-major then row, column
   size_t tiles;
+  // The input channels [c_begin, c_end) transformed into V and the output channels
+  // [k_begin, k_end) transformed from M: all of them, or one group's.
+  size_t c_begin, c_end, k_begin, k_end;
   const float* input;
-  float* v;  // n * n matrices of `tiles` x C (row stride C), matrix xi at xi * v_matrix_floats
+  float* v;  // n * n matrices of `tiles` x (c_end - c_begin) (that row stride), matrix xi at
+             // xi * v_matrix_floats
   size_t v_matrix_floats;
-  float* m;  // n * n matrices of `tiles` x K (row stride K), matrix xi at xi * m_matrix_floats
+  float* m;  // n * n matrices of `tiles` x (k_end - k_begin), matrix xi at xi * m_matrix_floats
   size_t m_matrix_floats;
   const float* bias;  // K floats or null
   float* output;
   Epilogue epilogue;
+};
+// One group's products over one block of a grouped layer (winograd.h, version 2): for each of
+// the n * n matrices xi, M[xi][t][co] = sum over ci < cg of V[xi][t][ci] U[xi][ci][co], with V's
+// rows cg floats long, M's and U's kg.
+struct WinogradGroupProducts {
+  const float* v;
+  size_t v_matrix_floats;
+  float* m;
+  size_t m_matrix_floats;
+  size_t tiles;
+  size_t cg, kg;           // the group's input and output channels
+  const float* u;          // the group's block of matrix 0
+  size_t u_matrix_floats;  // from one matrix's block to the next
+  size_t matrices;
+  // Null, or the next group's block of matrix 0 (same layout): fetched into L2 a block per
+  // matrix while this group's products run, since each group's U comes from L3 or memory in a
+  // network.
+  const float* next_u;
 };
 }  // namespace torchir::native
 #endif
@@ -96,10 +118,11 @@ HWY_INLINE void InputTransform1d(D d, V d0, V d1, V d2, V d3, float* HWY_RESTRIC
 
 // One tile's input transform for the channels [c, c + Lanes(d)): `rows[y]` points at row
 // iy0 + y of the image or is null when that row is outside it, `columns[x]` is the float offset
-// of column ix0 + x in a row, or kOutside. V[n i + j][tile][c] = (B^T d B)[i][j], n = kTile + 2.
+// of column ix0 + x in a row, or kOutside. V[n i + j][tile][vc] = (B^T d B)[i][j], n = kTile + 2,
+// vc the channel's column in V.
 constexpr size_t kOutside = ~size_t{0};
 template <size_t kTile, class D>
-HWY_INLINE void InputTile(D d, const float* const* rows, const size_t* columns, size_t c,
+HWY_INLINE void InputTile(D d, const float* const* rows, const size_t* columns, size_t c, size_t vc,
                           float* HWY_RESTRICT v, size_t v_matrix_floats) {
   constexpr size_t kIn = kTile + 2;
   constexpr size_t kStride = hn::MaxLanes(D());
@@ -121,7 +144,7 @@ HWY_INLINE void InputTile(D d, const float* const* rows, const size_t* columns, 
   // Pass 2, along x: row i of tmp times B.
   for (size_t i = 0; i < kIn; ++i) {
     const float* row = tmp + i * kIn * kStride;
-    float* to = v + i * kIn * v_matrix_floats + c;
+    float* to = v + i * kIn * v_matrix_floats + vc;
     if constexpr (kTile == 4) {
       InputTransform1d<false>(d, hn::Load(d, row), hn::Load(d, row + kStride),
                               hn::Load(d, row + 2 * kStride), hn::Load(d, row + 3 * kStride),
@@ -167,12 +190,15 @@ void InputBlock(const WinogradBlock& block) {
       const ptrdiff_t ix = ix0 + static_cast<ptrdiff_t>(x);
       columns[x] = ix >= 0 && ix < width ? static_cast<size_t>(ix) * cin : kOutside;
     }
-    float* v = block.v + t * cin;
-    size_t c = 0;
-    for (; c + lanes <= cin; c += lanes) {
-      InputTile<kTile>(d, rows, columns, c, v, block.v_matrix_floats);
+    const size_t width = block.c_end - block.c_begin;
+    float* v = block.v + t * width;
+    size_t c = block.c_begin;
+    for (; c + lanes <= block.c_end; c += lanes) {
+      InputTile<kTile>(d, rows, columns, c, c - block.c_begin, v, block.v_matrix_floats);
     }
-    for (; c < cin; ++c) InputTile<kTile>(d1, rows, columns, c, v, block.v_matrix_floats);
+    for (; c < block.c_end; ++c) {
+      InputTile<kTile>(d1, rows, columns, c, c - block.c_begin, v, block.v_matrix_floats);
+    }
   }
 }
 
@@ -249,21 +275,22 @@ HWY_INLINE void StoreOutput(D d, V value, V bias, const float* residual, size_t 
   hn::StoreU(Apply(d, result, activate), d, out);
 }
 
-// One tile's output transform for the output channels [k, k + Lanes(d)): Y = A^T M A, then
-// bias, residual and activation, stored for the rows x columns of the tile inside the output.
-// `out` and `residual` point at the tile's first output pixel (residual may be null).
+// One tile's output transform for the output channels [k, k + Lanes(d)), column mk of M: Y =
+// A^T M A, then bias, residual and activation, stored for the rows x columns of the tile inside
+// the output. `out` and `residual` point at the tile's first output pixel (residual may be null).
 template <size_t kTile, class D>
-HWY_INLINE void OutputTile(D d, const float* HWY_RESTRICT m, size_t m_matrix_floats, size_t k,
-                           const float* bias, const float* residual, size_t residual_stride,
-                           size_t residual_row, float* out, size_t cout, size_t row_floats,
-                           size_t rows, size_t cols, const ActivationParams& activate) {
+HWY_INLINE void OutputTile(D d, const float* HWY_RESTRICT m, size_t m_matrix_floats, size_t mk,
+                           size_t k, const float* bias, const float* residual,
+                           size_t residual_stride, size_t residual_row, float* out, size_t cout,
+                           size_t row_floats, size_t rows, size_t cols,
+                           const ActivationParams& activate) {
   using V = hn::Vec<D>;
   constexpr size_t kIn = kTile + 2;
   constexpr size_t kStride = hn::MaxLanes(D());
   HWY_ALIGN float tmp[kTile * kIn * kStride];
   // Pass 1, along y: column x of the n x n to A^T m, stored as tmp[r][x].
   for (size_t x = 0; x < kIn; ++x) {
-    const float* col = m + x * m_matrix_floats + k;
+    const float* col = m + x * m_matrix_floats + mk;
     const V m0 = hn::LoadU(d, col);
     const V m1 = hn::LoadU(d, col + kIn * m_matrix_floats);
     const V m2 = hn::LoadU(d, col + 2 * kIn * m_matrix_floats);
@@ -333,17 +360,17 @@ void OutputBlock(const WinogradBlock& block) {
     float* out = block.output + pixel * cout;
     const float* residual =
         e.residual != nullptr ? e.residual + pixel * e.residual_stride : nullptr;
-    const float* m = block.m + t * cout;
-    size_t k = 0;
-    for (; k + lanes <= cout; k += lanes) {
-      OutputTile<kTile>(d, m, block.m_matrix_floats, k, block.bias, residual, e.residual_stride,
-                        block.output_width * e.residual_stride, out, cout, row_floats, rows, cols,
-                        activate);
+    const float* m = block.m + t * (block.k_end - block.k_begin);
+    size_t k = block.k_begin;
+    for (; k + lanes <= block.k_end; k += lanes) {
+      OutputTile<kTile>(d, m, block.m_matrix_floats, k - block.k_begin, k, block.bias, residual,
+                        e.residual_stride, block.output_width * e.residual_stride, out, cout,
+                        row_floats, rows, cols, activate);
     }
-    for (; k < cout; ++k) {
-      OutputTile<kTile>(d1, m, block.m_matrix_floats, k, block.bias, residual, e.residual_stride,
-                        block.output_width * e.residual_stride, out, cout, row_floats, rows, cols,
-                        activate);
+    for (; k < block.k_end; ++k) {
+      OutputTile<kTile>(d1, m, block.m_matrix_floats, k - block.k_begin, k, block.bias, residual,
+                        e.residual_stride, block.output_width * e.residual_stride, out, cout,
+                        row_floats, rows, cols, activate);
     }
   }
 }
@@ -352,6 +379,103 @@ void OutputBlock(const WinogradBlock& block) {
 
 void WinogradOutputForTarget(const WinogradBlock& block) {
   ForTile(block, [&](auto tile) { OutputBlock<decltype(tile)::value>(block); });
+}
+
+namespace {
+
+// kRows tiles of one group's block for output channels [co, co + Lanes(d)): kRows rows of V
+// (v_stride floats apart, the group's cg channels each) times U's cg x kg block (rows kg floats
+// apart), into kRows rows of M (m_stride apart). The accumulators are named variables, so they
+// stay in registers (gemm_micro_kernel-inl.h).
+template <size_t kRows, class D>
+HWY_INLINE void GroupRows(D d, const float* HWY_RESTRICT v, size_t v_stride,
+                          const float* HWY_RESTRICT u, size_t cg, size_t kg, float* HWY_RESTRICT m,
+                          size_t m_stride) {
+  static_assert(kRows >= 1 && kRows <= 8, "one to eight rows");
+  using V = hn::Vec<D>;
+  V a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
+  V a4 = hn::Zero(d), a5 = hn::Zero(d), a6 = hn::Zero(d), a7 = hn::Zero(d);
+  for (size_t ci = 0; ci < cg; ++ci) {
+    const V w = hn::LoadU(d, u + ci * kg);
+    const float* x = v + ci;
+    a0 = hn::MulAdd(hn::Set(d, x[0]), w, a0);
+    if constexpr (kRows > 1) a1 = hn::MulAdd(hn::Set(d, x[v_stride]), w, a1);
+    if constexpr (kRows > 2) a2 = hn::MulAdd(hn::Set(d, x[2 * v_stride]), w, a2);
+    if constexpr (kRows > 3) a3 = hn::MulAdd(hn::Set(d, x[3 * v_stride]), w, a3);
+    if constexpr (kRows > 4) a4 = hn::MulAdd(hn::Set(d, x[4 * v_stride]), w, a4);
+    if constexpr (kRows > 5) a5 = hn::MulAdd(hn::Set(d, x[5 * v_stride]), w, a5);
+    if constexpr (kRows > 6) a6 = hn::MulAdd(hn::Set(d, x[6 * v_stride]), w, a6);
+    if constexpr (kRows > 7) a7 = hn::MulAdd(hn::Set(d, x[7 * v_stride]), w, a7);
+  }
+  hn::StoreU(a0, d, m);
+  if constexpr (kRows > 1) hn::StoreU(a1, d, m + m_stride);
+  if constexpr (kRows > 2) hn::StoreU(a2, d, m + 2 * m_stride);
+  if constexpr (kRows > 3) hn::StoreU(a3, d, m + 3 * m_stride);
+  if constexpr (kRows > 4) hn::StoreU(a4, d, m + 4 * m_stride);
+  if constexpr (kRows > 5) hn::StoreU(a5, d, m + 5 * m_stride);
+  if constexpr (kRows > 6) hn::StoreU(a6, d, m + 6 * m_stride);
+  if constexpr (kRows > 7) hn::StoreU(a7, d, m + 7 * m_stride);
+}
+
+// Every tile of the block for one group's output channels [co, co + Lanes(d)).
+template <class D>
+HWY_INLINE void GroupColumn(D d, const float* v, size_t v_stride, const float* u, size_t cg,
+                            size_t kg, float* m, size_t m_stride, size_t tiles) {
+  size_t t = 0;
+  for (; t + 8 <= tiles; t += 8) {
+    GroupRows<8>(d, v + t * v_stride, v_stride, u, cg, kg, m + t * m_stride, m_stride);
+  }
+  const float* vt = v + t * v_stride;
+  float* mt = m + t * m_stride;
+  switch (tiles - t) {
+    case 7:
+      GroupRows<7>(d, vt, v_stride, u, cg, kg, mt, m_stride);
+      break;
+    case 6:
+      GroupRows<6>(d, vt, v_stride, u, cg, kg, mt, m_stride);
+      break;
+    case 5:
+      GroupRows<5>(d, vt, v_stride, u, cg, kg, mt, m_stride);
+      break;
+    case 4:
+      GroupRows<4>(d, vt, v_stride, u, cg, kg, mt, m_stride);
+      break;
+    case 3:
+      GroupRows<3>(d, vt, v_stride, u, cg, kg, mt, m_stride);
+      break;
+    case 2:
+      GroupRows<2>(d, vt, v_stride, u, cg, kg, mt, m_stride);
+      break;
+    case 1:
+      GroupRows<1>(d, vt, v_stride, u, cg, kg, mt, m_stride);
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+void WinogradGroupProductsForTarget(const WinogradGroupProducts& p) {
+  const hn::ScalableTag<float> d;
+  const hn::CappedTag<float, 1> d1;
+  const size_t lanes = hn::Lanes(d);
+  for (size_t xi = 0; xi < p.matrices; ++xi) {
+    const float* v = p.v + xi * p.v_matrix_floats;
+    float* m = p.m + xi * p.m_matrix_floats;
+    const float* u = p.u + xi * p.u_matrix_floats;
+    if (p.next_u != nullptr) {
+      const char* next = reinterpret_cast<const char*>(p.next_u + xi * p.u_matrix_floats);
+      for (size_t byte = 0; byte < p.cg * p.kg * sizeof(float); byte += 64) {
+        __builtin_prefetch(next + byte, 0, 2);
+      }
+    }
+    size_t co = 0;
+    for (; co + lanes <= p.kg; co += lanes) {
+      GroupColumn(d, v, p.cg, u + co, p.cg, p.kg, m + co, p.kg, p.tiles);
+    }
+    for (; co < p.kg; ++co) GroupColumn(d1, v, p.cg, u + co, p.cg, p.kg, m + co, p.kg, p.tiles);
+  }
 }
 
 }  // namespace HWY_NAMESPACE
@@ -363,6 +487,7 @@ namespace torchir::native {
 
 HWY_EXPORT(WinogradInputForTarget);
 HWY_EXPORT(WinogradOutputForTarget);
+HWY_EXPORT(WinogradGroupProductsForTarget);
 
 namespace {
 
@@ -382,6 +507,58 @@ struct WinogradRun {
   size_t v_bytes;  // V and M of a slot, rounded to 64: the GEMM's scratch follows
   size_t gemm_scratch_bytes;
 };
+
+// A grouped layer's work items: (block of tiles, group) pairs, the groups of a block one after
+// another, each transformed, multiplied and transformed back on its own (its V and M, 36 x T x 16
+// floats for RegNet's groups, stay in L1 and L2 where a whole layer's did not). Task t runs items
+// [t * items / tasks, (t + 1) * items / tasks) on scratch slot t.
+struct GroupedRun {
+  const WinogradRun* run;
+  size_t blocks, tasks;
+};
+
+void RunGroupItems(const WinogradRun& run, size_t begin, size_t end, size_t slot) {
+  const size_t groups = run.weights->groups;
+  const size_t cg = run.shape->input_channels / groups, kg = run.shape->output_channels / groups;
+  WinogradBlock block = run.whole;
+  block.v = reinterpret_cast<float*>(run.scratch + slot * run.slot_bytes);
+  block.v_matrix_floats = WinogradScratchMatrixFloats(run.block, cg);
+  block.m = block.v + run.weights->matrices() * block.v_matrix_floats;
+  block.m_matrix_floats = WinogradScratchMatrixFloats(run.block, kg);
+  for (size_t item = begin; item < end; ++item) {
+    const size_t b = item / groups, g = item % groups;
+    block.first_tile = b * run.block;
+    block.tiles = run.tiles_total - block.first_tile < run.block
+                      ? run.tiles_total - block.first_tile
+                      : run.block;
+    block.c_begin = g * cg;
+    block.c_end = block.c_begin + cg;
+    block.k_begin = g * kg;
+    block.k_end = block.k_begin + kg;
+    HWY_DYNAMIC_DISPATCH(WinogradInputForTarget)(block);
+    WinogradGroupProducts p;
+    p.v = block.v;
+    p.v_matrix_floats = block.v_matrix_floats;
+    p.m = block.m;
+    p.m_matrix_floats = block.m_matrix_floats;
+    p.tiles = block.tiles;
+    p.cg = cg;
+    p.kg = kg;
+    p.u = run.weights->data + g * run.weights->matrices() * run.weights->matrix_floats;
+    p.u_matrix_floats = run.weights->matrix_floats;
+    p.matrices = run.weights->matrices();
+    p.next_u = g + 1 < groups ? p.u + p.matrices * p.u_matrix_floats : nullptr;
+    HWY_DYNAMIC_DISPATCH(WinogradGroupProductsForTarget)(p);
+    HWY_DYNAMIC_DISPATCH(WinogradOutputForTarget)(block);
+  }
+}
+
+void GroupedTask(void* context, size_t task) {
+  const GroupedRun& grouped = *static_cast<const GroupedRun*>(context);
+  const size_t items = grouped.blocks * grouped.run->weights->groups;
+  RunGroupItems(*grouped.run, items * task / grouped.tasks, items * (task + 1) / grouped.tasks,
+                task);
+}
 
 // Tiles [begin, end) in blocks, on scratch slot `slot`.
 void RunTiles(const WinogradRun& run, size_t begin, size_t end, size_t slot) {
@@ -499,8 +676,8 @@ runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const floa
                                      const PackedWinograd& weights, const float* bias,
                                      float* output, const Epilogue& epilogue, void* scratch,
                                      size_t scratch_bytes, pthreadpool_t threadpool) {
-  if (!WinogradApplies(shape) || input == nullptr || output == nullptr || weights.data == nullptr ||
-      weights.input_channels != shape.input_channels ||
+  if (!WinogradGroupedApplies(shape, weights.groups) || input == nullptr || output == nullptr ||
+      weights.data == nullptr || weights.input_channels != shape.input_channels ||
       weights.output_channels != shape.output_channels) {
     return runtime::Error::kInvalidArgument;
   }
@@ -516,7 +693,9 @@ runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const floa
   const size_t tile = weights.output_tile;
   if (!WinogradTileSupported(tile)) return runtime::Error::kInvalidArgument;
   const size_t threads = threadpool == nullptr ? 1 : pthreadpool_get_threads_count(threadpool);
-  if (scratch == nullptr || scratch_bytes < WinogradScratchBytes(current, shape, tile, threads) ||
+  const size_t groups = weights.groups;
+  if (scratch == nullptr ||
+      scratch_bytes < WinogradScratchBytes(current, shape, tile, threads, groups) ||
       reinterpret_cast<uintptr_t>(scratch) % alignof(float) != 0) {
     return runtime::Error::kOutOfMemory;
   }
@@ -529,12 +708,35 @@ runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const floa
   run.whole.output_width = shape.output_width();
   run.whole.tiles_h = (run.whole.output_height + tile - 1) / tile;
   run.whole.tiles_w = (run.whole.output_width + tile - 1) / tile;
+  run.whole.c_begin = 0;
+  run.whole.c_end = shape.input_channels;
+  run.whole.k_begin = 0;
+  run.whole.k_end = shape.output_channels;
   run.whole.input = input;
   run.whole.bias = bias;
   run.whole.output = output;
   run.whole.epilogue = epilogue;
   run.tiles_total = shape.batch * run.whole.tiles_h * run.whole.tiles_w;
-  run.block = WinogradTileBlock(current, shape, tile, threads);
+  run.block = WinogradTileBlock(current, shape, tile, threads, groups);
+  run.scratch = static_cast<char*>(scratch);
+  if (groups > 1) {
+    // One slot per task: a group's V and M (WinogradScratchBytes), no GEMM blocks.
+    run.slot_bytes =
+        RoundUp(weights.matrices() *
+                    (WinogradScratchMatrixFloats(run.block, shape.input_channels / groups) +
+                     WinogradScratchMatrixFloats(run.block, shape.output_channels / groups)) *
+                    sizeof(float),
+                64);
+    GroupedRun grouped{&run, (run.tiles_total + run.block - 1) / run.block, 1};
+    const size_t items = grouped.blocks * groups;
+    grouped.tasks = threads < items ? threads : items;
+    if (grouped.tasks <= 1) {
+      RunGroupItems(run, 0, items, 0);
+    } else {
+      pthreadpool_parallelize_1d(threadpool, &GroupedTask, &grouped, grouped.tasks, 0);
+    }
+    return runtime::Error::kOk;
+  }
   run.v_bytes = RoundUp(weights.matrices() *
                             (WinogradScratchMatrixFloats(run.block, shape.input_channels) +
                              WinogradScratchMatrixFloats(run.block, shape.output_channels)) *
@@ -542,7 +744,6 @@ runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const floa
                         64);
   run.gemm_scratch_bytes = RoundUp(GemmScratchBytes(current, run.block, 1), 64);
   run.slot_bytes = run.v_bytes + run.gemm_scratch_bytes;
-  run.scratch = static_cast<char*>(scratch);
   if (WinogradSharesMatrices(current, shape, tile, threads)) {
     SharedBlock shared;
     shared.run = &run;

@@ -54,7 +54,12 @@ inline constexpr size_t kWinogradMaxMatrices = 36;
 size_t WinogradTiles(const Convolution2dShape& shape, size_t output_tile);
 
 inline constexpr uint32_t kPackedWinogradMagic = 0x47575254;  // "TRWG" as little-endian bytes
+// Version 1: ungrouped (groups 0), matrices as PackedB bodies. Version 2: grouped (groups >= 2):
+// each matrix is `groups` blocks of (C / groups) x (K / groups) floats, row-major (no panels: the
+// layout is every target's), stored group by group, each group's 16 or 36 blocks together. A
+// runtime that knows only version 1 refuses 2.
 inline constexpr uint32_t kPackedWinogradVersion = 1;
+inline constexpr uint32_t kPackedWinogradGroupedVersion = 2;
 inline constexpr size_t kPackedWinogradHeaderBytes = 64;
 // Each matrix starts a multiple of this many floats (64 bytes) after the first.
 inline constexpr size_t kWinogradMatrixAlignment = 16;
@@ -69,10 +74,12 @@ struct PackedWinogradHeader {
   uint32_t output_tile;      // 2: F(2x2, 3x3), 4: F(4x4, 3x3)
   uint64_t input_channels;   // C: each matrix's K (rows of B)
   uint64_t output_channels;  // K: each matrix's N (columns of B)
-  uint64_t matrix_floats;    // from one matrix's start to the next: C * round_up(K, nr),
-                             // rounded up to kWinogradMatrixAlignment
-  uint64_t data_floats;      // matrices (16 or 36) * matrix_floats
-  uint8_t reserved[8];
+  uint64_t matrix_floats;    // from one matrix's start to the next: C * round_up(K, nr)
+                             // (grouped: one block, C / groups * K / groups), rounded up to
+                             // kWinogradMatrixAlignment
+  uint64_t data_floats;      // matrices (16 or 36) * matrix_floats (grouped: times groups)
+  uint32_t groups;           // 0 (version 1) or >= 2 (version 2)
+  uint8_t reserved[4];
 };
 static_assert(sizeof(PackedWinogradHeader) == kPackedWinogradHeaderBytes,
               "the header is part of the format");
@@ -81,20 +88,29 @@ static_assert(sizeof(PackedWinogradHeader) == kPackedWinogradHeaderBytes,
 // (Convolution2dShape is ungrouped), and a shape CheckConvolution2dShape accepts.
 bool WinogradApplies(const Convolution2dShape& shape);
 
-// Bytes PackWinogradWeights writes (header included); 0 when !WinogradApplies, for an
+// Whether Winograd computes this convolution with `groups` groups: WinogradApplies, and groups
+// divides both channel counts (groups 1: ungrouped). A grouped layer's matrices are
+// block-diagonal: each group's (C / groups) x (K / groups) block multiplied by a small kernel
+// of its own rather than the GEMM (RegNet's and ResNeXt's 3x3 layers, 8-64 channels a group).
+bool WinogradGroupedApplies(const Convolution2dShape& shape, size_t groups);
+
+// Bytes PackWinogradWeights writes (header included); 0 when !WinogradGroupedApplies, for an
 // unsupported tile or on overflow.
 size_t WinogradPackedWeightsBytes(const GemmConfig& config, const Convolution2dShape& shape,
-                                  size_t output_tile);
+                                  size_t output_tile, size_t groups = 1);
 
 // The filter transform, host side (when a program is compiled): PyTorch's OIHW 3x3 filter into
 // `out` for F(output_tile x output_tile, 3x3). Matrix xi = n i + j (n = output_tile + 2, i along
 // y, j along x) holds U[xi][c][k] = (G g[k][c] G^T)[i][j], computed in double and rounded once,
-// packed as a PackedB body (packed_weights.h) of C x K for `config`. kInvalidArgument for a
+// packed as a PackedB body (packed_weights.h) of C x K for `config`. With groups >= 2 the filter
+// is PyTorch's grouped one, [K, C / groups, 3, 3], and group g's block of matrix xi starts at
+// (g * n * n + xi) * matrix_floats, U[xi][ci][co] of that group at ci * K / groups + co in it
+// (version 2). kInvalidArgument for a
 // shape Winograd does not apply to, an unsupported tile or null pointers, kOutOfMemory for a
 // short `out`.
 runtime::Error PackWinogradWeights(const GemmConfig& config, const Convolution2dShape& shape,
                                    size_t output_tile, const float* oihw_weights, void* out,
-                                   size_t out_bytes);
+                                   size_t out_bytes, size_t groups = 1);
 
 // A view of validated packed Winograd weights.
 struct PackedWinograd {
@@ -104,8 +120,10 @@ struct PackedWinograd {
   size_t output_channels;
   size_t matrix_floats;
   const float* data;
+  size_t groups = 1;  // >= 2: block-diagonal matrices (version 2), not PackedB bodies: group g's
+                      // block of matrix xi at data + (g * matrices() + xi) * matrix_floats
   size_t matrices() const { return WinogradMatrices(output_tile); }
-  // Matrix xi (0..matrices() - 1) as the GEMM's B: C x K.
+  // Matrix xi (0..matrices() - 1) as the GEMM's B: C x K (groups 1 only).
   PackedB Matrix(size_t xi) const {
     return PackedB{config, input_channels, output_channels, data + xi * matrix_floats};
   }
@@ -133,16 +151,19 @@ runtime::Error RepackWinogradWeights(const PackedWinograd& packed, const GemmCon
 // handful of rows), more when 36 (16) * T * (C + K) floats still fit kWinogradBlockBytes (few
 // channels), a multiple of mr. T is all the tiles when they fit one such block; else one
 // thread's share when it fits one, or that share cut into equal blocks no larger (196 tiles on
-// 2 threads: 4 blocks of 49, not 96 + 96 for one thread and 4 for the other).
+// 2 threads: 4 blocks of 49, not 96 + 96 for one thread and 4 for the other). With groups >= 2:
+// as many tiles as keep one group's V and M (36 (16) * T * (C + K) / groups floats) within
+// kWinogradBlockBytes, at least 8, cut into equal blocks.
 inline constexpr size_t kWinogradBlockBytes = 512 * 1024;
 size_t WinogradTileBlock(const GemmConfig& config, const Convolution2dShape& shape,
-                         size_t output_tile, size_t threads);
+                         size_t output_tile, size_t threads, size_t groups = 1);
 
 // How `threads` threads share the work: blocks of tiles, or, when every tile fits one block
 // (few tiles: resnet18's 28x28 and 14x14 layers), that block's 36 GEMMs (and its transforms by
 // tiles), so each thread reads its share of U rather than all of it for a smaller block.
+// Never for grouped layers, whose (block, group) pairs are shared among the threads.
 bool WinogradSharesMatrices(const GemmConfig& config, const Convolution2dShape& shape,
-                            size_t output_tile, size_t threads);
+                            size_t output_tile, size_t threads, size_t groups = 1);
 
 // Floats from one of a block's 36 transformed matrices (rows x columns) to the next in the
 // scratch: rounded to 64 bytes, plus 64, so the 36 rows a transform touches per tile do not all
@@ -154,9 +175,10 @@ inline size_t WinogradScratchMatrixFloats(size_t rows, size_t columns) {
 
 // Bytes of scratch WinogradConvolution2d needs with `threads` threads and weights of this
 // output tile: per thread, the block's transformed inputs and GEMM results and the GEMM's own
-// scratch. 0 when !WinogradApplies or for an unsupported tile.
+// scratch (grouped: one group's V and M per thread). 0 when !WinogradGroupedApplies or for an
+// unsupported tile.
 size_t WinogradScratchBytes(const GemmConfig& config, const Convolution2dShape& shape,
-                            size_t output_tile, size_t threads);
+                            size_t output_tile, size_t threads, size_t groups = 1);
 
 // What Convolution2d computes, by Winograd F(t x t, 3x3) with t the weights' output tile: output
 // (N, OH, OW, K) NHWC = epilogue(conv(input NHWC) + bias), bias K floats or null, epilogue.residual

@@ -937,9 +937,7 @@ class NativeBackend final : public Backend {
     bound->depthwise = node.depthwise();
     bound->winograd = node.winograd();
     BLOB_CHECK(!bound->winograd || (!bound->depthwise && ::torchir::native::WinogradApplies(shape)),
-               "node %zu: Winograd on a convolution that is not 3x3, stride 1, dilation 1, "
-               "ungrouped",
-               index);
+               "node %zu: Winograd on a convolution that is not 3x3, stride 1, dilation 1", index);
     BLOB_CHECK(!bound->depthwise || shape.input_channels == shape.output_channels,
                "node %zu: a depthwise convolution with %zu input and %zu output channels", index,
                shape.input_channels, shape.output_channels);
@@ -952,8 +950,6 @@ class NativeBackend final : public Backend {
                "node %zu: %zu groups do not divide %zu input and %zu output channels%s", index,
                bound->groups, shape.input_channels, shape.output_channels,
                bound->depthwise ? " (or the node is depthwise)" : "");
-    BLOB_CHECK(!bound->winograd || bound->groups == 1,
-               "node %zu: Winograd on a grouped convolution (%zu groups)", index, bound->groups);
     BLOB_CHECK(!bound->winograd || ::torchir::native::WinogradTileSupported(node.winograd_tile()),
                "node %zu: Winograd output tile %u (2 or 4 expected)", index,
                static_cast<unsigned>(node.winograd_tile()));
@@ -1033,6 +1029,9 @@ class NativeBackend final : public Backend {
                  index, packed.input_channels, packed.output_channels,
                  static_cast<unsigned long long>(in_channels),
                  static_cast<unsigned long long>(out_channels));
+      BLOB_CHECK(packed.groups == bound->groups,
+                 "node %zu: Winograd weights for %zu group(s), the node has %zu", index,
+                 packed.groups, bound->groups);
       // The scratch was planned for the blob's tile.
       BLOB_CHECK(packed.output_tile == node.winograd_tile(),
                  "node %zu: Winograd weights of output tile %zu, the node says %u", index,

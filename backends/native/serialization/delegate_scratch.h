@@ -98,8 +98,9 @@ inline DelegateScratchLayout ComputeDelegateScratch(const fb::Blob& blob, const 
       if (node->depthwise()) continue;
       if (node->winograd()) {
         const size_t tile = node->winograd_tile();
-        grow(&gemm_bytes, WinogradScratchBytes(config, shape, tile, threads));
-        grow(&gemm_bytes, WinogradScratchBytes(config, shape, tile, 1));
+        const size_t groups = node->groups() == 0 ? 1 : node->groups();
+        grow(&gemm_bytes, WinogradScratchBytes(config, shape, tile, threads, groups));
+        grow(&gemm_bytes, WinogradScratchBytes(config, shape, tile, 1, groups));
       } else {
         grow(&gemm_bytes, ConvolutionScratchBytes(config, shape, threads));
       }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/native/convolution.h"
@@ -52,7 +53,8 @@ struct Case {
   DelegateArgs args;
   int32_t input, weights, bias, residual, output;
   bool winograd = true;
-  uint32_t tile = 4;  // the blob's winograd_tile
+  uint32_t tile = 4;    // the blob's winograd_tile
+  uint64_t groups = 0;  // the blob's groups (0 as blobs before grouped convolutions: 1)
   std::vector<float> expected;
 
   std::vector<uint8_t> Blob() const {
@@ -63,7 +65,7 @@ struct Case {
         s.kernel_height, s.kernel_width, s.stride_height, s.stride_width, s.dilation_height,
         s.dilation_width, s.padding_top, s.padding_left, s.padding_bottom, s.padding_right, input,
         weights, bias, residual, output, fb::Activation::Relu, 0.0f, 0.0f,
-        /*depthwise=*/false, winograd, /*groups=*/0, tile);
+        /*depthwise=*/false, winograd, groups, tile);
     fb::FinishBlobBuffer(builder, fb::CreateBlob(builder, 1, static_cast<uint32_t>(args.size()),
                                                  builder.CreateVector(&node, 1)));
     return std::vector<uint8_t>(builder.GetBufferPointer(),
@@ -72,17 +74,23 @@ struct Case {
 };
 
 // `packed_shape` is what the weights are packed for (the node's own shape unless a test
-// wants a mismatch); `target` the family, `tile` the output tile of the weights and the blob.
+// wants a mismatch); `target` the family, `tile` the output tile of the weights and the blob,
+// `groups` the node's groups and `packed_groups` the weights' (the filter [Cout, Cin / groups,
+// 3, 3]).
 void Build(Case& c, const Convolution2dShape& s, KernelTarget target,
-           const Convolution2dShape& packed_shape, size_t tile = 4) {
+           const Convolution2dShape& packed_shape, size_t tile = 4, size_t groups = 1,
+           size_t packed_groups = 0) {
+  if (packed_groups == 0) packed_groups = groups;
   c.shape = s;
   c.tile = static_cast<uint32_t>(tile);
+  c.groups = groups == 1 ? 0 : groups;
+  const size_t cg = s.input_channels / groups, kg = s.output_channels / groups;
   const int64_t oh = static_cast<int64_t>(s.output_height());
   const int64_t ow = static_cast<int64_t>(s.output_width());
   const int64_t cout = static_cast<int64_t>(s.output_channels);
   const std::vector<float> input =
       RandomFloats(s.input_height * s.input_width * s.input_channels, 1);
-  const std::vector<float> oihw = RandomFloats(s.output_channels * s.input_channels * 9, 2);
+  const std::vector<float> oihw = RandomFloats(s.output_channels * cg * 9, 2);
   const std::vector<float> bias = RandomFloats(s.output_channels, 3);
   const std::vector<float> residual = RandomFloats(static_cast<size_t>(oh * ow * cout), 4);
   c.input = static_cast<int32_t>(
@@ -91,19 +99,21 @@ void Build(Case& c, const Convolution2dShape& s, KernelTarget target,
                  input));
   GemmConfig config;
   if (!GetGemmConfig(target, &config)) std::abort();
-  const std::vector<float> packed_oihw =
-      RandomFloats(packed_shape.output_channels * packed_shape.input_channels * 9, 2);
-  const size_t bytes = ::torchir::native::WinogradPackedWeightsBytes(config, packed_shape, tile);
+  const std::vector<float> packed_oihw = RandomFloats(
+      packed_shape.output_channels * packed_shape.input_channels / packed_groups * 9, 2);
+  const size_t bytes =
+      ::torchir::native::WinogradPackedWeightsBytes(config, packed_shape, tile, packed_groups);
   if (bytes == 0) std::abort();
   c.weights =
       static_cast<int32_t>(c.args.AddTyped({static_cast<int64_t>(bytes)}, ScalarType::kUInt8));
   if (::torchir::native::PackWinogradWeights(
           config, packed_shape, tile,
           packed_shape.input_channels == s.input_channels &&
-                  packed_shape.output_channels == s.output_channels
+                  packed_shape.output_channels == s.output_channels && packed_groups == groups
               ? oihw.data()
               : packed_oihw.data(),
-          c.args.tensor(static_cast<size_t>(c.weights)).mutable_data(), bytes) != Error::kOk) {
+          c.args.tensor(static_cast<size_t>(c.weights)).mutable_data(), bytes,
+          packed_groups) != Error::kOk) {
     std::abort();
   }
   c.args.tensor(static_cast<size_t>(c.weights)).set_constant(true);
@@ -123,15 +133,14 @@ void Build(Case& c, const Convolution2dShape& s, KernelTarget target,
                 ix >= static_cast<int64_t>(s.input_width)) {
               continue;
             }
-            for (size_t ci = 0; ci < s.input_channels; ++ci) {
+            const size_t first = static_cast<size_t>(co) / kg * cg;  // co's group's
+            for (size_t ci = 0; ci < cg; ++ci) {
               sum +=
                   static_cast<double>(
                       input[(static_cast<size_t>(iy * static_cast<int64_t>(s.input_width) + ix)) *
                                 s.input_channels +
-                            ci]) *
-                  oihw[((static_cast<size_t>(co) * s.input_channels + ci) * 3 +
-                        static_cast<size_t>(ky)) *
-                           3 +
+                            first + ci]) *
+                  oihw[((static_cast<size_t>(co) * cg + ci) * 3 + static_cast<size_t>(ky)) * 3 +
                        static_cast<size_t>(kx)];
             }
           }
@@ -190,6 +199,37 @@ TEST_F(WinogradBackendTest, RunsAndMatchesTheDefinition) {
         EXPECT_LT(MaxAbsDiff(c.args.Values(static_cast<size_t>(c.output)), c.expected), 1e-3f);
       }
     }
+  }
+}
+
+// Grouped layers (version 2 weights, the same layout on every family): 2 and 4 groups, groups
+// wider and narrower than a vector, on one and two threads, packed for this CPU and another.
+TEST_F(WinogradBackendTest, RunsGroupedLayersAndMatchesTheDefinition) {
+  for (uint32_t threads : {1u, 2u}) {
+    ASSERT_EQ(RegisterNativeBackend({threads}), Error::kOk);
+    for (KernelTarget target :
+         {::torchir::native::CurrentKernelTarget(), KernelTarget::kPortable}) {
+      for (size_t groups : {2, 4}) {
+        SCOPED_TRACE(std::string(::torchir::native::KernelTargetName(target)) + ", " +
+                     std::to_string(groups) + " groups, " + std::to_string(threads) + " thread(s)");
+        const Convolution2dShape s = Shape(15, 17, 48, 32, 1, 1);
+        Case c;
+        Build(c, s, target, s, 4, groups);
+        ASSERT_EQ(RunDelegate(c, c.Blob()), Error::kOk) << g_last_log;
+        EXPECT_LT(MaxAbsDiff(c.args.Values(static_cast<size_t>(c.output)), c.expected), 1e-3f);
+      }
+    }
+  }
+}
+
+// Weights of another group count than the node's, either way, are refused at Init.
+TEST_F(WinogradBackendTest, RefusesWeightsOfOtherGroups) {
+  const Convolution2dShape s = Shape(9, 9, 16, 16, 1, 1);
+  for (const auto& [groups, packed_groups] : {std::pair<size_t, size_t>{4, 2}, {2, 1}, {1, 2}}) {
+    Case c;
+    Build(c, s, ::torchir::native::CurrentKernelTarget(), s, 4, groups, packed_groups);
+    EXPECT_EQ(RunDelegate(c, c.Blob()), Error::kInvalidProgram) << groups << " " << packed_groups;
+    EXPECT_NE(g_last_log.find("group(s)"), std::string::npos) << g_last_log;
   }
 }
 

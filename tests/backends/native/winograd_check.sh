@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Compiles a zoo model for the native backend with TORCHIR_NATIVE_WINOGRAD unset (auto), off, all
-# and 2x2, checks that --explain reports the expected counts of F(4x4, 3x3) and F(2x2, 3x3) layers
-# for each, and runs each program against PyTorch's outputs on 1 and 2 threads (all / 2x2: every
-# 3x3 stride-1 layer by one tile, those the automatic rule leaves out or gives the other tile
-# included).
+# Compiles a zoo model (resnet18; the op zoo's grouped convolution) for the native backend with
+# TORCHIR_NATIVE_WINOGRAD unset (auto), off, all and 2x2, checks that --explain reports the
+# expected counts of F(4x4, 3x3) and F(2x2, 3x3) layers for each, and runs each program against
+# PyTorch's outputs on 1 and 2 threads (all / 2x2: every 3x3 stride-1 layer by one tile, those
+# the automatic rule leaves out or gives the other tile included).
 #
 #   winograd_check.sh TORCHIR_COMPILE TORCHIR_RUN MODEL_DIR OUT_DIR AUTO_4X4 AUTO_2X2 TOTAL
 set -euo pipefail

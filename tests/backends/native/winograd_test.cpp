@@ -58,14 +58,15 @@ Convolution2dShape Shape(size_t batch, size_t height, size_t width, size_t cin, 
 // Packs `weights` (OIHW) for `config` and `tile` into `*packed` and views it.
 void PackAndView(const GemmConfig& config, const Convolution2dShape& s, size_t tile,
                  const std::vector<float>& weights, std::vector<float>* packed,
-                 PackedWinograd* view) {
-  packed->assign(WinogradPackedWeightsBytes(config, s, tile) / sizeof(float), 0.0f);
+                 PackedWinograd* view, size_t groups = 1) {
+  packed->assign(WinogradPackedWeightsBytes(config, s, tile, groups) / sizeof(float), 0.0f);
   ASSERT_FALSE(packed->empty());
   ASSERT_EQ(PackWinogradWeights(config, s, tile, weights.data(), packed->data(),
-                                packed->size() * sizeof(float)),
+                                packed->size() * sizeof(float), groups),
             Error::kOk);
   ASSERT_EQ(ViewPackedWinograd(packed->data(), packed->size() * sizeof(float), view), Error::kOk);
   ASSERT_EQ(view->output_tile, tile);
+  ASSERT_EQ(view->groups, groups);
 }
 
 // The largest |error| seen, relative to u * sum |w x| of the direct convolution (what the docs
@@ -79,19 +80,22 @@ double g_worst_relative_to_direct[2] = {0.0, 0.0};  // F(2x2), F(4x4)
 //   mag(y) = sum_c |A^T| (|G| |g_c| |G^T|  .*  |B^T| |d_c| |B|) |A|   (+ |bias| + |residual|),
 // and each output passes through at most C - 1 additions of the GEMM, one product, one rounding
 // of U, about 6 roundings in each transform (two 1-d passes of up to 3 operations) and the two
-// additions of the epilogue: |y - exact| <= (C + 16) u mag. We allow twice that.
+// additions of the epilogue: |y - exact| <= (C + 16) u mag. We allow twice that. With `groups`,
+// the filter is [K, C / groups, 3, 3] and C above is a group's C / groups.
 void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& o, uint32_t seed,
-                                    size_t tile) {
+                                    size_t tile, size_t groups = 1) {
   SCOPED_TRACE(Describe(s, o) + " F(" + std::to_string(tile) + "x" + std::to_string(tile) +
-               ", 3x3)");
+               ", 3x3), " + std::to_string(groups) + " group(s)");
   const size_t n = WinogradInputTile(tile), nn = n * n;
   ASSERT_TRUE(WinogradApplies(s));
   std::mt19937 rng(seed);
   const size_t h = s.input_height, w = s.input_width;
   const size_t oh = s.output_height(), ow = s.output_width();
   const size_t cin = s.input_channels, cout = s.output_channels;
+  ASSERT_TRUE(WinogradGroupedApplies(s, groups));
+  const size_t cg = cin / groups, kg = cout / groups;  // a group's input and output channels
   const std::vector<float> input = Random(s.batch * h * w * cin, &rng);
-  const std::vector<float> weights = Random(cout * cin * 9, &rng);  // OIHW
+  const std::vector<float> weights = Random(cout * cg * 9, &rng);  // OIHW, I per group
   const std::vector<float> bias = Random(cout, &rng);
   const std::vector<float> residual = Random(s.batch * oh * ow * cout, &rng);
 
@@ -99,7 +103,7 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
   ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
   std::vector<float> packed;
   PackedWinograd view;
-  ASSERT_NO_FATAL_FAILURE(PackAndView(config, s, tile, weights, &packed, &view));
+  ASSERT_NO_FATAL_FAILURE(PackAndView(config, s, tile, weights, &packed, &view, groups));
 
   std::vector<float> output(s.batch * oh * ow * cout, 12345.0f);
   Epilogue epilogue = o.epilogue;
@@ -112,7 +116,7 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
     epilogue.residual_stride = cout;
   }
   const size_t threads = o.threads == 0 ? 1 : o.threads;
-  std::vector<char> scratch(WinogradScratchBytes(config, s, tile, threads));
+  std::vector<char> scratch(WinogradScratchBytes(config, s, tile, threads, groups));
   pthreadpool_t pool = o.threads == 0 ? nullptr : pthreadpool_create(o.threads);
   const Error error =
       WinogradConvolution2d(s, input.data(), view, o.bias ? bias.data() : nullptr, output.data(),
@@ -120,11 +124,11 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
   if (pool != nullptr) pthreadpool_destroy(pool);
   ASSERT_EQ(error, Error::kOk);
 
-  // |U| = |G| |g| |G^T| per (co, ci), n * n values each.
-  std::vector<double> abs_u(cout * cin * nn);
+  // |U| = |G| |g| |G^T| per (co, ci of co's group), n * n values each.
+  std::vector<double> abs_u(cout * cg * nn);
   for (size_t co = 0; co < cout; ++co) {
-    for (size_t ci = 0; ci < cin; ++ci) {
-      const float* g = &weights[(co * cin + ci) * 9];
+    for (size_t ci = 0; ci < cg; ++ci) {
+      const float* g = &weights[(co * cg + ci) * 9];
       for (size_t i = 0; i < n; ++i) {
         for (size_t j = 0; j < n; ++j) {
           double sum = 0;
@@ -134,7 +138,7 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
                   std::fabs(Gt(tile, i, a)) * std::fabs(g[a * 3 + b]) * std::fabs(Gt(tile, j, b));
             }
           }
-          abs_u[(co * cin + ci) * nn + i * n + j] = sum;
+          abs_u[(co * cg + ci) * nn + i * n + j] = sum;
         }
       }
     }
@@ -172,9 +176,10 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
         }
         for (size_t co = 0; co < cout; ++co) {
           double product[kWinogradMaxMatrices] = {};
-          for (size_t ci = 0; ci < cin; ++ci) {
+          const size_t first = co / kg * cg;  // co's group's first input channel
+          for (size_t ci = 0; ci < cg; ++ci) {
             for (size_t e = 0; e < nn; ++e) {
-              product[e] += abs_u[(co * cin + ci) * nn + e] * abs_v[ci * nn + e];
+              product[e] += abs_u[(co * cg + ci) * nn + e] * abs_v[(first + ci) * nn + e];
             }
           }
           for (size_t r = 0; r < tile && ty * tile + r < oh; ++r) {
@@ -197,17 +202,18 @@ void ExpectWinogradMatchesReference(const Convolution2dShape& s, const Options& 
               }
               for (size_t ky = 0; ky < 3; ++ky) {
                 for (size_t kx = 0; kx < 3; ++kx) {
-                  for (size_t ci = 0; ci < cin; ++ci) {
+                  for (size_t ci = 0; ci < cg; ++ci) {
                     const double p =
                         in(b, static_cast<long>(oy + ky) - static_cast<long>(s.padding_top),
-                           static_cast<long>(ox + kx) - static_cast<long>(s.padding_left), ci) *
-                        weights[(co * cin + ci) * 9 + ky * 3 + kx];
+                           static_cast<long>(ox + kx) - static_cast<long>(s.padding_left),
+                           first + ci) *
+                        weights[(co * cg + ci) * 9 + ky * 3 + kx];
                     exact += p;
                     direct_magnitude += std::fabs(p);
                   }
                 }
               }
-              double tolerance = 2.0 * (cin + 16) * u * (magnitude + extra) + 1e-30;
+              double tolerance = 2.0 * (cg + 16) * u * (magnitude + extra) + 1e-30;
               const bool clamp_kind = o.epilogue.activation == Activation::kNone ||
                                       o.epilogue.activation == Activation::kRelu ||
                                       o.epilogue.activation == Activation::kClamp;
@@ -342,6 +348,132 @@ TEST_P(WinogradTest, MatchesReferenceWithThreads) {
       ExpectWinogradMatchesReference(many, options, 530 + threads, tile);
     }
   }
+}
+
+// Grouped layers (block-diagonal matrices, version 2 weights): groups of 16 channels as in
+// RegNet's layers (a whole vector on AVX-512, two on AVX2), groups narrower and wider than a
+// vector, groups with more outputs than inputs, tile counts that leave 1-7 rows after blocks of 8,
+// several blocks, threads (blocks per thread and matrices shared), and the epilogues.
+TEST_P(WinogradTest, MatchesReferenceForGroupedLayers) {
+  struct Case {
+    size_t batch, h, w, cin, cout, groups;
+  };
+  for (size_t tile : kTiles) {
+    uint32_t seed = 700;
+    for (const Case& c :
+         {Case{1, 7, 7, 64, 64, 4}, Case{1, 14, 14, 48, 48, 3}, Case{2, 9, 11, 12, 20, 4},
+          Case{1, 5, 6, 6, 6, 2}, Case{1, 8, 8, 40, 40, 10}, Case{1, 13, 3, 66, 33, 3}}) {
+      ExpectWinogradMatchesReference(Shape(c.batch, c.h, c.w, c.cin, c.cout, 1, 1, 1, 1), {},
+                                     seed++, tile, c.groups);
+      if (HasFailure()) return;
+    }
+    // Several blocks.
+    GemmConfig config;
+    ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+    const Convolution2dShape many = Shape(2, 58, 30, 32, 32, 1, 1, 1, 1);
+    ASSERT_LT(WinogradTileBlock(config, many, tile, 1, 2), WinogradTiles(many, tile));
+    EXPECT_FALSE(WinogradSharesMatrices(config, many, tile, 2, 2));
+    ExpectWinogradMatchesReference(many, {}, seed++, tile, 2);
+    for (size_t threads : {2, 3}) {
+      Options options;
+      options.threads = threads;
+      options.bias = true;
+      options.epilogue.activation = Activation::kRelu;
+      options.residual = Options::kInPlace;
+      ExpectWinogradMatchesReference(Shape(1, 14, 14, 64, 64, 1, 1, 1, 1), options, seed++, tile,
+                                     4);
+      ExpectWinogradMatchesReference(many, options, seed++, tile, 2);
+    }
+    for (const Options& options : EveryEpilogueCase()) {
+      ExpectWinogradMatchesReference(Shape(1, 6, 9, 32, 32, 1, 1, 1, 1), options, seed++, tile, 2);
+      if (HasFailure()) return;
+    }
+  }
+}
+
+// Grouped weights: version 2 with the group count, every target's layout (a repack copies them),
+// and refused for a group count that does not divide the channels or a header that lies.
+TEST_P(WinogradTest, GroupedWeightsAreVersion2) {
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+  const Convolution2dShape s = Shape(1, 8, 8, 32, 48, 1, 1, 1, 1);
+  std::mt19937 rng(9);
+  const std::vector<float> weights = Random(48 * 8 * 9, &rng);
+  std::vector<float> packed;
+  PackedWinograd view;
+  ASSERT_NO_FATAL_FAILURE(PackAndView(config, s, 4, weights, &packed, &view, 4));
+  PackedWinogradHeader header;
+  std::memcpy(&header, packed.data(), sizeof(header));
+  EXPECT_EQ(header.version, kPackedWinogradGroupedVersion);
+  EXPECT_EQ(header.groups, 4u);
+  // 4 groups of 36 blocks of 8 x 12 floats (a multiple of 16: no padding).
+  EXPECT_EQ(header.matrix_floats, 8u * 12u);
+  EXPECT_EQ(header.data_floats, 4u * 36u * 8u * 12u);
+  // Ungrouped weights keep version 1 and groups 0, as before groups existed.
+  std::vector<float> plain;
+  PackedWinograd plain_view;
+  ASSERT_NO_FATAL_FAILURE(
+      PackAndView(config, s, 4, Random(48 * 32 * 9, &rng), &plain, &plain_view));
+  PackedWinogradHeader plain_header;
+  std::memcpy(&plain_header, plain.data(), sizeof(plain_header));
+  EXPECT_EQ(plain_header.version, kPackedWinogradVersion);
+  EXPECT_EQ(plain_header.groups, 0u);
+
+  for (KernelTarget target : {KernelTarget::kPortable, KernelTarget::kX86Avx2,
+                              KernelTarget::kX86Avx512, KernelTarget::kArmNeon}) {
+    GemmConfig other;
+    ASSERT_TRUE(GetGemmConfig(target, &other));
+    std::vector<float> repacked(RepackedWinogradBytes(view, other) / sizeof(float));
+    ASSERT_EQ(repacked.size(), packed.size());
+    std::vector<float> unused(48 * 32);
+    ASSERT_EQ(RepackWinogradWeights(view, other, unused.data(), repacked.data(),
+                                    repacked.size() * sizeof(float)),
+              Error::kOk);
+    PackedWinograd again;
+    ASSERT_EQ(ViewPackedWinograd(repacked.data(), repacked.size() * sizeof(float), &again),
+              Error::kOk);
+    EXPECT_EQ(again.groups, 4u);
+    EXPECT_EQ(again.config.target, target);
+    EXPECT_EQ(std::memcmp(again.data, view.data, 4 * 36 * view.matrix_floats * sizeof(float)), 0);
+  }
+
+  // Groups that do not divide the channels.
+  EXPECT_FALSE(WinogradGroupedApplies(s, 5));
+  EXPECT_EQ(WinogradPackedWeightsBytes(config, s, 4, 5), 0u);
+  EXPECT_EQ(PackWinogradWeights(config, s, 4, weights.data(), packed.data(),
+                                packed.size() * sizeof(float), 5),
+            Error::kInvalidArgument);
+  // Headers that lie: a version 2 without groups, a version 1 with them, another group count
+  // (the matrix size no longer follows).
+  const auto view_with = [&](uint32_t version, uint32_t groups) {
+    std::vector<float> copy = packed;
+    PackedWinogradHeader h = header;
+    h.version = version;
+    h.groups = groups;
+    std::memcpy(copy.data(), &h, sizeof(h));
+    PackedWinograd v;
+    return ViewPackedWinograd(copy.data(), copy.size() * sizeof(float), &v);
+  };
+  EXPECT_EQ(view_with(kPackedWinogradGroupedVersion, 4), Error::kOk);
+  EXPECT_EQ(view_with(kPackedWinogradGroupedVersion, 0), Error::kInvalidProgram);
+  EXPECT_EQ(view_with(kPackedWinogradGroupedVersion, 1), Error::kInvalidProgram);
+  EXPECT_EQ(view_with(kPackedWinogradVersion, 4), Error::kInvalidProgram);
+  EXPECT_EQ(view_with(kPackedWinogradGroupedVersion, 2), Error::kProgramOutOfBounds);
+  EXPECT_EQ(view_with(3, 4), Error::kUnsupportedVersion);
+  // The shape's channels are the whole tensors'; weights of 4 groups on a 2-group view refuse.
+  std::vector<float> input(8 * 8 * 32), output(8 * 8 * 48);
+  std::vector<char> scratch(WinogradScratchBytes(config, s, 4, 1, 4));
+  EXPECT_EQ(WinogradConvolution2d(s, input.data(), view, nullptr, output.data(), {}, scratch.data(),
+                                  scratch.size()),
+            Error::kOk);
+  EXPECT_EQ(WinogradConvolution2d(s, input.data(), view, nullptr, output.data(), {}, scratch.data(),
+                                  scratch.size() - 1),
+            Error::kOutOfMemory);
+  Convolution2dShape odd = s;
+  odd.input_channels = 30;
+  EXPECT_EQ(WinogradConvolution2d(odd, input.data(), view, nullptr, output.data(), {},
+                                  scratch.data(), scratch.size()),
+            Error::kInvalidArgument);
 }
 
 TEST_P(WinogradTest, RefusesWhatItDoesNotCompute) {
@@ -543,7 +675,9 @@ TEST(WinogradWeightsTest, ViewRejectsBadHeaders) {
     return ViewPackedWinograd(copy.data(), bytes, &view);
   };
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.magic = kPackedBMagic; }), Error::kInvalidProgram);
-  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.version = 2; }), Error::kUnsupportedVersion);
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.version = 3; }), Error::kUnsupportedVersion);
+  // Version 2 is grouped: ungrouped weights under it lack the group count.
+  EXPECT_EQ(with([](PackedWinogradHeader& h) { h.version = 2; }), Error::kInvalidProgram);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.target = 99; }), Error::kNotSupported);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.nr = 32; }), Error::kInvalidProgram);
   EXPECT_EQ(with([](PackedWinogradHeader& h) { h.kc = 128; }), Error::kInvalidProgram);
