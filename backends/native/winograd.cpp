@@ -425,32 +425,13 @@ HWY_INLINE void GroupColumn(D d, const float* v, size_t v_stride, const float* u
   for (; t + 8 <= tiles; t += 8) {
     GroupRows<8>(d, v + t * v_stride, v_stride, u, cg, kg, m + t * m_stride, m_stride);
   }
-  const float* vt = v + t * v_stride;
-  float* mt = m + t * m_stride;
-  switch (tiles - t) {
-    case 7:
-      GroupRows<7>(d, vt, v_stride, u, cg, kg, mt, m_stride);
-      break;
-    case 6:
-      GroupRows<6>(d, vt, v_stride, u, cg, kg, mt, m_stride);
-      break;
-    case 5:
-      GroupRows<5>(d, vt, v_stride, u, cg, kg, mt, m_stride);
-      break;
-    case 4:
-      GroupRows<4>(d, vt, v_stride, u, cg, kg, mt, m_stride);
-      break;
-    case 3:
-      GroupRows<3>(d, vt, v_stride, u, cg, kg, mt, m_stride);
-      break;
-    case 2:
-      GroupRows<2>(d, vt, v_stride, u, cg, kg, mt, m_stride);
-      break;
-    case 1:
-      GroupRows<1>(d, vt, v_stride, u, cg, kg, mt, m_stride);
-      break;
-    default:
-      break;
+  // The last 1-7 tiles by the kernel of that many rows.
+  using Rows = void (*)(D, const float*, size_t, const float*, size_t, size_t, float*, size_t);
+  static constexpr Rows kRest[8] = {nullptr,          &GroupRows<1, D>, &GroupRows<2, D>,
+                                    &GroupRows<3, D>, &GroupRows<4, D>, &GroupRows<5, D>,
+                                    &GroupRows<6, D>, &GroupRows<7, D>};
+  if (t < tiles) {
+    kRest[tiles - t](d, v + t * v_stride, v_stride, u, cg, kg, m + t * m_stride, m_stride);
   }
 }
 
