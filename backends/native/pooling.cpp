@@ -36,6 +36,16 @@ struct AveragePoolCall {
   size_t row_begin, row_end;
 };
 
+// One task of a global average pooling split by pixels: for each of `batch` images, the sum over
+// pixels [pixel_begin, pixel_end) of every channel, times `scale`, to output + image * channels.
+struct PixelSumCall {
+  size_t batch, pixels, channels;
+  const float* input;
+  float* output;
+  size_t pixel_begin, pixel_end;
+  float scale;
+};
+
 }  // namespace
 }  // namespace torchir::native
 #endif  // TORCHIR_BACKENDS_NATIVE_POOLING_CALL_
@@ -136,47 +146,60 @@ void MaxPoolRowsForTarget(const MaxPoolCall& call) {
   }
 }
 
-void AveragePoolRowsForTarget(const AveragePoolCall& call) {
+// out[c] = scale * the sum over pixels [p_begin, p_end) of in[p * channels + c], for channels
+// [c_begin, c_end): four vectors of channels at a time (four independent chains of adds over
+// the pixels), then one vector, then one lane.
+HWY_INLINE void SumChannels(const float* HWY_RESTRICT in, size_t channels, size_t c_begin,
+                            size_t c_end, size_t p_begin, size_t p_end, float scale_value,
+                            float* HWY_RESTRICT out) {
   const hn::ScalableTag<float> d;
   using V = hn::Vec<decltype(d)>;
   const size_t lanes = hn::Lanes(d);
+  const V scale = hn::Set(d, scale_value);
+  size_t c = c_begin;
+  for (; c + 4 * lanes <= c_end; c += 4 * lanes) {
+    V s0 = hn::Zero(d), s1 = hn::Zero(d), s2 = hn::Zero(d), s3 = hn::Zero(d);
+    for (size_t p = p_begin; p < p_end; ++p) {
+      const float* HWY_RESTRICT pixel = in + p * channels + c;
+      s0 = hn::Add(s0, hn::LoadU(d, pixel));
+      s1 = hn::Add(s1, hn::LoadU(d, pixel + lanes));
+      s2 = hn::Add(s2, hn::LoadU(d, pixel + 2 * lanes));
+      s3 = hn::Add(s3, hn::LoadU(d, pixel + 3 * lanes));
+    }
+    hn::StoreU(hn::Mul(s0, scale), d, out + c);
+    hn::StoreU(hn::Mul(s1, scale), d, out + c + lanes);
+    hn::StoreU(hn::Mul(s2, scale), d, out + c + 2 * lanes);
+    hn::StoreU(hn::Mul(s3, scale), d, out + c + 3 * lanes);
+  }
+  for (; c + lanes <= c_end; c += lanes) {
+    V sum = hn::Zero(d);
+    for (size_t p = p_begin; p < p_end; ++p)
+      sum = hn::Add(sum, hn::LoadU(d, in + p * channels + c));
+    hn::StoreU(hn::Mul(sum, scale), d, out + c);
+  }
+  for (; c < c_end; ++c) {
+    float sum = 0.0f;
+    for (size_t p = p_begin; p < p_end; ++p) sum += in[p * channels + c];
+    out[c] = sum * scale_value;
+  }
+}
+
+void AveragePoolRowsForTarget(const AveragePoolCall& call) {
   const float inverse = 1.0f / static_cast<float>(call.pixels);
-  const V scale = hn::Set(d, inverse);
   for (size_t row = call.row_begin; row < call.row_end; ++row) {
     const size_t image = row / call.blocks, block = row % call.blocks;
     const size_t c_begin = block * call.block;
     const size_t c_end =
         call.channels - c_begin < call.block ? call.channels : c_begin + call.block;
-    const float* HWY_RESTRICT in = call.input + image * call.pixels * call.channels;
-    float* HWY_RESTRICT out = call.output + image * call.channels;
-    size_t c = c_begin;
-    // Four vectors of channels at a time: four independent chains of adds over the pixels.
-    for (; c + 4 * lanes <= c_end; c += 4 * lanes) {
-      V s0 = hn::Zero(d), s1 = hn::Zero(d), s2 = hn::Zero(d), s3 = hn::Zero(d);
-      for (size_t p = 0; p < call.pixels; ++p) {
-        const float* HWY_RESTRICT pixel = in + p * call.channels + c;
-        s0 = hn::Add(s0, hn::LoadU(d, pixel));
-        s1 = hn::Add(s1, hn::LoadU(d, pixel + lanes));
-        s2 = hn::Add(s2, hn::LoadU(d, pixel + 2 * lanes));
-        s3 = hn::Add(s3, hn::LoadU(d, pixel + 3 * lanes));
-      }
-      hn::StoreU(hn::Mul(s0, scale), d, out + c);
-      hn::StoreU(hn::Mul(s1, scale), d, out + c + lanes);
-      hn::StoreU(hn::Mul(s2, scale), d, out + c + 2 * lanes);
-      hn::StoreU(hn::Mul(s3, scale), d, out + c + 3 * lanes);
-    }
-    for (; c + lanes <= c_end; c += lanes) {
-      V sum = hn::Zero(d);
-      for (size_t p = 0; p < call.pixels; ++p) {
-        sum = hn::Add(sum, hn::LoadU(d, in + p * call.channels + c));
-      }
-      hn::StoreU(hn::Mul(sum, scale), d, out + c);
-    }
-    for (; c < c_end; ++c) {
-      float sum = 0.0f;
-      for (size_t p = 0; p < call.pixels; ++p) sum += in[p * call.channels + c];
-      out[c] = sum * inverse;
-    }
+    SumChannels(call.input + image * call.pixels * call.channels, call.channels, c_begin, c_end, 0,
+                call.pixels, inverse, call.output + image * call.channels);
+  }
+}
+
+void SumPixelsForTarget(const PixelSumCall& call) {
+  for (size_t image = 0; image < call.batch; ++image) {
+    SumChannels(call.input + image * call.pixels * call.channels, call.channels, 0, call.channels,
+                call.pixel_begin, call.pixel_end, call.scale, call.output + image * call.channels);
   }
 }
 
@@ -189,6 +212,7 @@ namespace torchir::native {
 
 HWY_EXPORT(MaxPoolRowsForTarget);
 HWY_EXPORT(AveragePoolRowsForTarget);
+HWY_EXPORT(SumPixelsForTarget);
 
 namespace {
 
@@ -213,6 +237,28 @@ void RunAveragePoolCall(const AveragePoolCall& call) {
 // Channels per task of a global average pooling: a few tasks per image when there are many
 // channels (a CNN's head: 1280 channels of 7 x 7 pixels), one when there are few.
 constexpr size_t kAverageBlockChannels = 128;
+
+// A global average pooling on several threads goes by pixels when the other tasks' partial means
+// fit this many floats on the stack (EfficientNet's largest: 1152 channels): each thread reads
+// the rows it wrote in the layer before (whose rows were shared out in the same order), where
+// channel blocks had every thread read every pixel, half of them from the other core's cache,
+// and images with at most kAverageBlockChannels channels ran on one thread.
+constexpr size_t kPartialMeanFloats = 4096;
+
+struct PixelShares {
+  PixelSumCall whole;  // output, pixel range set per task
+  size_t tasks;
+  float* partials;  // task t > 0 writes at (t - 1) * batch * channels
+};
+
+void RunPixelShare(void* context, size_t task) {
+  const PixelShares& shares = *static_cast<const PixelShares*>(context);
+  PixelSumCall call = shares.whole;
+  call.pixel_begin = call.pixels * task / shares.tasks;
+  call.pixel_end = call.pixels * (task + 1) / shares.tasks;
+  if (task > 0) call.output = shares.partials + (task - 1) * call.batch * call.channels;
+  HWY_DYNAMIC_DISPATCH(SumPixelsForTarget)(call);
+}
 
 }  // namespace
 
@@ -269,6 +315,23 @@ runtime::Error GlobalAveragePool(size_t batch, size_t pixels, size_t channels, c
   if (batch == 0 || pixels == 0 || channels == 0 || input == nullptr || output == nullptr ||
       !FitsBytes(batch, pixels, 1, channels)) {
     return runtime::Error::kInvalidArgument;
+  }
+  const size_t threads = threadpool == nullptr ? 1 : pthreadpool_get_threads_count(threadpool);
+  if (threads >= 2 && pixels >= 2 * threads &&
+      channels <= kPartialMeanFloats / batch / (threads - 1)) {
+    alignas(64) float partials[kPartialMeanFloats];
+    const PixelShares shares{
+        {batch, pixels, channels, input, output, 0, pixels, 1.0f / static_cast<float>(pixels)},
+        threads,
+        partials};
+    pthreadpool_parallelize_1d(threadpool, &RunPixelShare, const_cast<PixelShares*>(&shares),
+                               threads, 0);
+    const size_t floats = batch * channels;
+    for (size_t t = 1; t < threads; ++t) {
+      const float* partial = partials + (t - 1) * floats;
+      for (size_t i = 0; i < floats; ++i) output[i] += partial[i];
+    }
+    return runtime::Error::kOk;
   }
   const size_t blocks = (channels + kAverageBlockChannels - 1) / kAverageBlockChannels;
   const size_t block = (channels + blocks - 1) / blocks;

@@ -42,8 +42,11 @@ runtime::Error MaxPool2d(const Pool2dShape& shape, const float* input, float* ou
                          pthreadpool_t threadpool = nullptr);
 
 // output (N, C) [n, c] = the mean of input (N, pixels, C) [n, p, c] over its `pixels` pixels,
-// summed in float in pixel order per channel. Channel blocks of images are shared among the
-// pool's threads. kInvalidArgument for zero sizes or null tensors.
+// summed in float in pixel order per channel. On several threads each thread sums a contiguous
+// share of the pixels (the rows it wrote, when the layer before shared its rows out in order)
+// and the shares' means are added, while the other threads' partial means fit 4096 floats; else
+// channel blocks of images are shared among the threads. kInvalidArgument for zero sizes or
+// null tensors.
 runtime::Error GlobalAveragePool(size_t batch, size_t pixels, size_t channels, const float* input,
                                  float* output, pthreadpool_t threadpool = nullptr);
 

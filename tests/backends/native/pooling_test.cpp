@@ -185,6 +185,23 @@ TEST_P(PoolingTest, GlobalAverageMatchesDoubleReference) {
   ExpectAverageMatches({2, 7 * 7, 1280, 3, 0.0f}, seed++);
 }
 
+// On several threads the pixels are shared out, each thread's partial mean added at the end,
+// while the other threads' partials fit the stack buffer: pixel counts the threads do not
+// divide, 3 threads, batches; and the channel blocks otherwise (more partial floats than the
+// buffer holds, fewer than two pixels a thread).
+TEST_P(PoolingTest, GlobalAverageByPixelsAndByChannelBlocks) {
+  uint32_t seed = 300;
+  for (size_t threads : {2, 3}) {
+    for (size_t pixels : {6, 7, 49, 197}) {
+      ExpectAverageMatches({1, pixels, 33, threads, 1.0f}, seed++);
+      ExpectAverageMatches({2, pixels, 1152, threads, 0.0f}, seed++);
+      if (HasFailure()) return;
+    }
+    ExpectAverageMatches({4, 49, 1280, threads, 0.0f}, seed++);  // 5120+ partial floats
+    ExpectAverageMatches({1, 3, 64, threads, 0.0f}, seed++);     // fewer than 2 pixels a thread
+  }
+}
+
 TEST_P(PoolingTest, RefusesBadArguments) {
   std::vector<float> input(64, 1.0f), output(64, 7.0f);
   Pool2dShape s{1, 4, 4, 4, 2, 2, 2, 2, 2, 2, 1, 1, 0, 0};
