@@ -26,7 +26,9 @@
 //                              (effective rate); .../residual with a residual add and relu,
 //                              .../cold (x86-64) with U flushed as in Native/<layer>/cold
 //   Winograd2x2/<layer>        the same by F(2x2, 3x3) (16 matrices of U, 2.25x fewer
-//                              multiplies than the direct convolution), and .../cold
+//                              multiplies than the direct convolution), and .../cold; both also
+//                              on the grouped 3x3 stride-1 layers (regnet_x_400mf's), beside
+//                              Native/<layer>/direct, without the cold and residual rows
 //   LibTorch/<layer>           at::conv2d on channels-last tensors, 1 thread, oneDNN enabled
 //                              (libtorch_layers.h; the label names the backend ATen picked),
 //                              when the build has LibTorch (TORCHIR_BUILD_TOOLS)

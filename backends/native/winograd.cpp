@@ -701,13 +701,9 @@ runtime::Error WinogradConvolution2d(const Convolution2dShape& shape, const floa
   run.block = WinogradTileBlock(current, shape, tile, threads, groups);
   run.scratch = static_cast<char*>(scratch);
   if (groups > 1) {
-    // One slot per task: a group's V and M (WinogradScratchBytes), no GEMM blocks.
-    run.slot_bytes =
-        RoundUp(weights.matrices() *
-                    (WinogradScratchMatrixFloats(run.block, shape.input_channels / groups) +
-                     WinogradScratchMatrixFloats(run.block, shape.output_channels / groups)) *
-                    sizeof(float),
-                64);
+    // One slot per task: a group's V and M, no GEMM blocks (the block does not depend on the
+    // thread count, so one thread's scratch is one slot).
+    run.slot_bytes = WinogradScratchBytes(current, shape, tile, 1, groups);
     GroupedRun grouped{&run, (run.tiles_total + run.block - 1) / run.block, 1};
     const size_t items = grouped.blocks * groups;
     grouped.tasks = threads < items ? threads : items;

@@ -1,6 +1,6 @@
 // Winograd F(4x4, 3x3) and F(2x2, 3x3) convolution over NHWC tensors for 3x3, stride-1,
-// dilation-1, ungrouped layers (any padding, any height and width): each 4x4 (2x2) block of
-// output pixels (a "tile") is computed from the 6x6 (4x4) input pixels under it with 36 (16)
+// dilation-1 layers, ungrouped or grouped (any padding, any height and width): each 4x4 (2x2) block
+// of output pixels (a "tile") is computed from the 6x6 (4x4) input pixels under it with 36 (16)
 // multiplies per channel pair instead of 144 (36) (docs/native-kernels.md, "Winograd", has the
 // matrices and the error bound tested). Below for F(4x4); F(2x2) has 16 matrices of 4x4 tiles.
 //
@@ -20,7 +20,9 @@
 //  3.   36 GEMMs on the packed machinery of gemm.h into M (36 matrices of T x K, in the scratch);
 //  4.   output transform with the epilogue, straight into the output.
 // Transforms run on Highway's vectors over channels (one lane at a time for the last
-// C mod lanes), dispatched to the CPU's best target like the GEMM.
+// C mod lanes), dispatched to the CPU's best target like the GEMM. A grouped layer's matrices are
+// block-diagonal: it goes by (block of tiles, group) pairs instead, each with steps 2-4 on that
+// group's channels alone and a small kernel of its own for step 3 (WinogradGroupedApplies).
 #pragma once
 
 #include <pthreadpool.h>
@@ -183,7 +185,8 @@ size_t WinogradScratchBytes(const GemmConfig& config, const Convolution2dShape& 
 // What Convolution2d computes, by Winograd F(t x t, 3x3) with t the weights' output tile: output
 // (N, OH, OW, K) NHWC = epilogue(conv(input NHWC) + bias), bias K floats or null, epilogue.residual
 // NHWC of the output's shape with residual_stride >= K floats (it may be the output itself). The
-// shape must satisfy WinogradApplies and match the weights' channels (else kInvalidArgument);
+// shape must satisfy WinogradGroupedApplies with the weights' groups and match their channels
+// (else kInvalidArgument);
 // weights packed for another layout than this CPU's: kNotSupported; scratch short of
 // WinogradScratchBytes for the weights' tile and the pool's thread count: kOutOfMemory. The output
 // must not overlap the input or the scratch.
