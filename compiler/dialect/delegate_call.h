@@ -21,5 +21,11 @@ inline constexpr char kDelegateMacsAttr[] = "macs";
 // backend declared for the thread count the program is compiled for). The memory
 // planner places them like a tensor live during this call only.
 inline constexpr char kDelegateScratchAttr[] = "scratch_bytes";
+// An optional Int attribute: the index of an input whose storage the call's single
+// output may take over when nothing reads that input after the call (an add of a
+// residual written over the residual). The backend promises to read each element of
+// that input only to compute the same element of the output, before writing it. The
+// memory planner decides; the backend's kernels must run either way.
+inline constexpr char kDelegateInPlaceInputAttr[] = "in_place_input";
 
 }  // namespace torchir::dialect

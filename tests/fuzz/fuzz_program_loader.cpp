@@ -312,10 +312,13 @@ std::vector<Target> MutationTargets(const uint8_t* program, size_t size) {
            torchir::native::kPackedBHeaderBytes)) {
     targets.push_back({range, &HeaderFields});
   }
-  // The program FlatBuffer itself, for the delegate calls' planned scratch.
+  // The program FlatBuffer itself, for the delegate calls' planned scratch. Only where it starts
+  // 8-byte aligned (as torchir-compile writes it; `program` is): the verifier checks alignment
+  // relative to the buffer's start, so on a mutated, misaligned offset it would read misaligned
+  // scalars itself.
   torchir::pte::FileHeader header;
   if (size >= torchir::pte::kFileHeaderSize && torchir::pte::DecodeFileHeader(program, &header) &&
-      header.flatbuffer_offset <= size &&
+      header.flatbuffer_offset % alignof(uint64_t) == 0 && header.flatbuffer_offset <= size &&
       header.flatbuffer_size <= size - header.flatbuffer_offset &&
       !DelegateScratchFields(program + header.flatbuffer_offset,
                              static_cast<size_t>(header.flatbuffer_size))

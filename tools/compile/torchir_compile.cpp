@@ -274,6 +274,7 @@ int main(int argc, char** argv) {
     std::cout << "peak live bytes: " << plan->file_order_peak << " in node order, "
               << plan->memory_aware_peak << " in memory-aware order ("
               << (plan->reordered ? "used" : "not lower, node order kept") << ")\n";
+    std::cout << "outputs written over an input: " << plan->in_place_outputs << "\n";
     std::cout << "planning time: " << plan->planning_seconds * 1e3 << " ms\n";
   }
   if (cli.Switch("explain")) std::cout << torchir::backend::RenderExplanation(*partitioning);

@@ -34,13 +34,82 @@ const ir::Value* SharedStorageSource(const ir::Node& node) {
     const ir::AttrValue* index = node.FindAttr("index");
     int64_t i = index != nullptr ? index->as_int() : 0;
     return i >= 0 && static_cast<size_t>(i) < node.num_inputs() ? node.input(static_cast<size_t>(i))
-                                                                 : node.input(0);
+                                                                : node.input(0);
   }
   // Edge ops say so in their table row; anything else (a delegate call) owns its outputs.
   const dialect::EdgeOpDef* def = dialect::FindEdgeOp(node.op());
   return def != nullptr && def->output_storage == dialect::OutputStorage::kViewOfInput0
              ? node.input(0)
              : nullptr;
+}
+
+// The storage owner of `id` through `view_of`.
+memory_planner::BufferId RootOf(const memory_planner::Program& program,
+                                memory_planner::BufferId id) {
+  while (program.view_of[static_cast<size_t>(id)] != memory_planner::kNoBuffer) {
+    id = program.view_of[static_cast<size_t>(id)];
+  }
+  return id;
+}
+
+// In-place outputs: a delegate call that allows it (dialect::kDelegateInPlaceInputAttr) writes
+// its output over that input's bytes when nothing reads them after the call, in `program`'s
+// order: the output becomes a view of the input (program->view_of), and `lifetimes` are
+// recomputed for the calls after it (whose inputs may be such outputs: a chain of residual
+// blocks all in one buffer). Not when the storage holds a graph input or output (the caller's),
+// when the input is read twice by the call, or when sizes or read overruns differ. Returns how
+// many outputs now share their input's storage.
+size_t ShareInPlaceOutputs(
+    const std::vector<const ir::Node*>& order,
+    const std::unordered_map<const ir::Value*, memory_planner::BufferId>& ids,
+    const std::vector<uint64_t>& sizes,
+    const std::unordered_map<const ir::Value*, uint64_t>& overrun, memory_planner::Program* program,
+    std::vector<memory_planner::Lifetime>* lifetimes) {
+  namespace mp = memory_planner;
+  size_t shared = 0;
+  const auto overrun_of = [&overrun](const ir::Value* value) {
+    const auto it = overrun.find(value);
+    return it == overrun.end() ? uint64_t{0} : it->second;
+  };
+  for (size_t i = 0; i < order.size(); ++i) {
+    const ir::Node& node = *order[i];
+    const ir::AttrValue* attr = node.FindAttr(dialect::kDelegateInPlaceInputAttr);
+    if (attr == nullptr || attr->kind() != ir::AttrValue::Kind::kInt || node.num_outputs() != 1 ||
+        attr->as_int() < 0 || static_cast<uint64_t>(attr->as_int()) >= node.num_inputs()) {
+      continue;
+    }
+    const ir::Value* input = node.input(static_cast<size_t>(attr->as_int()));
+    const ir::Value* output = node.output(0);
+    const auto in = ids.find(input);
+    const auto out = ids.find(output);
+    if (in == ids.end() || out == ids.end() ||
+        std::count(node.inputs().begin(), node.inputs().end(), input) != 1) {
+      continue;
+    }
+    const mp::BufferId from = in->second, to = out->second;
+    const mp::BufferId root = RootOf(*program, from);
+    bool callers = false;
+    for (const std::vector<mp::BufferId>* ends :
+         {&program->graph_inputs, &program->graph_outputs}) {
+      for (mp::BufferId id : *ends) callers = callers || RootOf(*program, id) == root;
+    }
+    const mp::Lifetime& storage = (*lifetimes)[static_cast<size_t>(root)];
+    if (callers || program->view_of[static_cast<size_t>(to)] != mp::kNoBuffer ||
+        storage.last_use != static_cast<int64_t>(i) ||
+        sizes[static_cast<size_t>(to)] != sizes[static_cast<size_t>(from)] ||
+        overrun_of(output) > overrun_of(input)) {
+      continue;
+    }
+    program->view_of[static_cast<size_t>(to)] = from;
+    mp::Expected<std::vector<mp::Lifetime>> updated = mp::ComputeLifetimes(*program);
+    if (!updated.ok()) {  // cannot happen for a valid program: undo rather than fail
+      program->view_of[static_cast<size_t>(to)] = mp::kNoBuffer;
+      continue;
+    }
+    *lifetimes = std::move(updated.value());
+    ++shared;
+  }
+  return shared;
 }
 
 }  // namespace
@@ -67,8 +136,10 @@ absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph) {
     if (const ir::AttrValue* bytes = node->FindAttr(kReadOverrunAttr);
         bytes != nullptr && bytes->kind() == ir::AttrValue::Kind::kInt && bytes->as_int() > 0) {
       const uint64_t extra = static_cast<uint64_t>(bytes->as_int());
-      for (const ir::Value* value : node->inputs()) overrun[value] = std::max(overrun[value], extra);
-      for (const ir::Value* value : node->outputs()) overrun[value] = std::max(overrun[value], extra);
+      for (const ir::Value* value : node->inputs())
+        overrun[value] = std::max(overrun[value], extra);
+      for (const ir::Value* value : node->outputs())
+        overrun[value] = std::max(overrun[value], extra);
     }
   }
   for (const ir::Node* node : graph.nodes()) {
@@ -145,6 +216,8 @@ absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph) {
   }
   mp::Expected<std::vector<mp::Lifetime>> lifetimes = mp::ComputeLifetimes(ordered);
   if (!lifetimes.ok()) return absl::InternalError("lifetimes: " + lifetimes.error().message);
+  plan.in_place_outputs =
+      ShareInPlaceOutputs(plan.node_order, ids, sizes, overrun, &ordered, &lifetimes.value());
 
   plan.problem.arenas.push_back({"activations"});
   for (size_t id = 0; id < sizes.size(); ++id) {
@@ -154,7 +227,7 @@ absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph) {
     buffer.alignment = kAlignment;
     buffer.first_use = lifetime.used() ? lifetime.first_use : 0;
     buffer.last_use = lifetime.used() ? lifetime.last_use : 0;
-    buffer.base = program.view_of[id];
+    buffer.base = ordered.view_of[id];
     if (id < plan.buffer_values.size()) {
       buffer.name = plan.buffer_values[id]->name();
       if (auto it = overrun.find(plan.buffer_values[id]); it != overrun.end()) {

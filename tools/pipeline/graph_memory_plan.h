@@ -33,6 +33,8 @@ struct GraphMemoryPlan {
   uint64_t file_order_peak = 0;
   uint64_t memory_aware_peak = 0;
   bool reordered = false;
+  // Delegate outputs written over an input's bytes (dialect::kDelegateInPlaceInputAttr).
+  size_t in_place_outputs = 0;
   double planning_seconds = 0;
 };
 

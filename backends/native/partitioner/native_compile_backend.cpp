@@ -1134,6 +1134,13 @@ class NativeCompileBackend : public backend::Backend {
       residual_index = static_cast<int32_t>(arguments.size());
       arguments.push_back(
           Argument(region.residual, layout, backend::SubgraphArgument::Kind::kActivation));
+      // Every kernel reads a residual element just before it writes the same output element
+      // (the epilogue's contract), so the output may take over the residual's bytes when
+      // nothing reads the residual later: the planner decides. Not when the residual is also
+      // the convolution's input, which later tiles read after earlier ones wrote.
+      if (region.residual != input) {
+        rewrite.attributes.push_back({dialect::kDelegateInPlaceInputAttr, residual_index});
+      }
     }
     // A node's packed weights and its bias (or -1), as constant arguments.
     auto add_weights = [&arguments](const ir::Node& node, const ir::TensorData& packed_weights,

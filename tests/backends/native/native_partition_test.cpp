@@ -9,6 +9,7 @@
 
 #include "backends/native/partitioner/native_compile_backend.h"
 #include "backends/native/serialization/native_blob_generated.h"
+#include "compiler/dialect/delegate_call.h"
 #include "tests/backends/xnnpack/partitioner/edge_graph_builder.h"
 
 namespace torchir::native {
@@ -353,6 +354,44 @@ TEST(NativePartitionTest, AStemReadsTheImageChannelsFirst) {
     }
   }
   EXPECT_EQ(permuted, (std::vector<std::string>{"wide", "points"}));
+}
+
+// A residual add fused into a convolution's delegate lets the memory planner write the output
+// over the residual (dialect::kDelegateInPlaceInputAttr = the residual's argument index), except
+// when the residual is also the convolution's input, whose pixels later tiles still read.
+TEST(NativePartitionTest, AResidualAddMayWriteOverItsResidual) {
+  for (bool residual_is_input : {false, true}) {
+    SCOPED_TRACE(residual_is_input ? "residual is the input" : "residual two layers back");
+    EdgeGraphBuilder g;
+    ir::Value* a = g.Conv(g.Input("x", F32({1, 8, 16, 16})), g.Weight("w1", F32({8, 8, 3, 3})),
+                          nullptr, {1, 1}, {1, 1});
+    ir::Value* b = residual_is_input
+                       ? a
+                       : g.Conv(a, g.Weight("w2", F32({8, 8, 1, 1})), nullptr, {1, 1}, {0, 0});
+    ir::Value* c = g.Conv(b, g.Weight("w3", F32({8, 8, 1, 1})), nullptr, {1, 1}, {0, 0});
+    g.Output(g.Op("edge.add", {c, a}));
+    std::unique_ptr<ir::Graph> graph = g.Build();
+    std::vector<std::vector<uint8_t>> blobs;
+    const std::vector<std::vector<std::string>> ops = DelegateOps(*graph, &blobs);
+    ASSERT_EQ(ops.back(), (std::vector<std::string>{"edge.convolution", "edge.add"}));
+    const fb::Convolution& add = *fb::GetBlob(blobs.back().data())->convolutions()->Get(0);
+    ASSERT_EQ(add.residual(), 1);
+    std::vector<int64_t> in_place;  // per delegate call, the attribute or -1
+    std::vector<const ir::Node*> calls;
+    for (const ir::Node* node : graph->NodeSnapshot()) {
+      if (node->op() != dialect::kDelegateCallOp) continue;
+      calls.push_back(node);
+      const ir::AttrValue* attr = node->FindAttr(dialect::kDelegateInPlaceInputAttr);
+      in_place.push_back(attr != nullptr ? attr->as_int() : -1);
+      // The input it names is a, as the first call wrote it (channels-last).
+      if (attr != nullptr) EXPECT_EQ(node->input(1)->producer(), calls.front());
+    }
+    if (residual_is_input) {
+      EXPECT_EQ(in_place, (std::vector<int64_t>{-1, -1}));
+    } else {
+      EXPECT_EQ(in_place, (std::vector<int64_t>{-1, -1, 1}));
+    }
+  }
 }
 
 // A squeeze-and-excitation block: the multiply of the features by their per-image channel
