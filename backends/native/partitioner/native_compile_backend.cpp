@@ -1333,6 +1333,9 @@ class NativeCompileBackend : public backend::Backend {
     rewrite.subgraph.arguments.push_back(
         Argument(mul.output(0), LayoutOf(region), backend::SubgraphArgument::Kind::kOutput));
     rewrite.subgraph.num_inputs = 2;
+    // Each lane reads its input element and writes the same output element: the output may take
+    // over the features' bytes when nothing reads them later (the planner decides).
+    rewrite.attributes.push_back({dialect::kDelegateInPlaceInputAttr, 0});
     flatbuffers::FlatBufferBuilder builder;
     builder.ForceDefaults(true);
     const auto node = fb::CreateChannelScale(builder, geometry.batch, geometry.pixels,

@@ -2,6 +2,7 @@
 // product's delegate (attention's scale, mask and softmax) and what its blob records.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <string>
@@ -447,6 +448,17 @@ TEST(NativePartitionTest, TakesSqueezeExcitationMultiplies) {
   EXPECT_TRUE(constant.shared_scale());
   EXPECT_EQ(constant.batch(), 2u);
   EXPECT_EQ(constant.channels(), 8u);
+  // Both multiplies may write over their features (input 0; the planner decides), and no other
+  // delegate of this graph names an input: none has a residual.
+  std::vector<int64_t> in_place;  // per delegate, in delegate order
+  for (const ir::Node* node : graph->NodeSnapshot()) {
+    if (node->op() != dialect::kDelegateCallOp) continue;
+    const ir::AttrValue* index = node->FindAttr(dialect::kDelegateIndexAttr);
+    const ir::AttrValue* attr = node->FindAttr(dialect::kDelegateInPlaceInputAttr);
+    in_place.resize(std::max<size_t>(in_place.size(), index->as_int() + 1), -2);
+    in_place[static_cast<size_t>(index->as_int())] = attr != nullptr ? attr->as_int() : -1;
+  }
+  EXPECT_EQ(in_place, (std::vector<int64_t>{-1, -1, -1, 0, 0, -1}));
   bool found = false;
   for (const backend::NodeDecision& decision : result->decisions) {
     if (decision.node != "normalise") continue;
