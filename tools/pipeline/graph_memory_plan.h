@@ -43,7 +43,9 @@ struct GraphMemoryPlan {
 // kViewOfInput0 share input 0's storage, getitem results their source's; a delegate call's
 // declared scratch, dialect::kDelegateScratchAttr, is a buffer its call alone writes, so it
 // lives during that call only and may share bytes with tensors dead then), computes
-// lifetimes in node order (or a memory-aware order when it lowers the peak), and plans one arena
+// lifetimes in node order (or a memory-aware order when it lowers the peak), lets a delegate
+// call's output take over the input it names (dialect::kDelegateInPlaceInputAttr) when nothing
+// reads that storage later and it is not the caller's, and plans one arena
 // "activations" with 64-byte alignment, checking the plan with the independent
 // checker.
 absl::StatusOr<GraphMemoryPlan> PlanGraphMemory(const ir::Graph& graph);
