@@ -13,6 +13,9 @@
 //                              timing), xnn_run_operator without a pool
 //   Native/<layer>/residual    Convolution2d with a residual add and relu (what a ResNet block
 //                              ends with): on the 3x3 stride-1 layers and the 1x1 expansions
+//   Native/<layer>/im2col      the k x k layers whose taps Native/<layer> reads by pointer
+//                              (input channels a multiple of kIndirectMinRun) through the
+//                              im2col copy instead (ImplicitGemmA::kIm2col)
 //   Native/<layer>/nchw        the stems (at most 4 input channels) on an NCHW input, as a
 //                              program runs them on a network's image (no permute before them)
 //   Native/<layer>/cold        (x86-64) as Native/<layer>, but the packed weights are flushed
@@ -207,7 +210,7 @@ void ReportRate(benchmark::State& state, const Layer& layer) {
       benchmark::Counter(flops / g_peak, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-enum class Run { kPlain, kResidual, kColdWeights, kChannelsFirst };
+enum class Run { kPlain, kResidual, kColdWeights, kChannelsFirst, kIm2col };
 
 // This target's GEMM blocking into *config; false (the benchmark skipped) when there is none.
 bool ConfigOrSkip(benchmark::State& state, GemmConfig* config) {
@@ -307,11 +310,13 @@ void BM_Native(benchmark::State& state, Layer layer, Run run) {
   for (auto _ : state) {
     FlushWhenCold(state, run, packed);
     const runtime::Error error =
-        layer.depthwise() ? DepthwiseConvolution2d(s, input.data(), depthwise_weights, bias.data(),
-                                                   output.data(), epilogue)
-                          : GroupedConvolution2d(s, layer.groups, input.data(), gemm_weights.data(),
-                                                 bias.data(), output.data(), epilogue,
-                                                 scratch.data(), scratch.size() * sizeof(float));
+        layer.depthwise()
+            ? DepthwiseConvolution2d(s, input.data(), depthwise_weights, bias.data(), output.data(),
+                                     epilogue)
+            : GroupedConvolution2d(
+                  s, layer.groups, input.data(), gemm_weights.data(), bias.data(), output.data(),
+                  epilogue, scratch.data(), scratch.size() * sizeof(float), nullptr,
+                  run == Run::kIm2col ? ImplicitGemmA::kIm2col : ImplicitGemmA::kAuto);
     if (error != runtime::Error::kOk) {
       state.SkipWithError("the convolution failed");
       return;
@@ -630,6 +635,12 @@ void RegisterAll() {
     if (layer.cin <= kDirectMaxInputChannels) {
       benchmark::RegisterBenchmark(("Native/" + name + "/nchw").c_str(), BM_Native, layer,
                                    Run::kChannelsFirst);
+    }
+    // The k x k layers whose taps are read by pointer, against the im2col copy they replaced
+    // (beside Native/<layer> and .../again).
+    if (layer.groups == 1 && layer.kernel > 1 && layer.cin % kIndirectMinRun == 0) {
+      benchmark::RegisterBenchmark(("Native/" + name + "/im2col").c_str(), BM_Native, layer,
+                                   Run::kIm2col);
     }
     if (layer.groups == 1 && layer.kernel == 3 && layer.stride == 1) {
       benchmark::RegisterBenchmark(("Native/" + name + "/residual").c_str(), BM_Native, layer,

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <numeric>
 
 #include "backends/native/direct_convolution.h"
 #include "backends/native/gemm_call.h"
@@ -55,7 +56,14 @@ struct Im2col {
   size_t pixel_stride;
   size_t channel_stride;
   size_t image_stride;
+  size_t segment_length;  // read by pointer (Im2colRowPointers): the runs' length
 };
+
+// The segment length of a group of `shape` read by pointer with K blocks of `kc`: the longest
+// run that divides both a tap's channels and kc, so no segment crosses a tap or a K block.
+size_t SegmentLength(const Convolution2dShape& group, size_t kc) {
+  return std::gcd(group.input_channels, kc);
+}
 
 // Copies a run of `count` floats; runs are a few channels long (3 for an RGB stem, 16 for a
 // RegNet group) to a few hundred, and a call to memcpy costs more than a short copy: below 64
@@ -137,6 +145,57 @@ void CopyIm2colBlock(const void* context, size_t m0, size_t rows, size_t k0, siz
         kx = 0;
         ++ky;
       }
+    }
+    if (++ox == im2col.output_width) {
+      ox = 0;
+      if (++oy == im2col.output_height) {
+        oy = 0;
+        ++image;
+      }
+    }
+  }
+}
+
+// IndirectRowsSource::rows for an Im2col (NHWC, channel_stride 1): row p's segment s of the K
+// block [k0, k0 + kc) is the run of segment_length input channels from channel c of the input
+// pixel tap t reads, where (t, c) = divmod(k0 + s * segment_length, input_channels), or
+// kIndirectZeros in the padding. The same rows as CopyIm2colBlock, by pointer.
+void Im2colRowPointers(const void* context, size_t m0, size_t rows, size_t k0, size_t kc,
+                       const float** table, size_t table_stride) {
+  const Im2col& im2col = *static_cast<const Im2col*>(context);
+  const Convolution2dShape& s = *im2col.shape;
+  const size_t cin = s.input_channels, length = im2col.segment_length;
+  const size_t segments = kc / length;
+  // Each segment's tap offsets and channel, the same for every row.
+  constexpr size_t kMaxSegments = kIndirectZeroFloats / kIndirectMinSegment;
+  ptrdiff_t dy[kMaxSegments], dx[kMaxSegments];
+  size_t channel[kMaxSegments];
+  for (size_t g = 0; g < segments; ++g) {
+    const size_t column = k0 + g * length, tap = column / cin;
+    dy[g] = static_cast<ptrdiff_t>(tap / s.kernel_width * s.dilation_height);
+    dx[g] = static_cast<ptrdiff_t>(tap % s.kernel_width * s.dilation_width);
+    channel[g] = column % cin;
+  }
+  const ptrdiff_t height = static_cast<ptrdiff_t>(s.input_height);
+  const ptrdiff_t width = static_cast<ptrdiff_t>(s.input_width);
+  size_t ox = m0 % im2col.output_width;
+  size_t oy = (m0 / im2col.output_width) % im2col.output_height;
+  size_t image = m0 / im2col.output_width / im2col.output_height;
+  for (size_t r = 0; r < rows; ++r) {
+    const float* pixels = im2col.input + image * im2col.image_stride;
+    const ptrdiff_t iy0 =
+        static_cast<ptrdiff_t>(oy * s.stride_height) - static_cast<ptrdiff_t>(s.padding_top);
+    const ptrdiff_t ix0 =
+        static_cast<ptrdiff_t>(ox * s.stride_width) - static_cast<ptrdiff_t>(s.padding_left);
+    for (size_t g = 0; g < segments; ++g) {
+      const ptrdiff_t iy = iy0 + dy[g], ix = ix0 + dx[g];
+      const bool inside = iy >= 0 && iy < height && ix >= 0 && ix < width;
+      table[g * table_stride + r] =
+          inside ? pixels +
+                       (static_cast<size_t>(iy) * s.input_width + static_cast<size_t>(ix)) *
+                           im2col.pixel_stride +
+                       channel[g]
+                 : kIndirectZeros;
     }
     if (++ox == im2col.output_width) {
       ox = 0;
@@ -262,9 +321,9 @@ size_t ConvolutionScratchBytes(const GemmConfig& config, const Convolution2dShap
 runtime::Error Convolution2d(const Convolution2dShape& shape, const float* input,
                              const PackedB& weights, const float* bias, float* output,
                              const Epilogue& epilogue, void* scratch, size_t scratch_bytes,
-                             pthreadpool_t threadpool) {
+                             pthreadpool_t threadpool, ImplicitGemmA a_mode) {
   return GroupedConvolution2d(shape, 1, input, &weights, bias, output, epilogue, scratch,
-                              scratch_bytes, threadpool);
+                              scratch_bytes, threadpool, a_mode);
 }
 
 namespace {
@@ -359,7 +418,8 @@ runtime::Error ViewPackedGroupedWeights(const void* bytes, size_t size,
 runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t groups,
                                     const float* input, const PackedB* weights, const float* bias,
                                     float* output, const Epilogue& epilogue, void* scratch,
-                                    size_t scratch_bytes, pthreadpool_t threadpool) {
+                                    size_t scratch_bytes, pthreadpool_t threadpool,
+                                    ImplicitGemmA a_mode) {
   Convolution2dShape group;
   if (!GroupShape(shape, groups, &group) || input == nullptr || output == nullptr ||
       weights == nullptr ||
@@ -392,6 +452,18 @@ runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t grou
   const runtime::Error direct = DirectConvolution2d(shape, groups, input, weights, bias, output,
                                                     epilogue, threadpool, &handled);
   if (direct != runtime::Error::kOk || handled) return direct;
+  // The other k x k layers read their taps by pointer where each tap's channels come in runs of at
+  // least kIndirectMinRun floats (resnet's stride-2 3x3 layers: 64-512), else copy them; and not
+  // where consecutive output pixels read input pixels a multiple of 4 KiB apart: every row of a
+  // tile then maps to the same L1 set (8 ways on Zen 4) and they evict each other (resnet50's
+  // stride-2 layer at 14 x 14 with 512 channels: 1.2 times the copy's time).
+  const size_t segment = SegmentLength(group, current.kc);
+  const size_t pixel_step_bytes = shape.stride_width * shape.input_channels * sizeof(float);
+  const bool by_pointer =
+      !pointwise && !shape.input_channels_first && a_mode != ImplicitGemmA::kIm2col &&
+      segment >= (a_mode == ImplicitGemmA::kIndirect ? kIndirectMinSegment : kIndirectMinRun) &&
+      current.kc / segment <= kIndirectZeroFloats / kIndirectMinSegment &&
+      (a_mode == ImplicitGemmA::kIndirect || pixel_step_bytes % kIndirectAliasBytes != 0);
   for (size_t g = 0; g < groups; ++g) {
     const float* group_input = input + g * group.input_channels * InputChannelStride(shape);
     const size_t first_channel = g * group.output_channels;
@@ -401,8 +473,10 @@ runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t grou
                         shape.output_width(),
                         InputPixelStride(shape),
                         InputChannelStride(shape),
-                        shape.input_height * shape.input_width * shape.input_channels};
+                        shape.input_height * shape.input_width * shape.input_channels,
+                        segment};
     const ABlockSource source{&CopyIm2colBlock, &im2col};
+    const IndirectRowsSource pointers{&Im2colRowPointers, &im2col, segment};
     GemmCall call{};
     call.m = OutputPixels(shape);
     call.b = &weights[g];
@@ -425,6 +499,8 @@ runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t grou
         call.a_rows.line_stride = shape.stride_height * shape.input_width * shape.input_channels;
         call.a_rows.image_stride = shape.input_height * shape.input_width * shape.input_channels;
       }
+    } else if (by_pointer) {
+      call.a_indirect = &pointers;
     } else {
       call.a_source = &source;
     }

@@ -23,6 +23,15 @@
 
 namespace torchir::native {
 
+// How the implicit GEMM reads A for a k x k layer that no direct kernel takes. kAuto (every
+// caller but tests and benchmarks): by pointer where each tap's channels come in runs of at
+// least kIndirectMinRun floats that divide the K block and consecutive output pixels read input
+// pixels other than a multiple of kIndirectAliasBytes apart, else the im2col copy. kIm2col:
+// always the copy. kIndirect: by pointer wherever the runs have at least 8 floats (NHWC input).
+enum class ImplicitGemmA { kAuto, kIm2col, kIndirect };
+inline constexpr size_t kIndirectMinRun = 32;
+inline constexpr size_t kIndirectAliasBytes = 4096;
+
 // A 2-d convolution over NHWC tensors, groups == 1.
 struct Convolution2dShape {
   size_t batch, input_height, input_width, input_channels;
@@ -78,7 +87,8 @@ size_t ConvolutionScratchBytes(const GemmConfig& config, const Convolution2dShap
 runtime::Error Convolution2d(const Convolution2dShape& shape, const float* input,
                              const PackedB& weights, const float* bias, float* output,
                              const Epilogue& epilogue, void* scratch, size_t scratch_bytes,
-                             pthreadpool_t threadpool = nullptr);
+                             pthreadpool_t threadpool = nullptr,
+                             ImplicitGemmA a_mode = ImplicitGemmA::kAuto);
 
 // Grouped convolutions (groups > 1 other than depthwise with multiplier 1, which depthwise.h runs
 // directly: ResNeXt's and RegNet's group convolutions, depthwise with a channel multiplier) are
@@ -124,6 +134,7 @@ runtime::Error ViewPackedGroupedWeights(const void* bytes, size_t size,
 runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t groups,
                                     const float* input, const PackedB* weights, const float* bias,
                                     float* output, const Epilogue& epilogue, void* scratch,
-                                    size_t scratch_bytes, pthreadpool_t threadpool = nullptr);
+                                    size_t scratch_bytes, pthreadpool_t threadpool = nullptr,
+                                    ImplicitGemmA a_mode = ImplicitGemmA::kAuto);
 
 }  // namespace torchir::native

@@ -77,29 +77,32 @@ void PackRows(const GemmCall& call, size_t m0, size_t rows, size_t k0, size_t kc
 // while they compute (GemmForTarget): with fewer rows a panel serves few FMAs, and the K loop's
 // fetch is a larger share of it.
 constexpr size_t kPrefetchRows = (kMr + 1) / 2;
-constexpr bool Fetches(size_t rows, size_t cols, bool in_place) {
-  return cols == kNr && !in_place && rows >= kPrefetchRows;
+constexpr bool Fetches(size_t rows, size_t cols, ARows mode) {
+  return cols == kNr && mode != ARows::kStrided && rows >= kPrefetchRows;
 }
 
 // The micro-kernel for `rows` (1..kMr) rows, through a table so each row count runs a kernel
-// that computes no padding rows; [1] reads A in place (rows args.lda floats apart). The packed
-// full-width kernels of kPrefetchRows..kMr rows fetch args.prefetch_rows rows of the next
-// panel (0: none).
+// that computes no padding rows; indexed by ARows: [kPacked], [kStrided] (A in place, rows
+// args.lda floats apart), [kIndirect] (A by pointer). The packed and indirect full-width kernels
+// of kPrefetchRows..kMr rows fetch args.prefetch_rows rows of the next panel (0: none).
 using Kernel = void (*)(const TileArgs&, float*, size_t);
 using KernelTable = std::array<Kernel, kMr>;
-template <size_t kCols, bool kInPlace, size_t... kIndex>
+template <size_t kCols, ARows kMode, size_t... kIndex>
 constexpr KernelTable MicroKernelTable(std::index_sequence<kIndex...>) {
-  return {&MicroKernel<kIndex + 1, kCols, Fetches(kIndex + 1, kCols, kInPlace), kInPlace>...};
+  return {&MicroKernel<kIndex + 1, kCols, Fetches(kIndex + 1, kCols, kMode), kMode>...};
 }
-constexpr std::array<KernelTable, 2> kMicroKernels = {
-    MicroKernelTable<kNr, false>(std::make_index_sequence<kMr>()),
-    MicroKernelTable<kNr, true>(std::make_index_sequence<kMr>())};
+using KernelTables = std::array<KernelTable, 3>;
+template <size_t kCols>
+constexpr KernelTables MicroKernelTables() {
+  return {MicroKernelTable<kCols, ARows::kPacked>(std::make_index_sequence<kMr>()),
+          MicroKernelTable<kCols, ARows::kStrided>(std::make_index_sequence<kMr>()),
+          MicroKernelTable<kCols, ARows::kIndirect>(std::make_index_sequence<kMr>())};
+}
+constexpr KernelTables kMicroKernels = MicroKernelTables<kNr>();
 // The same on the first half of the panel, for an N edge of at most kNr / 2 columns (N = 16 on
 // AVX-512's 32-wide panels would otherwise compute twice the FMAs).
 constexpr size_t kHalf = kNr / 2;
-constexpr std::array<KernelTable, 2> kHalfKernels = {
-    MicroKernelTable<kHalf, false>(std::make_index_sequence<kMr>()),
-    MicroKernelTable<kHalf, true>(std::make_index_sequence<kMr>())};
+constexpr KernelTables kHalfKernels = MicroKernelTables<kHalf>();
 // And on 3/4 and 1/4 of it where the micro-kernels have those widths (kQuarterTiles): on AVX-512
 // mobilenet_v2's N = 24 projections computed a third more FMAs than they needed, through a tile
 // on the stack (Tile below), and ran behind XNNPACK's and oneDNN's (docs/native-kernels.md,
@@ -112,22 +115,19 @@ constexpr bool kQuarters = false;
 #endif
 constexpr size_t kThreeQuarters = kQuarters ? kNr * 3 / 4 : kNr;
 constexpr size_t kQuarter = kQuarters ? kNr / 4 : kHalf;
-constexpr std::array<KernelTable, 2> kThreeQuarterKernels = {
-    MicroKernelTable<kThreeQuarters, false>(std::make_index_sequence<kMr>()),
-    MicroKernelTable<kThreeQuarters, true>(std::make_index_sequence<kMr>())};
-constexpr std::array<KernelTable, 2> kQuarterKernels = {
-    MicroKernelTable<kQuarter, false>(std::make_index_sequence<kMr>()),
-    MicroKernelTable<kQuarter, true>(std::make_index_sequence<kMr>())};
+constexpr KernelTables kThreeQuarterKernels = MicroKernelTables<kThreeQuarters>();
+constexpr KernelTables kQuarterKernels = MicroKernelTables<kQuarter>();
 
 // One tile of C: straight into C when it has all kNr columns (or exactly kNr / 2, 3 kNr / 4 or
 // kNr / 4: the narrower kernels), else through a tile on the stack so the micro-kernel never
-// reads or writes past the N edge (with the narrowest kernel that covers the edge). kInPlace: A
-// is read where it is (gemm.cpp GemmForTarget says when), through out-of-line kernels.
-template <bool kInPlace>
+// reads or writes past the N edge (with the narrowest kernel that covers the edge). kMode other
+// than kPacked: A is read where it is (GemmForTarget says when), through out-of-line kernels.
+template <ARows kMode>
 HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_RESTRICT c,
                      size_t ldc) {
+  constexpr size_t kTable = static_cast<size_t>(kMode);
   if (cols == kNr) {
-    if constexpr (!kInPlace) {
+    if constexpr (kMode == ARows::kPacked) {
       if (rows == kMr && args.prefetch != nullptr) {
         MicroKernel<kMr, kNr, true>(args, c, ldc);  // a panel's first tile
         return;
@@ -137,26 +137,26 @@ HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_
         return;
       }
     }
-    kMicroKernels[kInPlace][rows - 1](args, c, ldc);
+    kMicroKernels[kTable][rows - 1](args, c, ldc);
     return;
   }
   // Straight into C: it has those columns.
   if (cols == kHalf) {
-    kHalfKernels[kInPlace][rows - 1](args, c, ldc);
+    kHalfKernels[kTable][rows - 1](args, c, ldc);
     return;
   }
   if (cols == kThreeQuarters) {
-    kThreeQuarterKernels[kInPlace][rows - 1](args, c, ldc);
+    kThreeQuarterKernels[kTable][rows - 1](args, c, ldc);
     return;
   }
   if (cols == kQuarter) {
-    kQuarterKernels[kInPlace][rows - 1](args, c, ldc);
+    kQuarterKernels[kTable][rows - 1](args, c, ldc);
     return;
   }
-  const auto& kernels = cols < kQuarter         ? kQuarterKernels[kInPlace]
-                        : cols < kHalf          ? kHalfKernels[kInPlace]
-                        : cols < kThreeQuarters ? kThreeQuarterKernels[kInPlace]
-                                                : kMicroKernels[kInPlace];
+  const auto& kernels = cols < kQuarter         ? kQuarterKernels[kTable]
+                        : cols < kHalf          ? kHalfKernels[kTable]
+                        : cols < kThreeQuarters ? kThreeQuarterKernels[kTable]
+                                                : kMicroKernels[kTable];
   alignas(64) float tile[kMr * kNr];
   TileArgs edge = args;
   if (args.accumulate) {
@@ -253,7 +253,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
   // A zero-padded copy of the bias for the panel at the N edge (and for a missing bias), so the
   // micro-kernel always loads nr floats.
   alignas(64) float edge_bias[kNr];
-  TileArgs args;
+  TileArgs args{};
   // B's panel at column j0 (of this K block) and its bias, for a panel of `cols` columns.
   const auto select_panel = [&](const float* b_block, size_t j0, size_t cols) {
     args.b = b_block + j0 * args.kc;  // panel j0 / nr of the K block: (j0 / nr) * kc * nr
@@ -300,28 +300,50 @@ runtime::Error GemmForTarget(const GemmCall& call) {
         // by kernels that take their stride at run time. Else rows are packed kKc floats apart,
         // for the packed kernels' constant displacements: a run-time stride costs a few
         // registers, and 3-7 % of the time of a layer with many panels (Zen 4).
-        const bool as_packed = call.a_source == nullptr && call.lda == kKc;
-        const bool in_place = call.a_source == nullptr && call.lda < kKc &&
-                              (n <= kInPlaceMaxColumns || k <= kInPlaceMaxFeatures);
+        // A by pointer (call.a_indirect: an implicit GEMM's taps where they lie) is neither.
+        const bool indirect = call.a_indirect != nullptr;
+        const bool plain = call.a_source == nullptr && !indirect;
+        const bool as_packed = plain && call.lda == kKc;
+        const bool in_place =
+            plain && call.lda < kKc && (n <= kInPlaceMaxColumns || k <= kInPlaceMaxFeatures);
+        const ARows mode = indirect   ? ARows::kIndirect
+                           : in_place ? ARows::kStrided
+                                      : ARows::kPacked;
+        // The pointers of the block's rows (the scratch holds no copy of A then): table[s * mc + r]
+        // for segment s of the K block and row m0 + r.
+        const float** table = reinterpret_cast<const float**>(call.scratch);
         // Read where they are, rows of a strided 1x1 convolution's A are lda floats apart only
         // within a line (gemm_call.h): there tiles stop at the end of each line.
         const bool direct = as_packed || in_place;
         const size_t per_line = direct ? call.a_rows.per_line : 0;
         args.lda = in_place ? call.lda : kKc;
-        if (call.a_source != nullptr) {
+        if (indirect) {
+          call.a_indirect->rows(call.a_indirect->context, m0, mc, k0, kc, table, mc);
+          args.rows_stride = mc;
+          args.segment_length = call.a_indirect->segment_length;
+          args.zeros = kIndirectZeros;
+        } else if (call.a_source != nullptr) {
           call.a_source->copy(call.a_source->context, m0, mc, k0, kc, call.scratch, kKc);
         } else if (!direct) {
           PackRows(call, m0, mc, k0, kc, call.scratch);
         }
-        const auto tile_a = [&](size_t i0) {
-          return direct ? call.a + call.a_rows.Offset(m0 + i0, call.lda) + k0
-                        : call.scratch + i0 * kKc;
+        // Where the tile at row i0 of the block reads A.
+        const auto set_tile_a = [&](size_t i0) {
+          if (indirect) {
+            args.a = nullptr;
+            args.rows = table + i0;
+          } else {
+            args.a = direct ? call.a + call.a_rows.Offset(m0 + i0, call.lda) + k0
+                            : call.scratch + i0 * kKc;
+          }
         };
         const auto run_tile = [&](size_t rows, size_t cols, float* c) {
-          if (in_place) {
-            Tile<true>(args, rows, cols, c, call.ldc);
+          if (indirect) {
+            Tile<ARows::kIndirect>(args, rows, cols, c, call.ldc);
+          } else if (in_place) {
+            Tile<ARows::kStrided>(args, rows, cols, c, call.ldc);
           } else {
-            Tile<false>(args, rows, cols, c, call.ldc);
+            Tile<ARows::kPacked>(args, rows, cols, c, call.ldc);
           }
         };
         if (rows_first_residual && k0 == 0) {
@@ -329,7 +351,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           args.prefetch = nullptr;
           args.prefetch_rows = 0;
           for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
-            args.a = tile_a(i0);
+            set_tile_a(i0);
             rows = TileRowsInLines(per_line, m0, mc, i0);
             for (size_t j0 = n0; j0 < n_end; j0 += kNr) {
               const size_t cols = n - j0 < kNr ? n - j0 : kNr;
@@ -348,7 +370,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
         size_t fetching_tiles = 0;
         for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
           rows = TileRowsInLines(per_line, m0, mc, i0);
-          fetching_tiles += Fetches(rows, kNr, in_place) ? 1 : 0;
+          fetching_tiles += Fetches(rows, kNr, mode) ? 1 : 0;
         }
         if (fetching_tiles == 0) fetching_tiles = 1;  // no tile prefetches (share unused)
         for (size_t j0 = n0; j0 < n_end; j0 += kNr) {
@@ -378,7 +400,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           const size_t share = (next_rows + fetching_tiles - 1) / fetching_tiles;
           size_t fetched = 0;
           for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
-            args.a = tile_a(i0);
+            set_tile_a(i0);
             rows = TileRowsInLines(per_line, m0, mc, i0);
             args.kc = kc;
             if (call.causal.kind != CausalSkip::Kind::kNone) {
@@ -392,7 +414,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
             }
             args.prefetch = nullptr;
             args.prefetch_rows = 0;
-            if (has_next && Fetches(rows, cols, in_place) && fetched < next_rows) {
+            if (has_next && Fetches(rows, cols, mode) && fetched < next_rows) {
               args.prefetch = next_panel + fetched * kNr;
               args.prefetch_rows = next_rows - fetched < share ? next_rows - fetched : share;
               fetched += args.prefetch_rows;
@@ -530,8 +552,15 @@ runtime::Error RunGemm(const GemmCall& call, size_t scratch_bytes, pthreadpool_t
   if (b.config.nr != current.nr || b.config.kc != current.kc) return runtime::Error::kNotSupported;
   if (call.m == 0) return runtime::Error::kOk;
   const Epilogue& epilogue = call.epilogue;
-  if ((call.a_source == nullptr && (call.a == nullptr || call.lda < b.k)) ||
-      (call.a_source != nullptr && call.a_source->copy == nullptr) ||
+  const IndirectRowsSource* indirect = call.a_indirect;
+  if ((call.a_source == nullptr && indirect == nullptr && (call.a == nullptr || call.lda < b.k)) ||
+      (call.a_source != nullptr && (call.a_source->copy == nullptr || indirect != nullptr)) ||
+      (indirect != nullptr &&
+       (indirect->rows == nullptr || call.a_rows.per_line != 0 ||
+        indirect->segment_length < kIndirectMinSegment ||
+        indirect->segment_length > kIndirectZeroFloats ||
+        current.kc % indirect->segment_length != 0 || b.k % indirect->segment_length != 0 ||
+        call.causal.kind != CausalSkip::Kind::kNone)) ||
       (call.a_rows.per_line != 0 && (call.a_source != nullptr || call.a_rows.lines == 0)) ||
       call.c == nullptr || b.data == nullptr || call.ldc < b.n ||
       epilogue.activation > kLastActivation ||
@@ -544,7 +573,9 @@ runtime::Error RunGemm(const GemmCall& call, size_t scratch_bytes, pthreadpool_t
   }
   const size_t threads = threadpool == nullptr ? 1 : pthreadpool_get_threads_count(threadpool);
   if (call.scratch == nullptr || scratch_bytes < GemmScratchBytes(current, call.m, threads) ||
-      reinterpret_cast<uintptr_t>(call.scratch) % alignof(float) != 0) {
+      reinterpret_cast<uintptr_t>(call.scratch) %
+              (indirect != nullptr ? alignof(const float*) : alignof(float)) !=
+          0) {
     return runtime::Error::kOutOfMemory;
   }
   // The table's mc and nc for this target, with the caller's nr/kc already checked equal.
@@ -557,7 +588,7 @@ runtime::Error RunGemm(const GemmCall& call, size_t scratch_bytes, pthreadpool_t
   whole.n_end = b.n;
   // An offset past every column and every term skips nothing (and cannot overflow the limits).
   if (whole.causal.offset >= b.n + b.k) whole.causal = CausalSkip();
-  const bool copies_a = call.a_source != nullptr || call.lda != current.kc;
+  const bool copies_a = call.a_source != nullptr || (indirect == nullptr && call.lda != current.kc);
   const Split split = PlanSplit(current, call.m, b.n, threads, copies_a);
   if (split.tasks == 1) return HWY_DYNAMIC_DISPATCH(GemmForTarget)(whole);
   ParallelGemm parallel{whole, split, ScratchFloatsPerSlot(current, call.m)};

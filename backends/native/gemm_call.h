@@ -52,6 +52,27 @@ struct ABlockSource {
   const void* context;
 };
 
+// Or A's rows by pointer, for an implicit GEMM read where its taps lie (ARows::kIndirect
+// micro-kernels, no copy): `rows` writes, for rows [m0, m0 + rows) of the virtual M x K matrix A
+// and its K block [k0, k0 + kc), one pointer per row and segment of segment_length columns:
+// table[s * table_stride + r] is where row m0 + r's columns [k0 + s * L, k0 + (s + 1) * L) lie
+// (L = segment_length, which divides kc and K), or kIndirectZeros where they are all zero (a
+// tap in the padding). The table lives in the GEMM's scratch (GemmForTarget); it runs on the
+// pool's threads like ABlockSource::copy.
+struct IndirectRowsSource {
+  void (*rows)(const void* context, size_t m0, size_t rows, size_t k0, size_t kc,
+               const float** table, size_t table_stride);
+  const void* context;
+  size_t segment_length;
+};
+
+// The zeros a padding row points at, enough for the longest segment (kc on every target).
+inline constexpr size_t kIndirectZeroFloats = 256;
+alignas(64) inline constexpr float kIndirectZeros[kIndirectZeroFloats] = {};
+// The shortest segment RunGemm takes: a table of mc rows x kc / L pointers must fit the scratch
+// meant for an mc x kc block of floats, and shorter runs would cost more pointers than FMAs.
+inline constexpr size_t kIndirectMinSegment = 8;
+
 // Where the rows of a plain A (not an a_source) lie when they are not lda floats apart
 // throughout: a 1x1 convolution with a stride reads output pixel (image, y, x) from input pixel
 // (image, y * stride_h, x * stride_w). Rows come in lines of `per_line` (an output row), lda
@@ -77,9 +98,10 @@ struct GemmCall {
   size_t m;
   const float* a;  // row 0 of A (when a_source is null)
   size_t lda;
-  const ABlockSource* a_source;  // null: A is `a` with row stride lda (and a_rows)
-  StridedRows a_rows;            // per_line 0 but for a strided 1x1 convolution
-  const PackedB* b;              // its config carries this target's mc and nc
+  const ABlockSource* a_source;          // null: A is `a` with row stride lda (and a_rows)
+  const IndirectRowsSource* a_indirect;  // null, or A by pointer (then a and a_source are unused)
+  StridedRows a_rows;                    // per_line 0 but for a strided 1x1 convolution
+  const PackedB* b;                      // its config carries this target's mc and nc
   const float* bias;
   float* c;  // row 0 of C
   size_t ldc;

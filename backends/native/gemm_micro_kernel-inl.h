@@ -10,9 +10,11 @@
 // kNr serves an N edge without computing the columns past it: kNr / 2 (the first vector of each
 // row) on every SIMD target, and where a vector has at least 8 lanes (kQuarterTiles: AVX2,
 // AVX-512) also 3 kNr / 4 (the second vector half as wide: mobilenet_v2's N = 24 on AVX-512)
-// and kNr / 4 (one vector half as wide: efficientnet's N = 40 = 32 + 8). kInPlace kernels read A's
-// rows args.lda floats apart where A is (gemm.cpp says when): a register per few rows instead of a
-// constant displacement.
+// and kNr / 4 (one vector half as wide: efficientnet's N = 40 = 32 + 8). ARows::kStrided
+// kernels read A's rows args.lda floats apart where A is (gemm.cpp says when): a register per few
+// rows instead of a constant displacement. ARows::kIndirect kernels read each row through a
+// pointer per segment of the K block (an implicit GEMM's taps where they lie in the input:
+// convolution.cpp), so no im2col copy exists.
 //
 // Packed A keeps A's rows (row-major, kKc floats apart) rather than BLIS's k-major interleave:
 // the copy is then a memcpy per row instead of a transpose (which cost as much as the
@@ -69,11 +71,16 @@ constexpr KernelTarget kThisTarget = KernelTarget::kPortable;
 constexpr size_t kMr = 4, kNr = 8, kKc = 256;
 #endif
 
+// Where a micro-kernel reads A's rows: packed (kKc floats apart, a constant displacement), in
+// place (args.lda floats apart, a run-time stride), or by pointer (TileArgs::rows: an implicit
+// GEMM's taps read where they lie in the input, no im2col copy).
+enum class ARows { kPacked, kStrided, kIndirect };
+
 // What a micro-kernel call computes besides the panels' product.
 struct TileArgs {
   size_t kc;
   const float* a;     // up to kMr rows of kc floats, lda floats apart
-  size_t lda;         // kKc (packed A: gemm.cpp PackA), or A's own row stride (kInPlace kernels)
+  size_t lda;         // kKc (packed A: gemm.cpp PackA), or A's own row stride (kStrided)
   const float* b;     // kc x kNr, k-major (packed_weights.h)
   const float* bias;  // kNr floats; the tile's start value when !accumulate
   // When !accumulate and non-null: kNr floats per row, rows residual_stride floats apart, added
@@ -87,6 +94,14 @@ struct TileArgs {
   // reads each B panel for few tiles) arrives while this one computes.
   const float* prefetch;
   size_t prefetch_rows;
+  // ARows::kIndirect: the K block is segments of segment_length columns (kc is a multiple);
+  // row i of segment s starts at rows[s * rows_stride + i], or is `zeros` (at least
+  // segment_length floats of 0: a tap in the padding). A segment whose rows are all `zeros` is
+  // skipped, its B rows with it.
+  const float* const* rows;
+  size_t rows_stride;
+  size_t segment_length;
+  const float* zeros;
   bool accumulate;  // start from C (a later K block) instead of the bias
   bool clamp;       // the last K block of an epilogue: clamp to [lo, hi] before storing
   float lo;
@@ -113,7 +128,22 @@ HWY_INLINE decltype(hn::Zero(D1())) SecondOf(D1 d1, V v) {
 #define TORCHIR_NATIVE_ROWS(X) \
   X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
 
-template <size_t kRows, size_t kCols = kNr, bool kPrefetch = false, bool kInPlace = false>
+// kPrefetch kernels: K step k of a tile fetches row k of the next panel into L2, for the first
+// args.prefetch_rows steps. Locality 2: into L2 (prefetcht1 on x86), not L1, which holds this
+// panel and A's rows.
+template <bool kPrefetch>
+HWY_INLINE void FetchNextPanelRow(const TileArgs& args, size_t k, const float*& next) {
+  if constexpr (kPrefetch) {
+    if (k < args.prefetch_rows) {
+      for (size_t line = 0; line < kNr * sizeof(float); line += 64) {
+        __builtin_prefetch(reinterpret_cast<const char*>(next) + line, 0, 2);
+      }
+      next += kNr;
+    }
+  }
+}
+
+template <size_t kRows, size_t kCols = kNr, bool kPrefetch = false, ARows kMode = ARows::kPacked>
 HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t ldc) {
   static_assert(kRows >= 1 && kRows <= kMr, "a tile has 1..kMr rows");
   static_assert(kCols == kNr || kCols == kNr / 2 ||
@@ -177,7 +207,7 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   // 2 * kRows accumulators, the 2 B vectors and one broadcast at a time.
   const float* HWY_RESTRICT a = args.a;
   // Packed rows are kKc floats apart: a constant displacement per row, no register.
-  const size_t lda = kInPlace ? args.lda : kKc;
+  const size_t lda = kMode == ARows::kStrided ? args.lda : kKc;
   const float* HWY_RESTRICT b = args.b;
   const float* next = args.prefetch;
   size_t k = 0;
@@ -185,7 +215,8 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   // (gemm.cpp TileRows keeps such tiles to M < kMr: a classifier's single row, a
   // squeeze-excitation block's pooled vector): its K loop takes kSplitK steps at a time, step j
   // into partial tile j, so it has 8 chains, and adds the partial tiles at the end.
-  constexpr size_t kSplitK = kRows == 1 ? 4 : kRows == 2 ? 2 : 1;
+  // (Not by pointer: such tiles are rare there, an M edge.)
+  constexpr size_t kSplitK = kMode == ARows::kIndirect ? 1 : kRows == 1 ? 4 : kRows == 2 ? 2 : 1;
 #define TORCHIR_DECLARE_SPLIT(j) \
   V s##j##00 = hn::Zero(d);      \
   V1 s##j##01 = hn::Zero(d1);    \
@@ -227,29 +258,58 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   }
 #undef TORCHIR_SPLIT_STEP
 #undef TORCHIR_DECLARE_SPLIT
-  for (; k < args.kc; ++k) {
-    if constexpr (kPrefetch) {
-      // Locality 2: into L2 (prefetcht1 on x86), not L1, which holds this panel and A's rows.
-      if (k < args.prefetch_rows) {
-        for (size_t line = 0; line < kNr * sizeof(float); line += 64) {
-          __builtin_prefetch(reinterpret_cast<const char*>(next) + line, 0, 2);
-        }
-        next += kNr;
-      }
-    }
-    const V b0 = hn::LoadU(d, b);
-    V1 b1 = hn::Zero(d1);  // no ?: on vectors: SVE's are sizeless types
-    if constexpr (kBoth) b1 = hn::LoadU(d1, b + kLanes);
+  if constexpr (kMode != ARows::kIndirect) {
+    for (; k < args.kc; ++k) {
+      FetchNextPanelRow<kPrefetch>(args, k, next);
+      const V b0 = hn::LoadU(d, b);
+      V1 b1 = hn::Zero(d1);  // no ?: on vectors: SVE's are sizeless types
+      if constexpr (kBoth) b1 = hn::LoadU(d1, b + kLanes);
 #define TORCHIR_FMA(i)                                                          \
   if constexpr (i < kRows) {                                                    \
     const V a##i = hn::Set(d, a[i * lda]);                                      \
     c##i##0 = hn::MulAdd(a##i, b0, c##i##0);                                    \
     if constexpr (kBoth) c##i##1 = hn::MulAdd(SecondOf(d1, a##i), b1, c##i##1); \
   }
-    TORCHIR_NATIVE_ROWS(TORCHIR_FMA)
+      TORCHIR_NATIVE_ROWS(TORCHIR_FMA)
 #undef TORCHIR_FMA
-    a += 1;
-    b += kNr;
+      a += 1;
+      b += kNr;
+    }
+  } else {
+    // By pointer, a segment at a time: its rows' pointers (a register each while the compiler
+    // has them; the rest are reloaded, loads beside the FMAs, never an accumulator spilled),
+    // then its K steps as above with row i's element at a_i[j].
+    (void)a;
+    const float* const* HWY_RESTRICT table = args.rows;
+    const size_t length = args.segment_length;
+    for (; k < args.kc; k += length, table += args.rows_stride) {
+      bool inside = false;
+      for (size_t i = 0; i < kRows; ++i) inside |= table[i] != args.zeros;
+      if (!inside) {  // every row in the padding: adds nothing
+        b += length * kNr;
+        continue;
+      }
+#define TORCHIR_ROW(i) const float* HWY_RESTRICT a##i = table[i < kRows ? i : 0];
+      TORCHIR_NATIVE_ROWS(TORCHIR_ROW)
+#undef TORCHIR_ROW
+      for (size_t j = 0; j < length; ++j) {
+        FetchNextPanelRow<kPrefetch>(args, k + j, next);
+        const V b0 = hn::LoadU(d, b);
+        V1 b1 = hn::Zero(d1);
+        if constexpr (kBoth) b1 = hn::LoadU(d1, b + kLanes);
+#define TORCHIR_FMA(i)                                                          \
+  if constexpr (i < kRows) {                                                    \
+    const V x##i = hn::Set(d, a##i[j]);                                         \
+    c##i##0 = hn::MulAdd(x##i, b0, c##i##0);                                    \
+    if constexpr (kBoth) c##i##1 = hn::MulAdd(SecondOf(d1, x##i), b1, c##i##1); \
+  } else {                                                                      \
+    (void)a##i;                                                                 \
+  }
+        TORCHIR_NATIVE_ROWS(TORCHIR_FMA)
+#undef TORCHIR_FMA
+        b += kNr;
+      }
+    }
   }
 
   if (args.clamp) {
@@ -285,7 +345,7 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
 
 // The portable kernel: plain C++ the compiler may keep in scalar registers or auto-vectorise.
 // kCols columns of the panel's kNr.
-template <size_t kRows, size_t kCols = kNr, bool kPrefetch = false, bool kInPlace = false>
+template <size_t kRows, size_t kCols = kNr, bool kPrefetch = false, ARows kMode = ARows::kPacked>
 HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t ldc) {
   (void)kPrefetch;  // the portable kernel leaves fetching to the hardware
   float acc[kRows][kCols];
@@ -297,14 +357,27 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
                       : args.bias[j];
     }
   }
-  const float* HWY_RESTRICT a = args.a;
   const float* HWY_RESTRICT b = args.b;
-  for (size_t k = 0; k < args.kc; ++k) {
-    for (size_t i = 0; i < kRows; ++i) {
-      for (size_t j = 0; j < kCols; ++j) acc[i][j] += a[i * args.lda] * b[j];
+  if constexpr (kMode != ARows::kIndirect) {
+    const float* HWY_RESTRICT a = args.a;
+    const size_t lda = kMode == ARows::kStrided ? args.lda : kKc;
+    for (size_t k = 0; k < args.kc; ++k) {
+      for (size_t i = 0; i < kRows; ++i) {
+        for (size_t j = 0; j < kCols; ++j) acc[i][j] += a[i * lda] * b[j];
+      }
+      a += 1;
+      b += kNr;
     }
-    a += 1;
-    b += kNr;
+  } else {
+    const float* const* table = args.rows;
+    for (size_t k = 0; k < args.kc; k += args.segment_length, table += args.rows_stride) {
+      for (size_t step = 0; step < args.segment_length; ++step) {
+        for (size_t i = 0; i < kRows; ++i) {
+          for (size_t j = 0; j < kCols; ++j) acc[i][j] += table[i][step] * b[j];
+        }
+        b += kNr;
+      }
+    }
   }
   for (size_t i = 0; i < kRows; ++i) {
     for (size_t j = 0; j < kCols; ++j) {

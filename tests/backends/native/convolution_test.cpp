@@ -92,12 +92,12 @@ void ExpectConvolutionMatchesReference(const Convolution2dShape& s, const Option
   std::vector<char> scratch(ConvolutionScratchBytes(config, s, threads));
   pthreadpool_t pool = o.threads == 0 ? nullptr : pthreadpool_create(o.threads);
   const float* bias_or_null = o.bias ? bias.data() : nullptr;
-  const Error error =
-      groups == 1
-          ? Convolution2d(run, kernel_input, views[0], bias_or_null, output.data(), epilogue,
-                          scratch.data(), scratch.size(), pool)
-          : GroupedConvolution2d(run, groups, kernel_input, views.data(), bias_or_null,
-                                 output.data(), epilogue, scratch.data(), scratch.size(), pool);
+  const Error error = groups == 1
+                          ? Convolution2d(run, kernel_input, views[0], bias_or_null, output.data(),
+                                          epilogue, scratch.data(), scratch.size(), pool, o.a_mode)
+                          : GroupedConvolution2d(run, groups, kernel_input, views.data(),
+                                                 bias_or_null, output.data(), epilogue,
+                                                 scratch.data(), scratch.size(), pool, o.a_mode);
   if (pool != nullptr) pthreadpool_destroy(pool);
   ASSERT_EQ(error, Error::kOk);
 
@@ -245,6 +245,52 @@ TEST_P(ConvolutionTest, MatchesReferenceForStridedPointwise) {
     ExpectConvolutionMatchesReference(Shape(1, 27, 29, 64, 160, 1, 1, 2, 1, 0, 0, 0, 0), options,
                                       seed++);
   }
+}
+
+// The implicit GEMM's A read by pointer (ImplicitGemmA::kIndirect: a pointer per row and run of
+// a tap's channels, padding rows pointing at zeros) against the im2col copy (kIm2col), on the
+// same cases: runs of 8 floats (Cin 24 and 40: gcd with kc = 256), 32 (96), 64 (320, a tap over
+// two segments and segments across K blocks), a whole K block (512: a tap split between two),
+// every stride and a dilation, asymmetric padding (tiles wholly in the top padding skip their
+// taps), batch 2 and blocks of more than mc rows, M and N edges, grouped (groups of 32
+// channels), every epilogue, in-place residuals and threads; and kAuto on a layer whose pixels
+// are 4 KiB apart (which copies) and on resnet's stride-2 shape (which reads by pointer).
+TEST_P(ConvolutionTest, MatchesReferenceReadingTapsByPointer) {
+  uint32_t seed = 450;
+  for (ImplicitGemmA mode : {ImplicitGemmA::kIndirect, ImplicitGemmA::kIm2col}) {
+    Options options;
+    options.a_mode = mode;
+    ExpectConvolutionMatchesReference(Shape(1, 9, 11, 24, 20, 3, 3, 1, 1, 1, 1, 1, 1), options,
+                                      seed++);
+    ExpectConvolutionMatchesReference(Shape(2, 13, 12, 40, 33, 3, 3, 2, 1, 0, 1, 2, 1), options,
+                                      seed++);
+    ExpectConvolutionMatchesReference(Shape(1, 10, 9, 96, 70, 3, 3, 3, 2, 2, 2, 2, 2), options,
+                                      seed++);
+    ExpectConvolutionMatchesReference(Shape(2, 17, 19, 320, 40, 3, 3, 1, 1, 1, 1, 1, 1), options,
+                                      seed++);
+    ExpectConvolutionMatchesReference(Shape(1, 8, 8, 512, 65, 3, 3, 2, 1, 1, 1, 1, 1), options,
+                                      seed++);
+    ExpectConvolutionMatchesReference(Shape(1, 6, 7, 64, 16, 5, 5, 1, 1, 3, 2, 3, 2), options,
+                                      seed++);
+    ExpectConvolutionMatchesReference(Shape(1, 9, 9, 64, 64, 3, 3, 2, 1, 1, 1, 1, 1), options,
+                                      seed++, 2);
+    for (Options epilogue : EveryEpilogueCase()) {
+      epilogue.a_mode = mode;
+      ExpectConvolutionMatchesReference(Shape(1, 7, 8, 32, 37, 3, 3, 1, 1, 1, 1, 1, 1), epilogue,
+                                        seed++);
+    }
+    for (size_t threads : {2, 3}) {
+      Options threaded = ThreadsWithRelu(threads, Options::kInPlace);
+      threaded.a_mode = mode;
+      ExpectConvolutionMatchesReference(Shape(2, 15, 13, 64, 48, 3, 3, 2, 1, 1, 1, 1, 1), threaded,
+                                        seed++);
+      ExpectConvolutionMatchesReference(Shape(1, 3, 3, 32, 100, 3, 3, 1, 1, 1, 1, 1, 1), threaded,
+                                        seed++);  // 9 pixels: shared along N
+    }
+    if (HasFailure()) return;
+  }
+  ExpectConvolutionMatchesReference(Shape(1, 14, 14, 512, 20, 3, 3, 2, 1, 1, 1, 1, 1), {}, seed++);
+  ExpectConvolutionMatchesReference(Shape(1, 28, 28, 128, 40, 3, 3, 2, 1, 1, 1, 1, 1), {}, seed++);
 }
 
 TEST_P(ConvolutionTest, AppliesEveryEpilogue) {

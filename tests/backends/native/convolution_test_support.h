@@ -25,7 +25,8 @@ struct ConvolutionOptions {
   bool bias = true;
   Epilogue epilogue{};  // its residual pointer is set by the test from `residual`
   enum Residual { kNone, kSeparate, kInPlace } residual = kNone;
-  size_t threads = 0;  // 0: no pool
+  size_t threads = 0;                           // 0: no pool
+  ImplicitGemmA a_mode = ImplicitGemmA::kAuto;  // how the implicit GEMM reads its taps
 };
 
 // The shape and options of a case, for failure messages.
@@ -39,7 +40,8 @@ inline std::string Describe(const Convolution2dShape& s, const ConvolutionOption
          " pad(t,l,b,r)=" + str(s.padding_top) + "," + str(s.padding_left) + "," +
          str(s.padding_bottom) + "," + str(s.padding_right) + " bias=" + str(o.bias) +
          " activation=" + str(static_cast<size_t>(o.epilogue.activation)) +
-         " residual=" + str(o.residual) + " threads=" + str(o.threads);
+         " residual=" + str(o.residual) + " threads=" + str(o.threads) +
+         " a_mode=" + str(static_cast<size_t>(o.a_mode));
 }
 
 // Every epilogue a convolution kernel takes (every activation, the clamp as relu6 and as a range

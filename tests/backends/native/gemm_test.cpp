@@ -402,6 +402,139 @@ TEST_P(GemmTest, ExactOnSmallIntegers) {
   }
 }
 
+// A by pointer (gemm_call.h's IndirectRowsSource, as the implicit GEMM reads its taps): rows of a
+// dense M x K matrix given segment by segment, some segments of some rows pointing at
+// kIndirectZeros (and whole tiles of segments so, which the kernels skip), against the same
+// matrix with those runs zeroed; M and N edges, several M and K blocks, threads along M and N.
+struct PointerRows {
+  const float* a;
+  size_t k;
+  size_t segment_length;
+};
+// Row i's segment s is zero when (i / 3 + s) % 4 == 1, and every row's segments 2..3 of K block
+// 1 are (whole tiles of zeros).
+bool IsZeroSegment(size_t row, size_t segment, size_t segment_length, size_t kc) {
+  const size_t column = segment * segment_length;
+  return (row / 3 + segment) % 4 == 1 ||
+         (column >= kc && column < kc + 4 * segment_length && column >= kc + 2 * segment_length);
+}
+void PointerRowsOf(const void* context, size_t m0, size_t rows, size_t k0, size_t kc,
+                   const float** table, size_t table_stride) {
+  const PointerRows& p = *static_cast<const PointerRows*>(context);
+  GemmConfig config;
+  GetGemmConfig(CurrentKernelTarget(), &config);
+  for (size_t s = 0; s < kc / p.segment_length; ++s) {
+    const size_t segment = (k0 + s * p.segment_length) / p.segment_length;
+    for (size_t r = 0; r < rows; ++r) {
+      table[s * table_stride + r] = IsZeroSegment(m0 + r, segment, p.segment_length, config.kc)
+                                        ? kIndirectZeros
+                                        : p.a + (m0 + r) * p.k + k0 + s * p.segment_length;
+    }
+  }
+}
+
+TEST_P(GemmTest, ReadsRowsByPointer) {
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+  struct Case {
+    size_t m, n, k, segment_length, threads;
+  };
+  uint32_t seed = 900;
+  for (const Case& c : {Case{37, 45, 3 * config.kc, 64, 0}, Case{config.mc + 9, 70, 96, 32, 0},
+                        Case{5, 33, 2 * config.kc, config.kc, 0}, Case{29, 100, 160, 8, 2},
+                        Case{4, 200, 2 * config.kc, 16, 3}}) {
+    SCOPED_TRACE("M=" + std::to_string(c.m) + " N=" + std::to_string(c.n) +
+                 " K=" + std::to_string(c.k) + " L=" + std::to_string(c.segment_length) +
+                 " threads=" + std::to_string(c.threads));
+    std::mt19937 rng(seed++);
+    const std::vector<float> a = Random(c.m * c.k, &rng), b = Random(c.k * c.n, &rng);
+    const std::vector<float> bias = Random(c.n, &rng);
+    std::vector<char> packed;
+    PackedB view;
+    ASSERT_NO_FATAL_FAILURE(PackAndView(config, c.k, c.n, b, &packed, &view));
+    const PointerRows rows{a.data(), c.k, c.segment_length};
+    const IndirectRowsSource source{&PointerRowsOf, &rows, c.segment_length};
+    std::vector<float> out(c.m * c.n, 12345.0f);
+    GemmCall call{};
+    call.m = c.m;
+    call.a_indirect = &source;
+    call.b = &view;
+    call.bias = bias.data();
+    call.c = out.data();
+    call.ldc = c.n;
+    call.epilogue.activation = Activation::kRelu;
+    const size_t threads = c.threads == 0 ? 1 : c.threads;
+    std::vector<float> scratch(GemmScratchBytes(config, c.m, threads) / sizeof(float));
+    call.scratch = scratch.data();
+    pthreadpool_t pool = c.threads == 0 ? nullptr : pthreadpool_create(c.threads);
+    const Error error = RunGemm(call, scratch.size() * sizeof(float), pool);
+    if (pool != nullptr) pthreadpool_destroy(pool);
+    ASSERT_EQ(error, Error::kOk);
+    const double u = std::ldexp(1.0, -24);
+    size_t failures = 0;
+    for (size_t i = 0; i < c.m; ++i) {
+      for (size_t j = 0; j < c.n; ++j) {
+        double exact = bias[j], magnitude = std::fabs(bias[j]);
+        for (size_t kk = 0; kk < c.k; ++kk) {
+          if (IsZeroSegment(i, kk / c.segment_length, c.segment_length, config.kc)) continue;
+          const double product = static_cast<double>(a[i * c.k + kk]) * b[kk * c.n + j];
+          exact += product;
+          magnitude += std::fabs(product);
+        }
+        exact = exact > 0.0 ? exact : 0.0;
+        const double tolerance = 2.0 * (c.k + 2) * u * magnitude + 1e-30;
+        if (!(std::fabs(out[i * c.n + j] - exact) <= tolerance) && ++failures <= 5) {
+          ADD_FAILURE() << "C[" << i << "][" << j << "] = " << out[i * c.n + j] << ", expected "
+                        << exact << " +- " << tolerance;
+        }
+      }
+    }
+    EXPECT_EQ(failures, 0u);
+  }
+}
+
+// What RunGemm refuses of A by pointer: segments shorter than kIndirectMinSegment, longer than
+// the zeros, not dividing kc or K; with an ABlockSource too, or a causal skip; a scratch not
+// aligned for pointers.
+TEST_P(GemmTest, RefusesBadRowsByPointer) {
+  GemmConfig config;
+  ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
+  const size_t m = 20, n = 16, k = 2 * config.kc;
+  std::mt19937 rng(950);
+  const std::vector<float> a = Random(m * k, &rng), b = Random(k * n, &rng);
+  std::vector<char> packed;
+  PackedB view;
+  ASSERT_NO_FATAL_FAILURE(PackAndView(config, k, n, b, &packed, &view));
+  std::vector<float> out(m * n, 0.0f);
+  std::vector<float> scratch(GemmScratchBytes(config, m) / sizeof(float) + 2);
+  const auto run = [&](size_t segment_length, const ABlockSource* copy, CausalSkip causal,
+                       float* scratch_start) {
+    const PointerRows rows{a.data(), k, segment_length};
+    const IndirectRowsSource source{&PointerRowsOf, &rows, segment_length};
+    GemmCall call{};
+    call.m = m;
+    call.a_indirect = &source;
+    call.a_source = copy;
+    call.b = &view;
+    call.c = out.data();
+    call.ldc = n;
+    call.scratch = scratch_start;
+    call.causal = causal;
+    return RunGemm(call, GemmScratchBytes(config, m), nullptr);
+  };
+  const ABlockSource copy{[](const void*, size_t, size_t, size_t, size_t, float*, size_t) {},
+                          nullptr};
+  EXPECT_EQ(run(32, nullptr, {}, scratch.data()), Error::kOk);
+  EXPECT_EQ(run(kIndirectMinSegment / 2, nullptr, {}, scratch.data()), Error::kInvalidArgument);
+  EXPECT_EQ(run(2 * kIndirectZeroFloats, nullptr, {}, scratch.data()), Error::kInvalidArgument);
+  EXPECT_EQ(run(24, nullptr, {}, scratch.data()), Error::kInvalidArgument);  // 256 % 24
+  EXPECT_EQ(run(0, nullptr, {}, scratch.data()), Error::kInvalidArgument);
+  EXPECT_EQ(run(32, &copy, {}, scratch.data()), Error::kInvalidArgument);
+  EXPECT_EQ(run(32, nullptr, {CausalSkip::Kind::kColumns, 0}, scratch.data()),
+            Error::kInvalidArgument);
+  EXPECT_EQ(run(32, nullptr, {}, scratch.data() + 1), Error::kOutOfMemory);
+}
+
 TEST_P(GemmTest, RejectsWeightsPackedForAnotherLayoutAndShortScratch) {
   GemmConfig current, other;
   ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &current));
