@@ -253,7 +253,8 @@ TEST_P(ConvolutionTest, MatchesReferenceForStridedPointwise) {
 // two segments and segments across K blocks), a whole K block (512: a tap split between two),
 // every stride and a dilation, asymmetric padding (tiles wholly in the top padding skip their
 // taps), batch 2 and blocks of more than mc rows, M and N edges, grouped (groups of 32
-// channels), every epilogue, in-place residuals and threads; and kAuto on a layer whose pixels
+// channels), every epilogue, in-place residuals, a residual larger than L2 (added rows first)
+// and threads; and kAuto on a layer whose pixels
 // are 4 KiB apart (which copies) and on resnet's stride-2 shape (which reads by pointer).
 TEST_P(ConvolutionTest, MatchesReferenceReadingTapsByPointer) {
   uint32_t seed = 450;
@@ -286,6 +287,15 @@ TEST_P(ConvolutionTest, MatchesReferenceReadingTapsByPointer) {
                                         seed++);
       ExpectConvolutionMatchesReference(Shape(1, 3, 3, 32, 100, 3, 3, 1, 1, 1, 1, 1, 1), threaded,
                                         seed++);  // 9 pixels: shared along N
+    }
+    // A residual larger than L2 (58 x 58 x 40 floats: 538 KB), whose K block runs rows first
+    // (gemm.cpp), separate and in place.
+    for (Options::Residual residual : {Options::kSeparate, Options::kInPlace}) {
+      Options large = options;
+      large.residual = residual;
+      large.epilogue.activation = Activation::kRelu;
+      ExpectConvolutionMatchesReference(Shape(1, 58, 58, 32, 40, 3, 3, 1, 1, 1, 1, 1, 1), large,
+                                        seed++);
     }
     if (HasFailure()) return;
   }
