@@ -254,25 +254,21 @@ TEST_P(ConvolutionTest, MatchesReferenceForStridedPointwise) {
 // every stride and a dilation, asymmetric padding (tiles wholly in the top padding skip their
 // taps), batch 2 and blocks of more than mc rows, M and N edges, grouped (groups of 32
 // channels), every epilogue, in-place residuals, a residual larger than L2 (added rows first)
-// and threads; and kAuto on a layer whose pixels
-// are 4 KiB apart (which copies) and on resnet's stride-2 shape (which reads by pointer).
+// and threads; and kAuto on a layer whose pixels are 4 KiB apart (which copies) and on resnet's
+// stride-2 shape (which reads by pointer).
 TEST_P(ConvolutionTest, MatchesReferenceReadingTapsByPointer) {
   uint32_t seed = 450;
   for (ImplicitGemmA mode : {ImplicitGemmA::kIndirect, ImplicitGemmA::kIm2col}) {
     Options options;
     options.a_mode = mode;
-    ExpectConvolutionMatchesReference(Shape(1, 9, 11, 24, 20, 3, 3, 1, 1, 1, 1, 1, 1), options,
-                                      seed++);
-    ExpectConvolutionMatchesReference(Shape(2, 13, 12, 40, 33, 3, 3, 2, 1, 0, 1, 2, 1), options,
-                                      seed++);
-    ExpectConvolutionMatchesReference(Shape(1, 10, 9, 96, 70, 3, 3, 3, 2, 2, 2, 2, 2), options,
-                                      seed++);
-    ExpectConvolutionMatchesReference(Shape(2, 17, 19, 320, 40, 3, 3, 1, 1, 1, 1, 1, 1), options,
-                                      seed++);
-    ExpectConvolutionMatchesReference(Shape(1, 8, 8, 512, 65, 3, 3, 2, 1, 1, 1, 1, 1), options,
-                                      seed++);
-    ExpectConvolutionMatchesReference(Shape(1, 6, 7, 64, 16, 5, 5, 1, 1, 3, 2, 3, 2), options,
-                                      seed++);
+    for (const Convolution2dShape& shape : {Shape(1, 9, 11, 24, 20, 3, 3, 1, 1, 1, 1, 1, 1),
+                                            Shape(2, 13, 12, 40, 33, 3, 3, 2, 1, 0, 1, 2, 1),
+                                            Shape(1, 10, 9, 96, 70, 3, 3, 3, 2, 2, 2, 2, 2),
+                                            Shape(2, 17, 19, 320, 40, 3, 3, 1, 1, 1, 1, 1, 1),
+                                            Shape(1, 8, 8, 512, 65, 3, 3, 2, 1, 1, 1, 1, 1),
+                                            Shape(1, 6, 7, 64, 16, 5, 5, 1, 1, 3, 2, 3, 2)}) {
+      ExpectConvolutionMatchesReference(shape, options, seed++);
+    }
     ExpectConvolutionMatchesReference(Shape(1, 9, 9, 64, 64, 3, 3, 2, 1, 1, 1, 1, 1), options,
                                       seed++, 2);
     for (Options epilogue : EveryEpilogueCase()) {
