@@ -13,9 +13,12 @@
 //                              timing), xnn_run_operator without a pool
 //   Native/<layer>/residual    Convolution2d with a residual add and relu (what a ResNet block
 //                              ends with): on the 3x3 stride-1 layers and the 1x1 expansions
-//   Native/<layer>/im2col      the k x k layers whose taps Native/<layer> reads by pointer
-//                              (input channels a multiple of kIndirectMinRun) through the
-//                              im2col copy instead (ImplicitGemmA::kIm2col)
+//   Native/<layer>/im2col      the layers whose A may be read by pointer (input channels a
+//                              multiple of kIndirectMinRun) with ImplicitGemmA::kIm2col: the
+//                              k x k ones through the im2col copy, the 1x1 ones as the GEMM
+//                              reads or copies its rows
+//   Native/<layer>/pointer     the same layers with A by pointer wherever its runs allow
+//                              (ImplicitGemmA::kIndirect)
 //   Native/<layer>/nchw        the stems (at most 4 input channels) on an NCHW input, as a
 //                              program runs them on a network's image (no permute before them)
 //   Native/<layer>/cold        (x86-64) as Native/<layer>, but the packed weights are flushed
@@ -210,7 +213,7 @@ void ReportRate(benchmark::State& state, const Layer& layer) {
       benchmark::Counter(flops / g_peak, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-enum class Run { kPlain, kResidual, kColdWeights, kChannelsFirst, kIm2col };
+enum class Run { kPlain, kResidual, kColdWeights, kChannelsFirst, kIm2col, kPointer };
 
 // This target's GEMM blocking into *config; false (the benchmark skipped) when there is none.
 bool ConfigOrSkip(benchmark::State& state, GemmConfig* config) {
@@ -313,10 +316,12 @@ void BM_Native(benchmark::State& state, Layer layer, Run run) {
         layer.depthwise()
             ? DepthwiseConvolution2d(s, input.data(), depthwise_weights, bias.data(), output.data(),
                                      epilogue)
-            : GroupedConvolution2d(
-                  s, layer.groups, input.data(), gemm_weights.data(), bias.data(), output.data(),
-                  epilogue, scratch.data(), scratch.size() * sizeof(float), nullptr,
-                  run == Run::kIm2col ? ImplicitGemmA::kIm2col : ImplicitGemmA::kAuto);
+            : GroupedConvolution2d(s, layer.groups, input.data(), gemm_weights.data(), bias.data(),
+                                   output.data(), epilogue, scratch.data(),
+                                   scratch.size() * sizeof(float), nullptr,
+                                   run == Run::kIm2col    ? ImplicitGemmA::kIm2col
+                                   : run == Run::kPointer ? ImplicitGemmA::kIndirect
+                                                          : ImplicitGemmA::kAuto);
     if (error != runtime::Error::kOk) {
       state.SkipWithError("the convolution failed");
       return;
@@ -636,11 +641,14 @@ void RegisterAll() {
       benchmark::RegisterBenchmark(("Native/" + name + "/nchw").c_str(), BM_Native, layer,
                                    Run::kChannelsFirst);
     }
-    // The k x k layers whose taps are read by pointer, against the im2col copy they replaced
-    // (beside Native/<layer> and .../again).
-    if (layer.groups == 1 && layer.kernel > 1 && layer.cin % kIndirectMinRun == 0) {
+    // The layers whose A may be read by pointer: the k x k ones through the im2col copy
+    // instead, the 1x1 ones as the GEMM reads or copies its rows (ImplicitGemmA::kIm2col), and
+    // both by pointer wherever runs allow (kIndirect), beside Native/<layer> (kAuto).
+    if (layer.groups == 1 && layer.cin % kIndirectMinRun == 0) {
       benchmark::RegisterBenchmark(("Native/" + name + "/im2col").c_str(), BM_Native, layer,
                                    Run::kIm2col);
+      benchmark::RegisterBenchmark(("Native/" + name + "/pointer").c_str(), BM_Native, layer,
+                                   Run::kPointer);
     }
     if (layer.groups == 1 && layer.kernel == 3 && layer.stride == 1) {
       benchmark::RegisterBenchmark(("Native/" + name + "/residual").c_str(), BM_Native, layer,

@@ -207,6 +207,19 @@ void Im2colRowPointers(const void* context, size_t m0, size_t rows, size_t k0, s
   }
 }
 
+// Whether a stride-1 1x1 group `group` (pixels `pixel_channels` floats apart) reads A by pointer
+// under kAuto: where the GEMM would copy A (rows other than kc floats apart, N past the widest
+// read in place) from runs of at least 64 floats (K >= 128), for at most 40 panels of 32. On Zen
+// 4 that took resnet50's 128 -> 512, 512 -> 128 and 512 -> 256 layers to 0.964-0.977 of their
+// time and mobilenet_v2's 7 x 7 ones to 0.976-0.987; with 64 panels (512 -> 2048), K = 64 or
+// pixels 4 KiB apart the copy stayed faster (docs/native-kernels.md, "Taps read by pointer").
+bool PointwiseReadsByPointer(const Convolution2dShape& group, const GemmConfig& config,
+                             size_t pixel_channels) {
+  const size_t k = group.input_channels, n = group.output_channels;
+  return pixel_channels != config.kc && k >= 128 && SegmentLength(group, config.kc) >= 64 &&
+         n > 64 && n <= 1280;
+}
+
 }  // namespace
 
 size_t Convolution2dShape::output_height() const {
@@ -457,10 +470,16 @@ runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t grou
   // where consecutive output pixels read input pixels a multiple of 4 KiB apart: every row of a
   // tile then maps to the same L1 set (8 ways on Zen 4) and they evict each other (resnet50's
   // stride-2 layer at 14 x 14 with 512 channels: 1.2 times the copy's time).
+  // A stride-1 1x1 layer's rows are the input's pixels, which the GEMM reads where they lie
+  // when they are kc floats apart or N is narrow, else copies block by block; by pointer instead
+  // where that copy feeds a few dozen panels from long runs (PointwiseReadsByPointer).
   const size_t segment = SegmentLength(group, current.kc);
   const size_t pixel_step_bytes = shape.stride_width * shape.input_channels * sizeof(float);
+  const bool pointwise_by_pointer =
+      pointwise && !strided && PointwiseReadsByPointer(group, current, shape.input_channels);
   const bool by_pointer =
-      !pointwise && !shape.input_channels_first && a_mode != ImplicitGemmA::kIm2col &&
+      (!pointwise || pointwise_by_pointer || a_mode == ImplicitGemmA::kIndirect) &&
+      !shape.input_channels_first && a_mode != ImplicitGemmA::kIm2col &&
       segment >= (a_mode == ImplicitGemmA::kIndirect ? kIndirectMinSegment : kIndirectMinRun) &&
       current.kc / segment <= kIndirectZeroFloats / kIndirectMinSegment &&
       (a_mode == ImplicitGemmA::kIndirect || pixel_step_bytes % kIndirectAliasBytes != 0);
@@ -486,7 +505,9 @@ runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t grou
     call.epilogue = epilogue;
     if (epilogue.residual != nullptr) call.epilogue.residual = epilogue.residual + first_channel;
     call.scratch = static_cast<float*>(scratch);
-    if (pointwise) {
+    if (by_pointer) {
+      call.a_indirect = &pointers;
+    } else if (pointwise) {
       // Output pixel p reads input pixel p (at stride 1): A is the input itself (the group's
       // columns of it). With a stride, the pixels of an output row are stride_width pixels
       // apart, and its rows stride_height input rows: read where they are, not copied.
@@ -499,8 +520,6 @@ runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t grou
         call.a_rows.line_stride = shape.stride_height * shape.input_width * shape.input_channels;
         call.a_rows.image_stride = shape.input_height * shape.input_width * shape.input_channels;
       }
-    } else if (by_pointer) {
-      call.a_indirect = &pointers;
     } else {
       call.a_source = &source;
     }

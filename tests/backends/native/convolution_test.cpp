@@ -254,8 +254,9 @@ TEST_P(ConvolutionTest, MatchesReferenceForStridedPointwise) {
 // every stride and a dilation, asymmetric padding (tiles wholly in the top padding skip their
 // taps), batch 2 and blocks of more than mc rows, M and N edges, grouped (groups of 32
 // channels), every epilogue, in-place residuals, a residual larger than L2 (added rows first)
-// and threads; and kAuto on a layer whose pixels are 4 KiB apart (which copies) and on resnet's
-// stride-2 shape (which reads by pointer).
+// and threads, and 1x1 layers (strided, and across K blocks); and kAuto on a layer whose pixels
+// are 4 KiB apart (which copies), on resnet's stride-2 shape and on 1x1 layers it reads by
+// pointer.
 TEST_P(ConvolutionTest, MatchesReferenceReadingTapsByPointer) {
   uint32_t seed = 450;
   for (ImplicitGemmA mode : {ImplicitGemmA::kIndirect, ImplicitGemmA::kIm2col}) {
@@ -266,7 +267,9 @@ TEST_P(ConvolutionTest, MatchesReferenceReadingTapsByPointer) {
                                             Shape(1, 10, 9, 96, 70, 3, 3, 3, 2, 2, 2, 2, 2),
                                             Shape(2, 17, 19, 320, 40, 3, 3, 1, 1, 1, 1, 1, 1),
                                             Shape(1, 8, 8, 512, 65, 3, 3, 2, 1, 1, 1, 1, 1),
-                                            Shape(1, 6, 7, 64, 16, 5, 5, 1, 1, 3, 2, 3, 2)}) {
+                                            Shape(1, 6, 7, 64, 16, 5, 5, 1, 1, 3, 2, 3, 2),
+                                            Shape(2, 9, 7, 64, 80, 1, 1, 2, 1, 0, 0, 0, 0),
+                                            Shape(1, 7, 9, 512, 130, 1, 1, 1, 1, 0, 0, 0, 0)}) {
       ExpectConvolutionMatchesReference(shape, options, seed++);
     }
     ExpectConvolutionMatchesReference(Shape(1, 9, 9, 64, 64, 3, 3, 2, 1, 1, 1, 1, 1), options,
@@ -297,6 +300,11 @@ TEST_P(ConvolutionTest, MatchesReferenceReadingTapsByPointer) {
   }
   ExpectConvolutionMatchesReference(Shape(1, 14, 14, 512, 20, 3, 3, 2, 1, 1, 1, 1, 1), {}, seed++);
   ExpectConvolutionMatchesReference(Shape(1, 28, 28, 128, 40, 3, 3, 2, 1, 1, 1, 1, 1), {}, seed++);
+  // 1x1 layers kAuto reads by pointer (PointwiseReadsByPointer: K >= 128 in runs of >= 64, 64 <
+  // N <= 1280, rows not kc apart), with an N edge and two K blocks, and on 2 threads.
+  ExpectConvolutionMatchesReference(Shape(1, 9, 10, 128, 100, 1, 1, 1, 1, 0, 0, 0, 0), {}, seed++);
+  ExpectConvolutionMatchesReference(Shape(2, 5, 6, 320, 70, 1, 1, 1, 1, 0, 0, 0, 0),
+                                    ThreadsWithRelu(2, Options::kInPlace), seed++);
 }
 
 TEST_P(ConvolutionTest, AppliesEveryEpilogue) {
