@@ -212,7 +212,7 @@ void Im2colRowPointers(const void* context, size_t m0, size_t rows, size_t k0, s
 // read in place) from runs of at least 64 floats (K >= 128), for at most 40 panels of 32. On Zen
 // 4 that took resnet50's 128 -> 512, 512 -> 128 and 512 -> 256 layers to 0.964-0.977 of their
 // time and mobilenet_v2's 7 x 7 ones to 0.976-0.987; with 64 panels (512 -> 2048), K = 64 or
-// pixels 4 KiB apart the copy stayed faster (docs/native-kernels.md, "Taps read by pointer").
+// pixels 4 KiB apart the copy stayed faster (docs/native-kernels.md, "1x1 layers by pointer").
 bool PointwiseReadsByPointer(const Convolution2dShape& group, const GemmConfig& config,
                              size_t pixel_channels) {
   const size_t k = group.input_channels, n = group.output_channels;
