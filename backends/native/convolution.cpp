@@ -217,7 +217,7 @@ bool PointwiseReadsByPointer(const Convolution2dShape& group, const GemmConfig& 
                              size_t pixel_channels) {
   const size_t k = group.input_channels, n = group.output_channels;
   return pixel_channels != config.kc && k >= 128 && SegmentLength(group, config.kc) >= 64 &&
-         n > 64 && n <= 1280;
+         n > kInPlaceMaxColumns && n <= 1280;
 }
 
 }  // namespace

@@ -73,6 +73,12 @@ alignas(64) inline constexpr float kIndirectZeros[kIndirectZeroFloats] = {};
 // meant for an mc x kc block of floats, and shorter runs would cost more pointers than FMAs.
 inline constexpr size_t kIndirectMinSegment = 8;
 
+// The widest N for which GemmForTarget reads a plain A in place (rows lda < kc floats apart)
+// rather than copying it: the copy's cost, shared by N / nr panels, was measured below the
+// in-place kernel's at N <= 64 (mobilenet_v2's and resnet50's pointwise layers on Zen 4,
+// docs/native-kernels.md). Convolutions that choose pointers over that copy read it too.
+inline constexpr size_t kInPlaceMaxColumns = 64;
+
 // Where the rows of a plain A (not an a_source) lie when they are not lda floats apart
 // throughout: a 1x1 convolution with a stride reads output pixel (image, y, x) from input pixel
 // (image, y * stride_h, x * stride_w). Rows come in lines of `per_line` (an output row), lda
