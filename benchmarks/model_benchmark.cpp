@@ -2,7 +2,8 @@
 // user would deploy, in one process and one run, then load + init times, then
 // summary tables (markdown) with torchir / fastest PyTorch path per model.
 //
-//   torchir_model_benchmark --bench_dir=DIR [--models=resnet18,text_cnn] [benchmark flags]
+//   torchir_model_benchmark --bench_dir=DIR [--models=resnet18,text_cnn] [--native_isa=avx2]
+//                           [benchmark flags]
 //
 // DIR/<model>/ holds what `tools/export_ir.py MODEL --torchscript` writes (for
 // torchvision networks, tools/export_torchvision.py MODEL --torchscript);
@@ -40,6 +41,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "backends/native/runtime/native_backend.h"
 #include "benchmarks/cpu_round_trip.h"
 #include "benchmarks/libtorch_models.h"
 #include "benchmarks/model_setup.h"
@@ -55,6 +57,9 @@ constexpr char kDefaultModels[] =
 constexpr int kThreadCounts[] = {1, kMaxBenchmarkThreads};
 
 std::string g_bench_dir;
+// --native_isa=avx2: the native kernels (and the weights compiled for "host") of at most that
+// instruction set; empty: this CPU's widest.
+std::string g_native_isa;
 
 // The setup of the model being benchmarked; benchmarks run model by model, so
 // the previous model's programs and modules are released when the next starts.
@@ -258,8 +263,9 @@ void AddContext(const SummaryLayout& layout) {
                               absl::StrJoin(pipeline::AvailableBackends(), ","));
   benchmark::AddCustomContext("models", absl::StrJoin(layout.models, ","));
   benchmark::AddCustomContext("libtorch_blas", DescribeLibTorchBlas());
-  for (const char* name : {"OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS",
-                           "LD_LIBRARY_PATH", "LD_PRELOAD"}) {
+  for (const char* name :
+       {"OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE",
+        "DNNL_MAX_CPU_ISA", "LD_LIBRARY_PATH", "LD_PRELOAD"}) {
     benchmark::AddCustomContext(name, Environment(name));
   }
   std::ifstream load("/proc/loadavg");
@@ -303,7 +309,7 @@ double ProcessCpuSeconds() {
          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
 }
 
-// Removes --bench_dir=DIR and --models=A,B from argv (Google Benchmark rejects
+// Removes --bench_dir=DIR, --models=A,B and --native_isa=NAME from argv (Google Benchmark rejects
 // flags it does not know). False when --bench_dir is missing.
 bool TakeFlags(int* argc, char** argv, std::vector<std::string>* models) {
   std::string model_list = kDefaultModels;
@@ -314,6 +320,8 @@ bool TakeFlags(int* argc, char** argv, std::vector<std::string>* models) {
       g_bench_dir = arg.substr(arg.find('=') + 1);
     } else if (arg.rfind("--models=", 0) == 0) {
       model_list = arg.substr(arg.find('=') + 1);
+    } else if (arg.rfind("--native_isa=", 0) == 0) {
+      g_native_isa = arg.substr(arg.find('=') + 1);
     } else {
       argv[kept++] = argv[i];
     }
@@ -331,13 +339,21 @@ int main(int argc, char** argv) {
   std::vector<std::string> models;
   if (!TakeFlags(&argc, argv, &models)) {
     std::cerr << "usage: " << argv[0] << " --bench_dir=DIR [--models=" << kDefaultModels
-              << "] [Google Benchmark flags]\n"
+              << "] [--native_isa=avx2] [Google Benchmark flags]\n"
                  "DIR/<model>/ holds `tools/export_ir.py MODEL --torchscript`'s files "
                  "(scripts/bench.sh writes them)\n";
     return 2;
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  // Before any program is compiled or loaded: "host" packs for the kernels then in use.
+  if (!g_native_isa.empty() && torchir::runtime::native::LimitNativeKernels(g_native_isa.c_str()) !=
+                                   torchir::runtime::Error::kOk) {
+    std::cerr << "error: --native_isa=" << g_native_isa
+              << ": not an instruction set of this CPU (avx512, avx2, sse4, neon, portable)\n";
+    return 2;
+  }
+  benchmark::AddCustomContext("native_kernels", torchir::runtime::native::NativeKernelsInUse());
   InitLibTorch();
   const SummaryLayout layout = RegisterBenchmarks(models);
   AddContext(layout);

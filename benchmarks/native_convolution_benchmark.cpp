@@ -707,6 +707,22 @@ void RegisterAll() {
 int main(int argc, char** argv) {
   using namespace torchir::native::conv_bench;
   benchmark::Initialize(&argc, argv);
+  // --native_isa=avx2: the native rows run the kernels of at most that instruction set (on an
+  // AVX-512 machine, what a CPU without AVX-512 runs), the peak loop too; XNNPACK and oneDNN
+  // pick their own (DNNL_MAX_CPU_ISA=AVX2 caps oneDNN).
+  for (int i = 1; i < argc; ++i) {
+    const char* prefix = "--native_isa=";
+    if (std::strncmp(argv[i], prefix, std::strlen(prefix)) != 0) {
+      std::fprintf(stderr, "error: unknown argument %s\n", argv[i]);
+      return 2;
+    }
+    torchir::native::KernelTarget widest;
+    if (!torchir::native::KernelTargetFromName(argv[i] + std::strlen(prefix), &widest) ||
+        torchir::native::LimitKernelTarget(widest, nullptr) != torchir::runtime::Error::kOk) {
+      std::fprintf(stderr, "error: %s: not an instruction set of this CPU\n", argv[i]);
+      return 2;
+    }
+  }
   if (xnn_initialize(nullptr) != xnn_status_success) {
     std::fprintf(stderr, "error: xnn_initialize failed\n");
     return 1;

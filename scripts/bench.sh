@@ -12,7 +12,10 @@
 # Environment: TORCHIR_BUILD_DIR (default build), TORCHIR_BENCH_REPETITIONS (5),
 # TORCHIR_BENCH_MIN_TIME (seconds per repetition, 0.3), TORCHIR_BENCH_EAGER=0
 # skips the Python eager reference numbers, TORCHIR_BENCH_WAIT_IDLE=SECONDS
-# waits up to that long for an idle machine before measuring.
+# waits up to that long for an idle machine before measuring,
+# TORCHIR_BENCH_NATIVE_ISA=avx2 (or sse4) runs torchir's native kernels and oneDNN
+# and OpenBLAS for at most that instruction set: on an AVX-512 machine, what a CPU
+# without AVX-512 runs (XNNPACK, torchir's and PyTorch Mobile's, picks its own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -89,6 +92,15 @@ unset OMP_WAIT_POLICY GOMP_SPINCOUNT
 export OMP_NUM_THREADS=2
 export OPENBLAS_NUM_THREADS=1
 
+ISA_FLAGS=()
+case ${TORCHIR_BENCH_NATIVE_ISA:-} in
+  "") ;;
+  avx2) ISA_FLAGS=(--native_isa=avx2); export DNNL_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell ;;
+  sse4) ISA_FLAGS=(--native_isa=sse4); export DNNL_MAX_CPU_ISA=SSE41 OPENBLAS_CORETYPE=Nehalem ;;
+  *) echo "bench: TORCHIR_BENCH_NATIVE_ISA takes avx2 or sse4, not '$TORCHIR_BENCH_NATIVE_ISA'" >&2
+     exit 2 ;;
+esac
+
 echo "== checking that LibTorch uses OpenBLAS (a 512x512 matmul on 1 thread)"
 /usr/bin/python3 - <<'EOF'
 import sys, time
@@ -118,7 +130,7 @@ echo "== torchir_model_benchmark: ${#MODELS[@]} model(s)," \
   --benchmark_repetitions="$REPETITIONS" --benchmark_min_time="$MIN_TIME" \
   --benchmark_min_warmup_time=0.1 --benchmark_display_aggregates_only=true \
   --benchmark_out="$BENCH_DIR/results.json" --benchmark_out_format=json \
-  "${EXTRA[@]}" | tee "$BENCH_DIR/results.txt"
+  "${ISA_FLAGS[@]}" "${EXTRA[@]}" | tee "$BENCH_DIR/results.txt"
 echo
 # The 2-thread rows again, each placement of the two vCPUs apart (the host moves them).
 /usr/bin/python3 scripts/bench_modes.py "$BENCH_DIR/results.json" | tee "$BENCH_DIR/modes.txt"

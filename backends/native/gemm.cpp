@@ -447,6 +447,37 @@ HWY_EXPORT(GemmForTarget);
 
 KernelTarget CurrentKernelTarget() { return HWY_DYNAMIC_DISPATCH(TargetOfThisCode)(); }
 
+runtime::Error LimitKernelTarget(KernelTarget widest, KernelTarget* now) {
+  // Highway's targets wider than `widest`: within a family a lower bit is a wider target, so every
+  // bit below the narrowest Highway target that `widest` stands for (kX86Sse4 covers SSSE3 too).
+  int64_t wider = 0;
+  switch (widest) {
+    case KernelTarget::kPortable:
+      wider = HWY_EMU128 - 1;
+      break;
+#if HWY_ARCH_X86
+    case KernelTarget::kX86Sse4:
+      wider = HWY_SSE4 - 1;
+      break;
+    case KernelTarget::kX86Avx2:
+      wider = HWY_AVX2 - 1;
+      break;
+    case KernelTarget::kX86Avx512:
+      wider = 0;
+      break;
+#elif HWY_ARCH_ARM
+    case KernelTarget::kArmNeon:
+      wider = HWY_NEON - 1;
+      break;
+#endif
+    default:
+      return runtime::Error::kNotSupported;  // another family than this CPU's, or no target
+  }
+  hwy::DisableTargets(wider);
+  if (now != nullptr) *now = CurrentKernelTarget();
+  return runtime::Error::kOk;
+}
+
 namespace {
 
 // How a call is shared among threads: `tasks` tasks (at most the pool's thread count, one scratch

@@ -1,5 +1,8 @@
 #include "backends/native/gemm_config.h"
 
+#include <cstring>
+#include <initializer_list>
+
 namespace torchir::native {
 namespace {
 
@@ -22,6 +25,19 @@ constexpr GemmConfig kConfigs[] = {
 };
 
 }  // namespace
+
+bool KernelTargetFromName(const char* name, KernelTarget* target) {
+  if (name == nullptr) return false;
+  for (KernelTarget candidate :
+       {KernelTarget::kX86Avx512, KernelTarget::kX86Avx2, KernelTarget::kX86Sse4,
+        KernelTarget::kArmNeon, KernelTarget::kPortable}) {
+    if (std::strcmp(name, KernelTargetName(candidate)) == 0) {
+      *target = candidate;
+      return true;
+    }
+  }
+  return false;
+}
 
 const char* KernelTargetName(KernelTarget target) {
   switch (target) {

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/core/error.h"
+
 namespace torchir::native {
 
 // The instruction-set families torchir packs weights for. Written into packed weights (and later
@@ -20,6 +22,10 @@ enum class KernelTarget : uint32_t {
 
 // "avx2", ... for logs, tests and benchmark labels.
 const char* KernelTargetName(KernelTarget target);
+
+// The target KernelTargetName calls `name` ("avx512", "avx2", "sse4", "neon", "portable"); false
+// (and `*target` untouched) for any other name.
+bool KernelTargetFromName(const char* name, KernelTarget* target);
 
 // The GEMM's blocking for one target. The micro-kernel computes an mr x nr tile of C with
 // mr * nr / lanes accumulators held in registers; kc bounds the K extent of one packed panel
@@ -60,5 +66,15 @@ bool IsGroupPanelWidth(const GemmConfig& config, size_t group_output_channels, s
 // The target the GEMM dispatches to on this CPU now (Highway's best supported target, or the one
 // a test forced with hwy::SetSupportedTargetsForTest).
 KernelTarget CurrentKernelTarget();
+
+// Makes every native kernel of the process dispatch to the best target this CPU has that is no
+// wider than `widest` (Highway's dispatch is process-wide): `avx2` on an AVX-512 machine runs the
+// AVX2 kernels a CPU without AVX-512 would (torchir-bench --native-isa), `portable` the plain C++
+// ones. Call it before any delegate is initialised: a delegate checks its weights' layout against
+// the target at init, and a kernel refuses weights packed for another one (kNotSupported) rather
+// than read them. kPortable is below every target; sse4 < avx2 < avx512 on x86-64, and a target of
+// the other family (neon on x86-64, avx2 on arm64) is kNotSupported, the dispatch unchanged.
+// Returns the target now in use in `*now` (may be null).
+runtime::Error LimitKernelTarget(KernelTarget widest, KernelTarget* now);
 
 }  // namespace torchir::native

@@ -37,6 +37,12 @@ const char kBenchHelp[] =
     "  --huge-pages         read the program into memory backed by 2 MiB pages (Linux THP)\n"
     "                       instead of mapping it: load copies the file, runs then miss the\n"
     "                       TLB less on the weights (regnet_x_400mf and resnet50: 1.5 % faster)\n"
+    "  --native-isa NAME    run the native delegates' kernels for at most this instruction set:\n"
+    "                       avx512, avx2, sse4 or portable on x86-64, neon or portable on arm64\n"
+    "                       (default: the widest this CPU has). avx2 on an AVX-512 machine\n"
+    "                       times the kernels a CPU without AVX-512 runs; weights packed for\n"
+    "                       another set are repacked at init (torchir-compile --target NAME\n"
+    "                       packs them for it). XNNPACK's delegates still pick their own.\n"
     "\n"
     "reports:\n"
     "  --profile            print each instruction's mean time and share, slowest first\n"
@@ -145,8 +151,9 @@ bool ParseBenchOptions(int argc, const char* const* argv, BenchOptions* options,
     if (text == nullptr) {
       *error = "--" + flag + " needs a value";
       bool known = false;
-      for (const char* name : {"inputs", "seed", "method", "expected", "atol", "rtol", "warmup",
-                               "iterations", "threads", "trace", "trace-iterations", "json"}) {
+      for (const char* name :
+           {"inputs", "seed", "method", "expected", "atol", "rtol", "warmup", "iterations",
+            "threads", "trace", "trace-iterations", "json", "native-isa"}) {
         known = known || flag == name;
       }
       if (!known) *error = "unknown option --" + flag + " (see --help)";
@@ -163,6 +170,8 @@ bool ParseBenchOptions(int argc, const char* const* argv, BenchOptions* options,
       options->trace = text;
     } else if (flag == "json") {
       options->json = text;
+    } else if (flag == "native-isa") {
+      options->native_isa = text;
     } else if (flag == "seed") {
       if (!ParseInteger(flag, text, 0, UINT32_MAX, &number, error)) return false;
       options->seed = static_cast<uint32_t>(number);

@@ -19,6 +19,7 @@ struct BenchOptions {
   long long iterations = 10;
   uint32_t threads = 1;     // per XNNPACK delegate
   bool huge_pages = false;  // read the program into huge pages (FileLoad::kHugePages)
+  std::string native_isa;   // the widest target of the native kernels; empty: the CPU's
   bool profile = false;
   std::string trace;               // Chrome trace-event JSON
   long long trace_iterations = 1;  // the last N timed iterations go into the trace

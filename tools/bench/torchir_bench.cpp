@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
   }
   torchir::runtime::SetLogHook(CollectLog);
   const std::string& path = options.program;
+  std::string native_kernels;  // the native kernels' instruction set; empty: no native backend
   if (Error e = torchir::runtime::portable::RegisterPortableKernels(); e != Error::kOk) {
     return RuntimeFailure("registering the portable kernels", e);
   }
@@ -97,9 +98,27 @@ int main(int argc, char** argv) {
     return RuntimeFailure("registering the XNNPACK backend", e);
   }
 #ifdef TORCHIR_BENCH_WITH_NATIVE
+  // Before any delegate exists: the native ones check their weights' layout at init.
+  if (!options.native_isa.empty()) {
+    if (Error e = torchir::runtime::native::LimitNativeKernels(options.native_isa.c_str());
+        e != Error::kOk) {
+      std::fprintf(stderr, "error: --native-isa %s: %s\n", options.native_isa.c_str(),
+                   e == Error::kNotSupported ? "not an instruction set of this CPU's family"
+                                             : "not one of avx512, avx2, sse4, neon, portable");
+      return 2;
+    }
+  }
+  native_kernels = torchir::runtime::native::NativeKernelsInUse();
   if (Error e = torchir::runtime::native::RegisterNativeBackend({options.threads});
       e != Error::kOk) {
     return RuntimeFailure("registering the native backend", e);
+  }
+#else
+  if (!options.native_isa.empty()) {
+    std::fprintf(stderr,
+                 "error: --native-isa: this torchir-bench was built without the native "
+                 "backend\n");
+    return 2;
   }
 #endif
 
@@ -214,8 +233,9 @@ int main(int argc, char** argv) {
   }
   if (options.quiet) return status;
 
-  std::printf("%s: %zu bytes, %zu instructions, threads %u\n", path.c_str(), program->file_size(),
-              method.num_instructions(), options.threads);
+  std::printf("%s: %zu bytes, %zu instructions, threads %u%s%s\n", path.c_str(),
+              program->file_size(), method.num_instructions(), options.threads,
+              native_kernels.empty() ? "" : ", native kernels ", native_kernels.c_str());
   std::printf("load %s, init %s (%zu bytes allocated)\n", Ms(load_seconds).c_str(),
               Ms(init_seconds).c_str(), allocator.allocated_bytes());
   std::printf(

@@ -208,6 +208,79 @@ TEST_P(GemmTest, DispatchesToTheForcedTarget) {
   EXPECT_EQ(CurrentKernelTarget(), ExpectedKernelTarget(GetParam()));
 }
 
+TEST(KernelTargetTest, NamesRoundTrip) {
+  for (KernelTarget target :
+       {KernelTarget::kPortable, KernelTarget::kX86Sse4, KernelTarget::kX86Avx2,
+        KernelTarget::kX86Avx512, KernelTarget::kArmNeon}) {
+    KernelTarget parsed = KernelTarget::kPortable;
+    ASSERT_TRUE(KernelTargetFromName(KernelTargetName(target), &parsed)) << int(target);
+    EXPECT_EQ(parsed, target);
+  }
+  KernelTarget untouched = KernelTarget::kArmNeon;
+  for (const char* name : {"host", "AVX2", "avx", "", "avx2 "}) {
+    EXPECT_FALSE(KernelTargetFromName(name, &untouched)) << name;
+  }
+  EXPECT_FALSE(KernelTargetFromName(nullptr, &untouched));
+  EXPECT_EQ(untouched, KernelTarget::kArmNeon);
+}
+
+// LimitKernelTarget caps the process's dispatch: every target this CPU has, from the widest down,
+// is what the kernels then run, never a wider one; another family's is refused, the dispatch
+// unchanged. The cap is lifted after each step (Highway's DisableTargets(0)).
+TEST(KernelTargetTest, LimitCapsTheDispatch) {
+  const KernelTarget best = CurrentKernelTarget();
+  const int64_t supported = hwy::SupportedTargets() & HWY_TARGETS;
+  struct Case {
+    KernelTarget widest;
+    std::vector<KernelTarget> allowed;  // what the kernels may then run (this CPU's best of them)
+  };
+#if HWY_ARCH_X86
+  const std::vector<Case> cases = {
+      {KernelTarget::kX86Avx512,
+       {KernelTarget::kX86Avx512, KernelTarget::kX86Avx2, KernelTarget::kX86Sse4,
+        KernelTarget::kPortable}},
+      {KernelTarget::kX86Avx2,
+       {KernelTarget::kX86Avx2, KernelTarget::kX86Sse4, KernelTarget::kPortable}},
+      {KernelTarget::kX86Sse4, {KernelTarget::kX86Sse4, KernelTarget::kPortable}},
+      {KernelTarget::kPortable, {KernelTarget::kPortable}},
+  };
+  const KernelTarget other_family = KernelTarget::kArmNeon;
+#elif HWY_ARCH_ARM
+  // The static target is NEON on arm64: "portable" still runs NEON there.
+  const std::vector<Case> cases = {
+      {KernelTarget::kArmNeon, {KernelTarget::kArmNeon}},
+      {KernelTarget::kPortable, {KernelTarget::kPortable, KernelTarget::kArmNeon}},
+  };
+  const KernelTarget other_family = KernelTarget::kX86Avx2;
+#else
+  const std::vector<Case> cases = {{KernelTarget::kPortable, {KernelTarget::kPortable}}};
+  const KernelTarget other_family = KernelTarget::kX86Avx2;
+#endif
+  for (const Case& c : cases) {
+    KernelTarget now = KernelTarget::kArmNeon;
+    ASSERT_EQ(LimitKernelTarget(c.widest, &now), Error::kOk) << KernelTargetName(c.widest);
+    EXPECT_EQ(now, CurrentKernelTarget());
+    EXPECT_NE(std::find(c.allowed.begin(), c.allowed.end(), now), c.allowed.end())
+        << "capped at " << KernelTargetName(c.widest) << ", runs " << KernelTargetName(now);
+    // The best allowed target this CPU has (Highway's bits: lower is better).
+    for (int64_t bits = supported; bits != 0; bits &= bits - 1) {
+      const KernelTarget runs = ExpectedKernelTarget(bits & -bits);
+      if (std::find(c.allowed.begin(), c.allowed.end(), runs) != c.allowed.end()) {
+        EXPECT_EQ(now, runs) << "capped at " << KernelTargetName(c.widest);
+        break;
+      }
+    }
+    hwy::DisableTargets(0);
+    EXPECT_EQ(CurrentKernelTarget(), best);
+  }
+  KernelTarget untouched = KernelTarget::kPortable;
+  EXPECT_EQ(LimitKernelTarget(other_family, &untouched), Error::kNotSupported);
+  EXPECT_EQ(untouched, KernelTarget::kPortable);
+  EXPECT_EQ(CurrentKernelTarget(), best);
+  EXPECT_EQ(LimitKernelTarget(static_cast<KernelTarget>(99), nullptr), Error::kNotSupported);
+  EXPECT_EQ(CurrentKernelTarget(), best);
+}
+
 // Every tail of the micro-kernel: M around every target's mr (4, 6, 12, 14), N around every nr
 // (8, 16, 32) and on and around the quarter-panel widths (4, 12 on AVX2; 8, 24 and 32 + 8 on
 // AVX-512: N = 24 and 40 run their own kernels, straight into C), K of 1 and around one K block

@@ -76,6 +76,29 @@ expect 0 native "$bench" "$work/native.pte" --inputs "$dir/inputs.safetensors" \
 [[ $(grep -c " - " "$work/native.out") == 6 ]] ||
   fail "native: --profile lists other nodes than the 3 fused pairs' 6"
 
+# --native-isa: the kernels of a narrower instruction set, checked against the same outputs.
+# Portable always exists (the weights packed for this CPU are repacked at init); on an AVX-512
+# CPU, AVX2 on weights packed for it (--target avx2) as a CPU without AVX-512 runs them.
+expect 0 native_portable "$bench" "$work/native.pte" --native-isa portable \
+  --inputs "$dir/inputs.safetensors" --expected "$dir/expected.safetensors" --iterations 1
+grep -q "native kernels portable$" "$work/native_portable.out" ||
+  fail "native_portable: the header does not name the portable kernels: $(head -1 "$work/native_portable.out")"
+grep -q "^PASS " "$work/native_portable.out" || fail "native_portable: no PASS line"
+if grep -q "native kernels avx512$" "$work/native.out"; then
+  "$compile" "$dir/model.json" "${weights[@]}" --backend native,xnnpack --target avx2 \
+    -o "$work/native_avx2.pte" --quiet || exit 1
+  expect 0 native_avx2 "$bench" "$work/native_avx2.pte" --native-isa avx2 \
+    --inputs "$dir/inputs.safetensors" --expected "$dir/expected.safetensors" --iterations 2
+  grep -q "native kernels avx2$" "$work/native_avx2.out" ||
+    fail "native_avx2: the header does not name avx2: $(head -1 "$work/native_avx2.out")"
+  grep -q "^PASS " "$work/native_avx2.out" || fail "native_avx2: no PASS line"
+fi
+expect 2 bad_isa "$bench" "$work/native.pte" --native-isa avx9
+one_error bad_isa "--native-isa avx9: not one of avx512, avx2, sse4, neon, portable"
+if [[ $(uname -m) == x86_64 ]]; then other=neon; else other=avx2; fi
+expect 2 other_isa "$bench" "$work/native.pte" --native-isa $other
+one_error other_isa "--native-isa $other: not an instruction set of this CPU's family"
+
 # Random inputs from a seed: runs, and a zero tolerance against the real outputs fails.
 expect 1 mismatch "$bench" "$work/xnnpack.pte" --seed 3 --iterations 1 \
   --expected "$dir/expected.safetensors" --atol 0 --rtol 0 --quiet
