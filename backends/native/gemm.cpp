@@ -491,9 +491,10 @@ struct Split {
   size_t per_task = 0;  // rows (along M) or panels (along N)
 };
 
-// `copies_a`: the call copies its blocks of A (an im2col, or rows other than kc floats apart):
-// along N every task copies all of A, along M only its rows.
-Split PlanSplit(const GemmConfig& config, size_t m, size_t n, size_t threads, bool copies_a) {
+// Along N every task reads all of A and writes part of every row of C; along M a task reads
+// only its rows of A and writes whole rows of C, which a next layer shared the same way along M
+// reads from the same core. A tie therefore goes to the rows.
+Split PlanSplit(const GemmConfig& config, size_t m, size_t n, size_t threads) {
   Split split;
   split.per_task = m;
   if (threads <= 1) return split;
@@ -509,7 +510,7 @@ Split PlanSplit(const GemmConfig& config, size_t m, size_t n, size_t threads, bo
     // Whole mr-row tiles for every thread; along N instead when that ends sooner: with AVX-512's
     // 14-row tiles, 128 rows on 2 threads are 70 + 58 along M (5 tiles against 4 and a 2-row
     // remainder, which TileRows joins to the fourth as 8 + 8), but 9 tiles and a 2-row remainder
-    // each along N (a transformer's linear layers at sequence 128: about 7 % sooner).
+    // each along N.
     const double m_time = TileRowsCost(config.mr, along_m.per_task) * static_cast<double>(panels);
     const double n_time = TileRowsCost(config.mr, m) * static_cast<double>(along_n.per_task);
     Split best = along_m;
@@ -520,18 +521,20 @@ Split PlanSplit(const GemmConfig& config, size_t m, size_t n, size_t threads, bo
     }
     // Or the rows shared evenly, tiles and all, where whole tiles leave one thread a tile more
     // than another: the 49 rows of a 7 x 7 image are 28 + 21 in whole tiles, 7 panels against
-    // 6 and a half along N, but 25 + 24 (14 + 11 and 14 + 10) evenly. Only when strictly
-    // sooner, so a tie keeps the split above (a transformer's 128 rows: 64 + 64 evenly is no
-    // sooner than along N), unless A is copied: then along N each task copies all of it, and a
-    // tie goes to the rows (a transformer's 1024 -> 256 layer at sequence 128 on 2 threads,
-    // Zen 4: 0.97 of its time in the network, docs/native-kernels.md).
+    // 6 and a half along N, but 25 + 24 (14 + 11 and 14 + 10) evenly. When strictly sooner than
+    // whole tiles, and at a tie with N: a transformer's 128 rows on AVX-512 (64 + 64 evenly,
+    // 4 tiles and 8 rows each, as soon as 9 tiles and 2 rows each along N) and most of a CNN's
+    // layers on AVX2 (6-row tiles: resnet50's 784 rows are 392 + 392 evenly, as soon as 130
+    // tiles and 4 rows along N). Session 35, Zen 4, 2 threads on cores without a shared L3:
+    // encoder_small and gpt_small 0.93-0.95 of their time, resnet50 on the AVX2 kernels 0.91;
+    // level on cores that share one (docs/native-kernels.md, "Threads").
     Split even = along_m;
     even.per_task = (m + threads - 1) / threads;
     even.tasks = (m + even.per_task - 1) / even.per_task;
     const double even_time = TileRowsCost(config.mr, even.per_task) * static_cast<double>(panels);
     const bool sooner = even_time < best_time * (1.0 - 1e-9);
-    const bool tie_copying = copies_a && !best.along_m && even_time < best_time * (1.0 + 1e-9);
-    if (even.per_task != along_m.per_task && (sooner || tie_copying)) best = even;
+    const bool tie_with_n = !best.along_m && even_time < best_time * (1.0 + 1e-9);
+    if (even.per_task != along_m.per_task && (sooner || tie_with_n)) best = even;
     return best;
   }
   return panels >= 2 ? along_n : split;
@@ -615,8 +618,7 @@ runtime::Error RunGemm(const GemmCall& call, size_t scratch_bytes, pthreadpool_t
   whole.n_end = b.n;
   // An offset past every column and every term skips nothing (and cannot overflow the limits).
   if (whole.causal.offset >= b.n + b.k) whole.causal = CausalSkip();
-  const bool copies_a = call.a_source != nullptr || (indirect == nullptr && call.lda != current.kc);
-  const Split split = PlanSplit(current, call.m, b.n, threads, copies_a);
+  const Split split = PlanSplit(current, call.m, b.n, threads);
   if (split.tasks == 1) return HWY_DYNAMIC_DISPATCH(GemmForTarget)(whole);
   ParallelGemm parallel{whole, split, ScratchFloatsPerSlot(current, call.m)};
   pthreadpool_parallelize_1d(threadpool, &RunTask, &parallel, split.tasks, 0);
