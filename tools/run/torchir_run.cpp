@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/native/runtime/native_backend.h"
 #include "compiler/frontend/safetensors.h"
 #include "compiler/ir/graph_printer.h"
 #include "tools/bench/atomic_write.h"
@@ -85,6 +86,10 @@ int main(int argc, char** argv) {
                 "read the program into memory backed by 2 MiB pages (Linux transparent huge "
                 "pages) instead of mapping it: load copies the file, runs then miss the TLB "
                 "less on the weights");
+  cli.AddOption("native-isa", "NAME",
+                "run the native delegates' kernels for at most this instruction set: avx512, "
+                "avx2, sse4 or portable on x86-64, neon or portable on arm64 (default: the "
+                "widest this CPU has); weights packed for another are repacked at init");
   cli.AddSwitch("profile", "print the time of each instruction, slowest first");
   cli.AddSwitch("quiet", "print nothing but errors");
   cli.AddOption("json", "FILE",
@@ -102,6 +107,17 @@ int main(int argc, char** argv) {
   if (std::string warning = torchir::cli::ThreadCountWarning(options.num_threads);
       !warning.empty() && !quiet) {
     std::cerr << "warning: " << warning << "\n";
+  }
+
+  // Before the program is loaded: its native delegates check their weights' layout at init.
+  if (cli.Has("native-isa")) {
+    const std::string isa = cli.Get("native-isa");
+    const torchir::runtime::Error error = torchir::runtime::native::LimitNativeKernels(isa.c_str());
+    if (error == torchir::runtime::Error::kNotSupported) {
+      cli.UsageError("--native-isa " + isa + ": not an instruction set of this CPU's family");
+    } else if (error != torchir::runtime::Error::kOk) {
+      cli.UsageError("--native-isa " + isa + ": not one of avx512, avx2, sse4, neon, portable");
+    }
   }
 
   const long long rss_before_load_kib = torchir::bench::ResidentKib();

@@ -196,6 +196,35 @@ TEST_F(TorchirRunTest, XnnpackProgramsRunAndInspectShowTheDelegate) {
   EXPECT_THAT(text.out, HasSubstr("MACs: 4 (4 delegated, 100.00%)"));
 }
 
+// --native-isa caps the native kernels before the program loads: a narrower set computes the same
+// outputs; an unknown name or another CPU family's is a usage error naming the flag.
+TEST_F(TorchirRunTest, NativeIsaCapsTheKernelsOrIsAUsageError) {
+  CommandResult compile =
+      Tool(TORCHIR_COMPILE_BINARY, "'" + Path("model.json") + "' --weights '" +
+                                       Path("weights.safetensors") + "' -o '" + Path("native.pte") +
+                                       "' --backend native,xnnpack --quiet");
+  ASSERT_EQ(compile.exit_code, 0) << compile.err;
+  ASSERT_TRUE(
+      frontend::WriteSafetensors(Path("good.safetensors"), {Floats("relu", {1, 2}, {2.5f, 0})})
+          .ok());
+  CommandResult run = Run("'" + Path("native.pte") + "' --inputs '" + Path("inputs.safetensors") +
+                          "' --expected '" + Path("good.safetensors") + "' --native-isa portable");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("PASS relu vs expected"));
+  CommandResult unknown = Run("'" + Path("native.pte") + "' --native-isa avx9");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("--native-isa avx9: not one of avx512, avx2"));
+#if defined(__x86_64__)
+  const std::string other = "neon";
+#else
+  const std::string other = "avx2";
+#endif
+  CommandResult foreign = Run("'" + Path("native.pte") + "' --native-isa " + other);
+  EXPECT_EQ(foreign.exit_code, 2);
+  EXPECT_THAT(foreign.err,
+              HasSubstr("--native-isa " + other + ": not an instruction set of this CPU's family"));
+}
+
 // More threads than cores is allowed but said: the threads would only take turns.
 TEST_F(TorchirRunTest, WarnsWhenThreadsExceedTheCores) {
   const unsigned cores = std::thread::hardware_concurrency();
