@@ -349,8 +349,8 @@ int main(int argc, char** argv) {
   // Before any program is compiled or loaded: "host" packs for the kernels then in use.
   if (!g_native_isa.empty() && torchir::runtime::native::LimitNativeKernels(g_native_isa.c_str()) !=
                                    torchir::runtime::Error::kOk) {
-    std::cerr << "error: --native_isa=" << g_native_isa
-              << ": not an instruction set of this CPU (avx512, avx2, sse4, neon, portable)\n";
+    std::cerr << "error: --native_isa=" << g_native_isa << ": not an instruction set of this CPU ("
+              << torchir::runtime::native::NativeKernelNames() << ")\n";
     return 2;
   }
   benchmark::AddCustomContext("native_kernels", torchir::runtime::native::NativeKernelsInUse());

@@ -1,7 +1,6 @@
 #include "backends/native/gemm_config.h"
 
 #include <cstring>
-#include <initializer_list>
 
 namespace torchir::native {
 namespace {
@@ -24,13 +23,18 @@ constexpr GemmConfig kConfigs[] = {
     {KernelTarget::kArmNeon, 12, 8, 256, 96, 512},
 };
 
+// In the order of KernelTargetNameList (KernelTargetTest.NamesRoundTrip checks the two agree).
+constexpr KernelTarget kNamedTargets[] = {KernelTarget::kX86Avx512, KernelTarget::kX86Avx2,
+                                          KernelTarget::kX86Sse4, KernelTarget::kArmNeon,
+                                          KernelTarget::kPortable};
+
 }  // namespace
+
+const char* KernelTargetNameList() { return "avx512, avx2, sse4, neon, portable"; }
 
 bool KernelTargetFromName(const char* name, KernelTarget* target) {
   if (name == nullptr) return false;
-  for (KernelTarget candidate :
-       {KernelTarget::kX86Avx512, KernelTarget::kX86Avx2, KernelTarget::kX86Sse4,
-        KernelTarget::kArmNeon, KernelTarget::kPortable}) {
+  for (KernelTarget candidate : kNamedTargets) {
     if (std::strcmp(name, KernelTargetName(candidate)) == 0) {
       *target = candidate;
       return true;

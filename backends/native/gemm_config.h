@@ -23,9 +23,11 @@ enum class KernelTarget : uint32_t {
 // "avx2", ... for logs, tests and benchmark labels.
 const char* KernelTargetName(KernelTarget target);
 
-// The target KernelTargetName calls `name` ("avx512", "avx2", "sse4", "neon", "portable"); false
-// (and `*target` untouched) for any other name.
+// The target KernelTargetName calls `name`; false (and `*target` untouched) for any other name.
 bool KernelTargetFromName(const char* name, KernelTarget* target);
+
+// Every name KernelTargetFromName takes, widest x86-64 first: "avx512, avx2, sse4, neon, portable".
+const char* KernelTargetNameList();
 
 // The GEMM's blocking for one target. The micro-kernel computes an mr x nr tile of C with
 // mr * nr / lanes accumulators held in registers; kc bounds the K extent of one packed panel

@@ -102,9 +102,10 @@ int main(int argc, char** argv) {
   if (!options.native_isa.empty()) {
     if (Error e = torchir::runtime::native::LimitNativeKernels(options.native_isa.c_str());
         e != Error::kOk) {
-      std::fprintf(stderr, "error: --native-isa %s: %s\n", options.native_isa.c_str(),
-                   e == Error::kNotSupported ? "not an instruction set of this CPU's family"
-                                             : "not one of avx512, avx2, sse4, neon, portable");
+      const bool other_family = e == Error::kNotSupported;
+      std::fprintf(stderr, "error: --native-isa %s: %s%s\n", options.native_isa.c_str(),
+                   other_family ? "not an instruction set of this CPU's family" : "not one of ",
+                   other_family ? "" : torchir::runtime::native::NativeKernelNames());
       return 2;
     }
   }

@@ -116,7 +116,8 @@ int main(int argc, char** argv) {
     if (error == torchir::runtime::Error::kNotSupported) {
       cli.UsageError("--native-isa " + isa + ": not an instruction set of this CPU's family");
     } else if (error != torchir::runtime::Error::kOk) {
-      cli.UsageError("--native-isa " + isa + ": not one of avx512, avx2, sse4, neon, portable");
+      cli.UsageError("--native-isa " + isa + ": not one of " +
+                     torchir::runtime::native::NativeKernelNames());
     }
   }
 

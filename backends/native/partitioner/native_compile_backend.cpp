@@ -35,16 +35,6 @@ namespace {
 constexpr uint32_t kBlobVersion = 1;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-struct TargetName {
-  const char* name;
-  KernelTarget target;
-};
-constexpr TargetName kTargetNames[] = {
-    {"avx512", KernelTarget::kX86Avx512},  {"avx2", KernelTarget::kX86Avx2},
-    {"sse4", KernelTarget::kX86Sse4},      {"neon", KernelTarget::kArmNeon},
-    {"portable", KernelTarget::kPortable},
-};
-
 int64_t IntAttr(const ir::Node& node, const char* name) { return node.FindAttr(name)->as_int(); }
 double DoubleAttr(const ir::Node& node, const char* name) {
   return node.FindAttr(name)->as_double();
@@ -1378,18 +1368,15 @@ class NativeCompileBackend : public backend::Backend {
 
 absl::StatusOr<KernelTarget> ParseKernelTarget(const std::string& name) {
   if (name == "host") return CurrentKernelTarget();
-  for (const TargetName& entry : kTargetNames) {
-    if (name == entry.name) return entry.target;
-  }
+  KernelTarget target;
+  if (KernelTargetFromName(name.c_str(), &target)) return target;
   return absl::InvalidArgumentError(
       absl::StrCat("unknown target '", name, "' (available: ", KernelTargetNames(), ")"));
 }
 
 std::string KernelTargetNames() {
-  std::vector<std::string> names = {
-      absl::StrCat("host (here: ", KernelTargetName(CurrentKernelTarget()), ")")};
-  for (const TargetName& entry : kTargetNames) names.push_back(entry.name);
-  return absl::StrJoin(names, ", ");
+  return absl::StrCat("host (here: ", KernelTargetName(CurrentKernelTarget()), "), ",
+                      KernelTargetNameList());
 }
 
 std::unique_ptr<backend::Backend> MakeNativeCompileBackend(KernelTarget target) {

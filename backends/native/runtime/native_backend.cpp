@@ -1261,15 +1261,16 @@ Error RegisterNativeBackend(const NativeOptions& options) {
 Error LimitNativeKernels(const char* widest, const char** now) {
   ::torchir::native::KernelTarget target;
   TORCHIR_CHECK_OR_RETURN(::torchir::native::KernelTargetFromName(widest, &target),
-                          Error::kInvalidArgument,
-                          "NativeBackend: no instruction set '%s' (avx512, avx2, sse4, neon, "
-                          "portable)",
-                          widest == nullptr ? "(null)" : widest);
+                          Error::kInvalidArgument, "NativeBackend: no instruction set '%s' (%s)",
+                          widest == nullptr ? "(null)" : widest,
+                          ::torchir::native::KernelTargetNameList());
   ::torchir::native::KernelTarget in_use;
   const Error error = ::torchir::native::LimitKernelTarget(target, &in_use);
   if (error == Error::kOk && now != nullptr) *now = ::torchir::native::KernelTargetName(in_use);
   return error;
 }
+
+const char* NativeKernelNames() { return ::torchir::native::KernelTargetNameList(); }
 
 const char* NativeKernelsInUse() {
   return ::torchir::native::KernelTargetName(::torchir::native::CurrentKernelTarget());

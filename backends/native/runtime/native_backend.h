@@ -51,4 +51,7 @@ Error LimitNativeKernels(const char* widest, const char** now = nullptr);
 // The name of the instruction set the kernels run now ("avx512", ...).
 const char* NativeKernelsInUse();
 
+// The names LimitNativeKernels takes: "avx512, avx2, sse4, neon, portable".
+const char* NativeKernelNames();
+
 }  // namespace torchir::runtime::native

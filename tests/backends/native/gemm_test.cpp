@@ -209,13 +209,16 @@ TEST_P(GemmTest, DispatchesToTheForcedTarget) {
 }
 
 TEST(KernelTargetTest, NamesRoundTrip) {
+  std::string list;
   for (KernelTarget target :
-       {KernelTarget::kPortable, KernelTarget::kX86Sse4, KernelTarget::kX86Avx2,
-        KernelTarget::kX86Avx512, KernelTarget::kArmNeon}) {
+       {KernelTarget::kX86Avx512, KernelTarget::kX86Avx2, KernelTarget::kX86Sse4,
+        KernelTarget::kArmNeon, KernelTarget::kPortable}) {
     KernelTarget parsed = KernelTarget::kPortable;
     ASSERT_TRUE(KernelTargetFromName(KernelTargetName(target), &parsed)) << int(target);
     EXPECT_EQ(parsed, target);
+    list += (list.empty() ? "" : ", ") + std::string(KernelTargetName(target));
   }
+  EXPECT_EQ(list, KernelTargetNameList());
   KernelTarget untouched = KernelTarget::kArmNeon;
   for (const char* name : {"host", "AVX2", "avx", "", "avx2 "}) {
     EXPECT_FALSE(KernelTargetFromName(name, &untouched)) << name;
