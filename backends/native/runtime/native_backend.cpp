@@ -1258,16 +1258,11 @@ Error RegisterNativeBackend(const NativeOptions& options) {
   return Error::kOk;
 }
 
-Error LimitNativeKernels(const char* widest, const char** now) {
+Error LimitNativeKernels(const char* widest) {
   ::torchir::native::KernelTarget target;
-  TORCHIR_CHECK_OR_RETURN(::torchir::native::KernelTargetFromName(widest, &target),
-                          Error::kInvalidArgument, "NativeBackend: no instruction set '%s' (%s)",
-                          widest == nullptr ? "(null)" : widest,
-                          ::torchir::native::KernelTargetNameList());
-  ::torchir::native::KernelTarget in_use;
-  const Error error = ::torchir::native::LimitKernelTarget(target, &in_use);
-  if (error == Error::kOk && now != nullptr) *now = ::torchir::native::KernelTargetName(in_use);
-  return error;
+  // Not logged: the caller names its own flag or setting (NativeKernelNames lists the names).
+  if (!::torchir::native::KernelTargetFromName(widest, &target)) return Error::kInvalidArgument;
+  return ::torchir::native::LimitKernelTarget(target, nullptr);
 }
 
 const char* NativeKernelNames() { return ::torchir::native::KernelTargetNameList(); }

@@ -43,10 +43,10 @@ Error RegisterNativeBackend(const NativeOptions& options = {});
 // wider than `widest`: "avx512", "avx2", "sse4" (x86-64), "neon" (arm64) or "portable" (plain
 // C++). "avx2" on an AVX-512 machine runs the kernels a CPU without AVX-512 would. Call it before
 // any program is loaded: delegates repack weights for the kernels in use at init, and a kernel
-// refuses weights packed for another set (kNotSupported) rather than misread them. `*now` (may
-// be null) gets the name of the set now in use. kInvalidArgument for an unknown name,
+// refuses weights packed for another set (kNotSupported) rather than misread them;
+// NativeKernelsInUse then names the set in use. kInvalidArgument for an unknown name,
 // kNotSupported for another CPU family's (neon on x86-64), the kernels then unchanged.
-Error LimitNativeKernels(const char* widest, const char** now = nullptr);
+Error LimitNativeKernels(const char* widest);
 
 // The name of the instruction set the kernels run now ("avx512", ...).
 const char* NativeKernelsInUse();
