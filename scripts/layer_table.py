@@ -7,9 +7,11 @@ whatever `--benchmark_display_aggregates_only` showed), and prints one row per l
 the median [min-max] of the runs of each column, the median's fraction of the FMA peak measured
 in the same run (the `Peak/...` rows, median of all of them), and the ratios of native to the
 other columns. `Native/<layer>` and `Native/<layer>/again` are pooled as the native column;
-`Winograd/<layer>` (and `/again`) is its own column where the suite has it, and so is
-`OneDnn/<layer>` (the convolution as TorchScript + oneDNN runs it inside a network); with it, the
-last ratio is the best native against the faster of LibTorch's two columns.
+`Winograd/<layer>` (and `/again`) is its own column where the suite has it, and so are
+`Winograd2x2/<layer>` (F(2x2, 3x3), which the compiler picks for small images: resnet's 7 x 7
+layers) and `OneDnn/<layer>` (the convolution as TorchScript + oneDNN runs it inside a network).
+"best native" is the fastest of the native, Winograd and F(2x2) columns; with oneDNN's column
+the last ratio is that against the faster of LibTorch's two columns.
 
     scripts/layer_table.py conv.json            # the table, then a summary of the ratios
     scripts/layer_table.py conv.json --filter resnet50
@@ -20,7 +22,9 @@ import re
 import statistics
 import sys
 
-COLUMNS = ("Native", "Winograd", "Xnnpack", "LibTorch", "OneDnn")
+COLUMNS = ("Native", "Winograd", "Winograd2x2", "Xnnpack", "LibTorch", "OneDnn")
+# The native columns "best native" takes the fastest of.
+NATIVE_COLUMNS = ("Native", "Winograd", "Winograd2x2")
 
 
 def load(path):
@@ -48,7 +52,7 @@ def collect(data, pattern):
         # Convolution suite: Column/layer[/again]; GEMM suite: Column[/best]/layer/M/N/K[/again]
         # [/threads:2/real_time]. Variants (/residual, /direct, Native/avx2) are not columns.
         match = re.fullmatch(
-            r"([A-Za-z]+)(?:/best)?/([^/]+(?:/[0-9]+/[0-9]+/[0-9]+)?)(/again)?"
+            r"([A-Za-z][A-Za-z0-9]*)(?:/best)?/([^/]+(?:/[0-9]+/[0-9]+/[0-9]+)?)(/again)?"
             r"(/threads:[0-9]+)?(?:/real_time)?", name)
         if not match or match.group(1) not in COLUMNS:
             continue
@@ -82,6 +86,7 @@ def main():
         sys.exit(f"layer_table: no per-layer runs in {args.json}")
     peak = statistics.median(peaks) if peaks else None
     has_winograd = any("Winograd" in runs[layer] for layer in order)
+    has_f2x2 = any("Winograd2x2" in runs[layer] for layer in order)
     has_onednn = any("OneDnn" in runs[layer] for layer in order)
     # The PyTorch columns the last ratio takes the faster of.
     torch_columns = ("LibTorch", "OneDnn") if has_onednn else ("LibTorch",)
@@ -89,15 +94,18 @@ def main():
     header = ["layer", "native", "of peak"]
     if has_winograd:
         header += ["Winograd", "of peak"]
+    if has_f2x2:
+        header += ["F(2x2)", "of peak"]
     header += ["XNNPACK", "LibTorch", "ATen's backend"]
     if has_onednn:
         header += ["oneDNN prepacked"]
     header += ["native / XNNPACK", "native / LibTorch"]
     if has_onednn:
         header += ["native / oneDNN"]
-    if has_winograd or has_onednn:
+    has_best = has_winograd or has_f2x2 or has_onednn
+    if has_best:
         header += [best_title]
-    ratio_count = 2 + has_onednn + (has_winograd or has_onednn)
+    ratio_count = 2 + has_onednn + has_best
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("---:" if i >= len(header) - ratio_count else "---"
                          for i in range(len(header))) + "|")
@@ -110,6 +118,9 @@ def main():
         if has_winograd:
             row += [cell(columns.get("Winograd")),
                     f"{med['Winograd'] / peak:.0%}" if peak and "Winograd" in med else "-"]
+        if has_f2x2:
+            row += [cell(columns.get("Winograd2x2")),
+                    f"{med['Winograd2x2'] / peak:.0%}" if peak and "Winograd2x2" in med else "-"]
         row += [cell(columns.get("Xnnpack")), cell(columns.get("LibTorch")),
                 labels.get(layer, "-")]
         if has_onednn:
@@ -123,8 +134,8 @@ def main():
                 row.append(f"{med['Native'] / med[other]:.2f}")
             else:
                 row.append("-")
-        if has_winograd or has_onednn:
-            best = max(med.get("Native", 0), med.get("Winograd", 0))
+        if has_best:
+            best = max(med.get(c, 0) for c in NATIVE_COLUMNS)
             torch_best = max((med[c] for c in torch_columns if c in med), default=0)
             if best and torch_best:
                 ratios["best"].append((best / torch_best, layer))
