@@ -259,20 +259,30 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
 #undef TORCHIR_SPLIT_STEP
 #undef TORCHIR_DECLARE_SPLIT
   if constexpr (kMode != ARows::kIndirect) {
+    // A run-time stride and more than 7 rows: rows 7.. are read from a second base pointer 7 rows
+    // down, so both halves share the offsets lda .. 6 lda. With one base, AVX-512's 14 rows
+    // needed 13 offsets besides a, b and the loop's counters, more than x86-64's 15
+    // general-purpose registers: GCC reloaded four of them from the stack on every K step. Two
+    // bases need 6: resnet50's 64 -> 64 1x1 layer and mobilenet_v2's in-place pointwise layers
+    // ran 0.966-0.979 of their time (docs/native-kernels.md, "Two base pointers for rows read
+    // in place"). Packed rows need neither: their offsets are constants.
+    constexpr bool kTwoBases = kMode == ARows::kStrided && kRows > 7;
+    const float* HWY_RESTRICT a_low = a + (kTwoBases ? 7 * lda : 0);
     for (; k < args.kc; ++k) {
       FetchNextPanelRow<kPrefetch>(args, k, next);
       const V b0 = hn::LoadU(d, b);
       V1 b1 = hn::Zero(d1);  // no ?: on vectors: SVE's are sizeless types
       if constexpr (kBoth) b1 = hn::LoadU(d1, b + kLanes);
-#define TORCHIR_FMA(i)                                                          \
-  if constexpr (i < kRows) {                                                    \
-    const V a##i = hn::Set(d, a[i * lda]);                                      \
-    c##i##0 = hn::MulAdd(a##i, b0, c##i##0);                                    \
-    if constexpr (kBoth) c##i##1 = hn::MulAdd(SecondOf(d1, a##i), b1, c##i##1); \
+#define TORCHIR_FMA(i)                                                                  \
+  if constexpr (i < kRows) {                                                            \
+    const V a##i = hn::Set(d, kTwoBases && i >= 7 ? a_low[(i % 7) * lda] : a[i * lda]); \
+    c##i##0 = hn::MulAdd(a##i, b0, c##i##0);                                            \
+    if constexpr (kBoth) c##i##1 = hn::MulAdd(SecondOf(d1, a##i), b1, c##i##1);         \
   }
       TORCHIR_NATIVE_ROWS(TORCHIR_FMA)
 #undef TORCHIR_FMA
       a += 1;
+      if constexpr (kTwoBases) a_low += 1;
       b += kNr;
     }
   } else {
