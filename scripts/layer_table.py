@@ -23,8 +23,9 @@ import statistics
 import sys
 
 COLUMNS = ("Native", "Winograd", "Winograd2x2", "Xnnpack", "LibTorch", "OneDnn")
-# The native columns "best native" takes the fastest of.
-NATIVE_COLUMNS = ("Native", "Winograd", "Winograd2x2")
+# The native paths besides the implicit GEMM, each a column (with its title) where the suite has
+# it; "best native" is the fastest of these and "Native".
+WINOGRAD_COLUMNS = (("Winograd", "Winograd"), ("Winograd2x2", "F(2x2)"))
 
 
 def load(path):
@@ -85,24 +86,22 @@ def main():
     if not order:
         sys.exit(f"layer_table: no per-layer runs in {args.json}")
     peak = statistics.median(peaks) if peaks else None
-    has_winograd = any("Winograd" in runs[layer] for layer in order)
-    has_f2x2 = any("Winograd2x2" in runs[layer] for layer in order)
+    winograd = [(column, title) for column, title in WINOGRAD_COLUMNS
+                if any(column in runs[layer] for layer in order)]
     has_onednn = any("OneDnn" in runs[layer] for layer in order)
     # The PyTorch columns the last ratio takes the faster of.
     torch_columns = ("LibTorch", "OneDnn") if has_onednn else ("LibTorch",)
     best_title = "best native / best PyTorch" if has_onednn else "best native / LibTorch"
     header = ["layer", "native", "of peak"]
-    if has_winograd:
-        header += ["Winograd", "of peak"]
-    if has_f2x2:
-        header += ["F(2x2)", "of peak"]
+    for _, title in winograd:
+        header += [title, "of peak"]
     header += ["XNNPACK", "LibTorch", "ATen's backend"]
     if has_onednn:
         header += ["oneDNN prepacked"]
     header += ["native / XNNPACK", "native / LibTorch"]
     if has_onednn:
         header += ["native / oneDNN"]
-    has_best = has_winograd or has_f2x2 or has_onednn
+    has_best = bool(winograd) or has_onednn
     if has_best:
         header += [best_title]
     ratio_count = 2 + has_onednn + has_best
@@ -113,14 +112,10 @@ def main():
     for layer in order:
         columns = runs[layer]
         med = {c: statistics.median(v) for c, v in columns.items() if v}
-        row = [layer, cell(columns.get("Native")),
-               f"{med['Native'] / peak:.0%}" if peak and "Native" in med else "-"]
-        if has_winograd:
-            row += [cell(columns.get("Winograd")),
-                    f"{med['Winograd'] / peak:.0%}" if peak and "Winograd" in med else "-"]
-        if has_f2x2:
-            row += [cell(columns.get("Winograd2x2")),
-                    f"{med['Winograd2x2'] / peak:.0%}" if peak and "Winograd2x2" in med else "-"]
+        row = [layer]
+        for column in ["Native"] + [column for column, _ in winograd]:
+            row += [cell(columns.get(column)),
+                    f"{med[column] / peak:.0%}" if peak and column in med else "-"]
         row += [cell(columns.get("Xnnpack")), cell(columns.get("LibTorch")),
                 labels.get(layer, "-")]
         if has_onednn:
@@ -135,7 +130,7 @@ def main():
             else:
                 row.append("-")
         if has_best:
-            best = max(med.get(c, 0) for c in NATIVE_COLUMNS)
+            best = max(med.get(c, 0) for c in ("Native",) + tuple(c for c, _ in WINOGRAD_COLUMNS))
             torch_best = max((med[c] for c in torch_columns if c in med), default=0)
             if best and torch_best:
                 ratios["best"].append((best / torch_best, layer))
