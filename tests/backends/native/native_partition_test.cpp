@@ -385,7 +385,9 @@ TEST(NativePartitionTest, AResidualAddMayWriteOverItsResidual) {
       const ir::AttrValue* attr = node->FindAttr(dialect::kDelegateInPlaceInputAttr);
       in_place.push_back(attr != nullptr ? attr->as_int() : -1);
       // The input it names is a, as the first call wrote it (channels-last).
-      if (attr != nullptr) EXPECT_EQ(node->input(1)->producer(), calls.front());
+      if (attr != nullptr) {
+        EXPECT_EQ(node->input(1)->producer(), calls.front());
+      }
     }
     if (residual_is_input) {
       EXPECT_EQ(in_place, (std::vector<int64_t>{-1, -1}));
