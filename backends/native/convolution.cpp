@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "backends/native/convolution_rows.h"
 #include "backends/native/direct_convolution.h"
 #include "backends/native/gemm_call.h"
 
@@ -159,9 +160,10 @@ void CopyIm2colBlock(const void* context, size_t m0, size_t rows, size_t k0, siz
 // IndirectRowsSource::rows for an Im2col (NHWC, channel_stride 1): row p's segment s of the K
 // block [k0, k0 + kc) is the run of segment_length input channels from channel c of the input
 // pixel tap t reads, where (t, c) = divmod(k0 + s * segment_length, input_channels), or
-// kIndirectZeros in the padding. The same rows as CopyIm2colBlock, by pointer.
+// kIndirectZeros in the padding. The same rows as CopyIm2colBlock, by pointer; with `copy`, the
+// runs copied there first (the padding not written) and the pointers to the copies.
 void Im2colRowPointers(const void* context, size_t m0, size_t rows, size_t k0, size_t kc,
-                       const float** table, size_t table_stride) {
+                       const float** table, size_t table_stride, float* copy, size_t copy_stride) {
   const Im2col& im2col = *static_cast<const Im2col*>(context);
   const Convolution2dShape& s = *im2col.shape;
   const size_t cin = s.input_channels, length = im2col.segment_length;
@@ -190,12 +192,19 @@ void Im2colRowPointers(const void* context, size_t m0, size_t rows, size_t k0, s
     for (size_t g = 0; g < segments; ++g) {
       const ptrdiff_t iy = iy0 + dy[g], ix = ix0 + dx[g];
       const bool inside = iy >= 0 && iy < height && ix >= 0 && ix < width;
-      table[g * table_stride + r] =
-          inside ? pixels +
-                       (static_cast<size_t>(iy) * s.input_width + static_cast<size_t>(ix)) *
-                           im2col.pixel_stride +
-                       channel[g]
-                 : kIndirectZeros;
+      const float* run = kIndirectZeros;
+      if (inside) {
+        run = pixels +
+              (static_cast<size_t>(iy) * s.input_width + static_cast<size_t>(ix)) *
+                  im2col.pixel_stride +
+              channel[g];
+        if (copy != nullptr) {
+          float* to = copy + r * copy_stride + g * length;
+          CopyRun(to, run, length);
+          run = to;
+        }
+      }
+      table[g * table_stride + r] = run;
     }
     if (++ox == im2col.output_width) {
       ox = 0;
@@ -473,16 +482,24 @@ runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t grou
   // A stride-1 1x1 layer's rows are the input's pixels, which the GEMM reads where they lie
   // when they are kc floats apart or N is narrow, else copies block by block; by pointer instead
   // where that copy feeds a few dozen panels from long runs (PointwiseReadsByPointer).
+  // Where they are a multiple of 4 KiB apart, a k x k layer's taps are copied as the im2col
+  // copies them but still read by pointer, so the kernels skip the padded ones (resnet50's
+  // stride-2 layer at 7 x 7: 41 of its 441 pixel-taps).
   const size_t segment = SegmentLength(group, current.kc);
   const size_t pixel_step_bytes = shape.stride_width * shape.input_channels * sizeof(float);
   const bool pointwise_by_pointer =
       pointwise && !strided && PointwiseReadsByPointer(group, current, shape.input_channels);
-  const bool by_pointer =
-      (!pointwise || pointwise_by_pointer || a_mode == ImplicitGemmA::kIndirect) &&
-      !shape.input_channels_first && a_mode != ImplicitGemmA::kIm2col &&
-      segment >= (a_mode == ImplicitGemmA::kIndirect ? kIndirectMinSegment : kIndirectMinRun) &&
-      current.kc / segment <= kIndirectZeroFloats / kIndirectMinSegment &&
-      (a_mode == ImplicitGemmA::kIndirect || pixel_step_bytes % kIndirectAliasBytes != 0);
+  const bool forced = a_mode == ImplicitGemmA::kIndirect || a_mode == ImplicitGemmA::kCopied;
+  const bool runs_by_pointer = (!pointwise || pointwise_by_pointer || forced) &&
+                               !shape.input_channels_first && a_mode != ImplicitGemmA::kIm2col &&
+                               segment >= (forced ? kIndirectMinSegment : kIndirectMinRun) &&
+                               current.kc / segment <= kIndirectZeroFloats / kIndirectMinSegment;
+  const bool aliases = pixel_step_bytes % kIndirectAliasBytes == 0;
+  const bool by_pointer = runs_by_pointer && (a_mode == ImplicitGemmA::kIndirect ||
+                                              (a_mode == ImplicitGemmA::kAuto && !aliases));
+  const bool copied_by_pointer =
+      runs_by_pointer && !by_pointer && (!pointwise || a_mode == ImplicitGemmA::kCopied) &&
+      current.mc <= kIndirectCopyMaxRows && current.kc / segment <= kIndirectCopyMaxSegments;
   for (size_t g = 0; g < groups; ++g) {
     const float* group_input = input + g * group.input_channels * InputChannelStride(shape);
     const size_t first_channel = g * group.output_channels;
@@ -495,7 +512,12 @@ runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t grou
                         shape.input_height * shape.input_width * shape.input_channels,
                         segment};
     const ABlockSource source{&CopyIm2colBlock, &im2col};
-    const IndirectRowsSource pointers{&Im2colRowPointers, &im2col, segment};
+    IndirectRowsSource pointers{&Im2colRowPointers, &im2col, segment};
+    // The output rows with taps in the top and bottom padding, whole tiles of which skip them.
+    const TapRange interior = InteriorRows(shape, im2col.output_height);
+    pointers.image_rows = im2col.output_height * im2col.output_width;
+    pointers.top_rows = interior.begin * im2col.output_width;
+    pointers.bottom_rows = (im2col.output_height - interior.end) * im2col.output_width;
     GemmCall call{};
     call.m = OutputPixels(shape);
     call.b = &weights[g];
@@ -505,7 +527,8 @@ runtime::Error GroupedConvolution2d(const Convolution2dShape& shape, size_t grou
     call.epilogue = epilogue;
     if (epilogue.residual != nullptr) call.epilogue.residual = epilogue.residual + first_channel;
     call.scratch = static_cast<float*>(scratch);
-    if (by_pointer) {
+    pointers.copies = copied_by_pointer;
+    if (by_pointer || copied_by_pointer) {
       call.a_indirect = &pointers;
     } else if (pointwise) {
       // Output pixel p reads input pixel p (at stride 1): A is the input itself (the group's

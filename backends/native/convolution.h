@@ -25,12 +25,15 @@ namespace torchir::native {
 
 // How the implicit GEMM reads A for a layer that no direct kernel takes. kAuto (every caller
 // but tests and benchmarks): a k x k layer by pointer where each tap's channels come in runs of
-// at least kIndirectMinRun floats that divide the K block and consecutive output pixels read
-// input pixels other than a multiple of kIndirectAliasBytes apart, else through the im2col copy;
-// a stride-1 1x1 layer by pointer where the GEMM would copy long runs for at most 40 panels
-// (convolution.cpp, PointwiseReadsByPointer), else as the GEMM reads its rows. kIm2col: never by
-// pointer. kIndirect: by pointer wherever the runs have at least 8 floats (NHWC input).
-enum class ImplicitGemmA { kAuto, kIm2col, kIndirect };
+// at least kIndirectMinRun floats that divide the K block, where they lie when consecutive
+// output pixels read input pixels other than a multiple of kIndirectAliasBytes apart, else
+// copied first (so the kernels still skip the padded taps); shorter runs through the im2col
+// copy; a stride-1 1x1 layer by pointer where the GEMM would copy long runs for at most 40
+// panels (convolution.cpp, PointwiseReadsByPointer), else as the GEMM reads its rows. kIm2col:
+// never by pointer. kIndirect: by pointer where they lie wherever the runs have at least 8 floats
+// (NHWC input). kCopied: copied then by pointer wherever the runs have at least 8 floats and a
+// K block at most kIndirectCopyMaxSegments of them (gemm_call.h), else as kIm2col.
+enum class ImplicitGemmA { kAuto, kIm2col, kIndirect, kCopied };
 inline constexpr size_t kIndirectMinRun = 32;
 inline constexpr size_t kIndirectAliasBytes = 4096;
 

@@ -35,18 +35,29 @@ inline TapRange Inside(ptrdiff_t origin, size_t kernel, size_t dilation, size_t 
   return range;
 }
 
-// The output columns [begin, end) (of output_width) whose taps all fall inside the input along
-// x: ox * sw >= pl and ox * sw - pl + (kw - 1) * dw <= W - 1. There pixels share their tap range
-// and go several at a time.
-inline TapRange InteriorColumns(const Convolution2dShape& s, size_t output_width) {
-  const size_t extent = (s.kernel_width - 1) * s.dilation_width;
-  size_t end = s.input_width + s.padding_left > extent
-                   ? (s.input_width - 1 + s.padding_left - extent) / s.stride_width + 1
-                   : 0;
-  end = end < output_width ? end : output_width;
-  size_t begin = (s.padding_left + s.stride_width - 1) / s.stride_width;
+// The outputs [begin, end) (of `outputs`) along one axis whose taps all fall inside the input:
+// o * stride >= padding and o * stride - padding + (kernel - 1) * dilation <= size - 1.
+inline TapRange InteriorOutputs(size_t size, size_t padding, size_t kernel, size_t dilation,
+                                size_t stride, size_t outputs) {
+  const size_t extent = (kernel - 1) * dilation;
+  size_t end = size + padding > extent ? (size - 1 + padding - extent) / stride + 1 : 0;
+  end = end < outputs ? end : outputs;
+  size_t begin = (padding + stride - 1) / stride;
   begin = begin < end ? begin : end;
   return TapRange{begin, end};
+}
+
+// The output columns whose taps all fall inside the input along x. There pixels share their tap
+// range and go several at a time.
+inline TapRange InteriorColumns(const Convolution2dShape& s, size_t output_width) {
+  return InteriorOutputs(s.input_width, s.padding_left, s.kernel_width, s.dilation_width,
+                         s.stride_width, output_width);
+}
+
+// The output rows whose taps all fall inside the input along y.
+inline TapRange InteriorRows(const Convolution2dShape& s, size_t output_height) {
+  return InteriorOutputs(s.input_height, s.padding_top, s.kernel_height, s.dilation_height,
+                         s.stride_height, output_height);
 }
 
 struct ConvolutionRows {

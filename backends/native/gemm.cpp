@@ -212,6 +212,15 @@ HWY_INLINE size_t TileRowsInLines(size_t per_line, size_t m0, size_t mc, size_t 
   return TileRowsAt(kMr, mc - i0 < in_line ? mc - i0 : in_line, 0);
 }
 
+// Or, when A comes by pointer with a lead tile (LeadTileRows: `lead` rows, images of
+// `image_rows`), that tile at the start of each image when the block holds the rest of the image
+// after it (the rest then whole tiles).
+HWY_INLINE size_t TileRowsWithLead(size_t lead, size_t image_rows, size_t m0, size_t mc,
+                                   size_t i0) {
+  if (lead != 0 && (m0 + i0) % image_rows == 0 && mc - i0 >= image_rows) return lead;
+  return TileRows(mc, i0);
+}
+
 }  // namespace
 
 runtime::Error GemmForTarget(const GemmCall& call) {
@@ -266,6 +275,10 @@ runtime::Error GemmForTarget(const GemmCall& call) {
   // Rows per M block: as many blocks as mc rows need, their rows shared out evenly in whole
   // tiles, so no block is a remainder of a few rows that streams all of B for them (resnet50's
   // 14 x 14 layers: 196 rows as 66 + 66 + 64, not 96 + 96 + 4, with 1-2 MB of B per block).
+  // IndirectRowsSource::copies: the table of an M block's pointers into its copy.
+  const float* copied_table[kIndirectCopyMaxRows * kIndirectCopyMaxSegments];
+  // A by pointer with the rows in the padding named: the first tile of each image may fit them.
+  const size_t lead = call.a_indirect != nullptr ? LeadTileRows(kMr, *call.a_indirect) : 0;
   const size_t m_blocks = (call.m + config.mc - 1) / config.mc;
   const size_t block_rows = ((call.m + m_blocks - 1) / m_blocks + kMr - 1) / kMr * kMr;
   for (size_t n0 = call.n_begin; n0 < call.n_end; n0 += config.nc) {
@@ -307,14 +320,21 @@ runtime::Error GemmForTarget(const GemmCall& call) {
                                       : ARows::kPacked;
         // The pointers of the block's rows (the scratch holds no copy of A then): table[s * mc + r]
         // for segment s of the K block and row m0 + r.
-        const float** table = reinterpret_cast<const float**>(call.scratch);
+        // When the rows are copied first the copy takes the scratch and the table the stack.
+        const bool copies = indirect && call.a_indirect->copies;
+        const float** table = copies ? copied_table : reinterpret_cast<const float**>(call.scratch);
         // Read where they are, rows of a strided 1x1 convolution's A are lda floats apart only
         // within a line (gemm_call.h): there tiles stop at the end of each line.
         const bool direct = as_packed || in_place;
         const size_t per_line = direct ? call.a_rows.per_line : 0;
+        const auto tile_rows = [&](size_t i0) {
+          return lead != 0 ? TileRowsWithLead(lead, call.a_indirect->image_rows, m0, mc, i0)
+                           : TileRowsInLines(per_line, m0, mc, i0);
+        };
         args.lda = in_place ? call.lda : kKc;
         if (indirect) {
-          call.a_indirect->rows(call.a_indirect->context, m0, mc, k0, kc, table, mc);
+          call.a_indirect->rows(call.a_indirect->context, m0, mc, k0, kc, table, mc,
+                                copies ? call.scratch : nullptr, kKc);
           args.rows_stride = mc;
           args.segment_length = call.a_indirect->segment_length;
           args.zeros = kIndirectZeros;
@@ -348,7 +368,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           args.prefetch_rows = 0;
           for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
             set_tile_a(i0);
-            rows = TileRowsInLines(per_line, m0, mc, i0);
+            rows = tile_rows(i0);
             for (size_t j0 = n0; j0 < n_end; j0 += kNr) {
               const size_t cols = n - j0 < kNr ? n - j0 : kNr;
               select_panel(b_block, j0, cols);
@@ -365,7 +385,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
         // Tiles of at least kPrefetchRows rows in this block (TileRows): the ones that prefetch.
         size_t fetching_tiles = 0;
         for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
-          rows = TileRowsInLines(per_line, m0, mc, i0);
+          rows = tile_rows(i0);
           fetching_tiles += Fetches(rows, kNr, mode) ? 1 : 0;
         }
         if (fetching_tiles == 0) fetching_tiles = 1;  // no tile prefetches (share unused)
@@ -397,7 +417,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           size_t fetched = 0;
           for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
             set_tile_a(i0);
-            rows = TileRowsInLines(per_line, m0, mc, i0);
+            rows = tile_rows(i0);
             args.kc = kc;
             if (call.causal.kind != CausalSkip::Kind::kNone) {
               // The tile's last row needs columns (or has non-zero A) before this one.
@@ -589,6 +609,8 @@ runtime::Error RunGemm(const GemmCall& call, size_t scratch_bytes, pthreadpool_t
        (indirect->rows == nullptr || call.a_rows.per_line != 0 ||
         indirect->segment_length < kIndirectMinSegment ||
         indirect->segment_length > kIndirectZeroFloats ||
+        (indirect->copies && (current.mc > kIndirectCopyMaxRows ||
+                              current.kc / indirect->segment_length > kIndirectCopyMaxSegments)) ||
         current.kc % indirect->segment_length != 0 || b.k % indirect->segment_length != 0 ||
         call.causal.kind != CausalSkip::Kind::kNone)) ||
       (call.a_rows.per_line != 0 && (call.a_source != nullptr || call.a_rows.lines == 0)) ||

@@ -59,12 +59,51 @@ struct ABlockSource {
 // (L = segment_length, which divides kc and K), or kIndirectZeros where they are all zero (a
 // tap in the padding). The table lives in the GEMM's scratch (GemmForTarget); it runs on the
 // pool's threads like ABlockSource::copy.
+// With `copies` the segments that are not zeros are first copied, row r's segment s to
+// copy + r * copy_stride + s * L (the scratch, rows kKc floats apart as a packed block), and the
+// table points there (then it lives on GemmForTarget's stack: at most kIndirectCopyMaxRows rows
+// and kIndirectCopyMaxSegments segments per K block). That is for rows whose taps lie a multiple
+// of 4 KiB apart in the input, which read where they lie evict each other from L1, yet whose
+// padded taps the kernels skip by pointer (convolution.cpp). Without, copy is null.
+// A segment is skipped only when it is padding for every row of a tile; a convolution names the
+// rows where that happens (its first and last output rows, where taps fall in the top and bottom
+// padding) so GemmForTarget can fit tiles to them: `image_rows` rows per image (0: no hint), of
+// which the first `top_rows` and the last `bottom_rows` read padding with some tap.
 struct IndirectRowsSource {
   void (*rows)(const void* context, size_t m0, size_t rows, size_t k0, size_t kc,
-               const float** table, size_t table_stride);
+               const float** table, size_t table_stride, float* copy, size_t copy_stride);
   const void* context;
   size_t segment_length;
+  bool copies = false;
+  size_t image_rows = 0;
+  size_t top_rows = 0;
+  size_t bottom_rows = 0;
 };
+
+// The rows of the first tile of each image when the call reads A through `source` with tiles of
+// `mr` rows, or 0 for tiles as TileRowsAt cuts them. A layer's rows rarely fill whole tiles:
+// TileRowsAt leaves the remainder at the end of the block. Put first instead, where it may hold
+// just the rows in the top padding, its tile skips their padded taps (a 7 x 7 output with mr =
+// 14: tiles of 7 + 14 + 14 + 14 rows, the first one output row that skips a third of its K). Only
+// when that skips more tile rows than TileRowsAt's cut, counted over one image.
+constexpr size_t LeadTileRows(size_t mr, const IndirectRowsSource& source) {
+  const size_t rows = source.image_rows;
+  if (rows == 0 || rows <= mr || source.top_rows + source.bottom_rows == 0) return 0;
+  const size_t lead = rows % mr;
+  if (lead < FewestTileRows(mr) || lead > source.top_rows) return 0;
+  // Rows of the image in tiles wholly inside the top or the bottom padded rows.
+  const auto skipped = [&](size_t first) {
+    size_t count = 0;
+    for (size_t done = 0, tile = 0; done < rows; done += tile) {
+      tile = done == 0 && first != 0 ? first : TileRowsAt(mr, rows, done);
+      const bool top = done + tile <= source.top_rows;
+      const bool bottom = done >= rows - (source.bottom_rows < rows ? source.bottom_rows : rows);
+      if (top || (source.bottom_rows != 0 && bottom)) count += tile;
+    }
+    return count;
+  };
+  return skipped(lead) > skipped(0) ? lead : 0;
+}
 
 // The zeros a padding row points at, enough for the longest segment (kc on every target).
 inline constexpr size_t kIndirectZeroFloats = 256;
@@ -72,6 +111,9 @@ alignas(64) inline constexpr float kIndirectZeros[kIndirectZeroFloats] = {};
 // The shortest segment RunGemm takes: a table of mc rows x kc / L pointers must fit the scratch
 // meant for an mc x kc block of floats, and shorter runs would cost more pointers than FMAs.
 inline constexpr size_t kIndirectMinSegment = 8;
+// The table of IndirectRowsSource::copies: every target's mc rows by kc / 32 segments.
+inline constexpr size_t kIndirectCopyMaxRows = 128;
+inline constexpr size_t kIndirectCopyMaxSegments = 8;
 
 // The widest N for which GemmForTarget reads a plain A in place (rows lda < kc floats apart)
 // rather than copying it: the copy's cost, shared by N / nr panels, was measured below the

@@ -248,18 +248,20 @@ TEST_P(ConvolutionTest, MatchesReferenceForStridedPointwise) {
 }
 
 // The implicit GEMM's A read by pointer (ImplicitGemmA::kIndirect: a pointer per row and run of
-// a tap's channels, padding rows pointing at zeros) against the im2col copy (kIm2col), on the
-// same cases: runs of 8 floats (Cin 24 and 40: gcd with kc = 256), 32 (96), 64 (320, a tap over
-// two segments and segments across K blocks), a whole K block (512: a tap split between two),
-// every stride and a dilation, asymmetric padding (tiles wholly in the top padding skip their
-// taps), batch 2 and blocks of more than mc rows, M and N edges, grouped (groups of 32
-// channels), every epilogue, in-place residuals, a residual larger than L2 (added rows first)
-// and threads, and 1x1 layers (strided, and across K blocks); and kAuto on a layer whose pixels
-// are 4 KiB apart (which copies), on resnet's stride-2 shape and on 1x1 layers it reads by
-// pointer.
+// a tap's channels, padding rows pointing at zeros; kCopied: the runs copied first, pointers to
+// the copies) against the im2col copy (kIm2col), on the same cases: runs of 8 floats (Cin 24 and
+// 40: gcd with kc = 256), 32 (96), 64 (320, a tap over two segments and segments across K blocks),
+// a whole K block (512: a tap split between two), every stride and a dilation, asymmetric padding
+// (tiles wholly in the top padding skip their taps), outputs whose first tile is their top row
+// (LeadTileRows: 7 x 7 for mr 14, 3 x 5 for mr 6), batch 2 and blocks of more than mc rows, M and N
+// edges, grouped (groups of 32 channels), every epilogue, in-place residuals, a residual larger
+// than L2 (added rows first) and threads, and 1x1 layers (strided, and across K blocks); and kAuto
+// on a layer whose pixels are 4 KiB apart (copied, then by pointer), on resnet's stride-2 shape and
+// on 1x1 layers it reads by pointer.
 TEST_P(ConvolutionTest, MatchesReferenceReadingTapsByPointer) {
   uint32_t seed = 450;
-  for (ImplicitGemmA mode : {ImplicitGemmA::kIndirect, ImplicitGemmA::kIm2col}) {
+  for (ImplicitGemmA mode :
+       {ImplicitGemmA::kIndirect, ImplicitGemmA::kCopied, ImplicitGemmA::kIm2col}) {
     Options options;
     options.a_mode = mode;
     for (const Convolution2dShape& shape : {Shape(1, 9, 11, 24, 20, 3, 3, 1, 1, 1, 1, 1, 1),
@@ -269,7 +271,9 @@ TEST_P(ConvolutionTest, MatchesReferenceReadingTapsByPointer) {
                                             Shape(1, 8, 8, 512, 65, 3, 3, 2, 1, 1, 1, 1, 1),
                                             Shape(1, 6, 7, 64, 16, 5, 5, 1, 1, 3, 2, 3, 2),
                                             Shape(2, 9, 7, 64, 80, 1, 1, 2, 1, 0, 0, 0, 0),
-                                            Shape(1, 7, 9, 512, 130, 1, 1, 1, 1, 0, 0, 0, 0)}) {
+                                            Shape(1, 7, 9, 512, 130, 1, 1, 1, 1, 0, 0, 0, 0),
+                                            Shape(2, 14, 14, 64, 40, 3, 3, 2, 1, 1, 1, 1, 1),
+                                            Shape(1, 6, 10, 32, 20, 3, 3, 2, 1, 1, 1, 1, 1)}) {
       ExpectConvolutionMatchesReference(shape, options, seed++);
     }
     ExpectConvolutionMatchesReference(Shape(1, 9, 9, 64, 64, 3, 3, 2, 1, 1, 1, 1, 1), options,
@@ -286,6 +290,8 @@ TEST_P(ConvolutionTest, MatchesReferenceReadingTapsByPointer) {
                                         seed++);
       ExpectConvolutionMatchesReference(Shape(1, 3, 3, 32, 100, 3, 3, 1, 1, 1, 1, 1, 1), threaded,
                                         seed++);  // 9 pixels: shared along N
+      ExpectConvolutionMatchesReference(Shape(3, 14, 14, 32, 24, 3, 3, 2, 1, 1, 1, 1, 1), threaded,
+                                        seed++);  // 147 rows: shares start mid-image
     }
     // A residual larger than L2 (58 x 58 x 40 floats: 538 KB), whose K block runs rows first
     // (gemm.cpp), separate and in place.

@@ -183,6 +183,34 @@ TEST(GemmTileRowsTest, CutsBlocksIntoTilesWithoutShortRemainders) {
   EXPECT_EQ(TileRowsAt(14, 16, 0), 8u);
 }
 
+// The lead tile of an implicit GEMM read by pointer (LeadTileRows): the remainder of an image's
+// rows put first where it then holds only rows in the top padding, and only where whole tiles
+// then skip more of the padded rows than TileRowsAt's cut does.
+TEST(GemmTileRowsTest, LeadsWithTheRemainderWhereItFitsTheTopPadding) {
+  const auto source = [](size_t image_rows, size_t top_rows, size_t bottom_rows) {
+    IndirectRowsSource s{nullptr, nullptr, 8};
+    s.image_rows = image_rows;
+    s.top_rows = top_rows;
+    s.bottom_rows = bottom_rows;
+    return s;
+  };
+  // A 7 x 7 output (a stride-2 3x3 layer on 14 x 14, padding 1) on AVX-512: 7 + 14 x 3, the
+  // first tile the top output row; with mr 12, 1 + 12 x 4 would leave a lone row: no lead.
+  EXPECT_EQ(LeadTileRows(14, source(49, 7, 0)), 7u);
+  EXPECT_EQ(LeadTileRows(12, source(49, 7, 0)), 0u);
+  // Rows that fill whole tiles (14 x 14 with mr 14), no padding, no hint: nothing to move.
+  EXPECT_EQ(LeadTileRows(14, source(196, 14, 14)), 0u);
+  EXPECT_EQ(LeadTileRows(14, source(49, 0, 0)), 0u);
+  EXPECT_EQ(LeadTileRows(14, source(0, 7, 7)), 0u);
+  // A remainder wider than the padded rows would hold rows outside them.
+  EXPECT_EQ(LeadTileRows(14, source(49, 5, 0)), 0u);
+  // 14 x 14 with mr 6: 4 + 6 x 32 skips 4 + 6 top and 6 + 6 bottom rows, the plain cut 6 + 6 and
+  // 6 + 4: level, so no lead. 3 x 5 with mr 6: 3 + 6 + 6, the first 3 rows padding (none of
+  // 6 + 6 + 3 is wholly in it).
+  EXPECT_EQ(LeadTileRows(6, source(196, 14, 14)), 0u);
+  EXPECT_EQ(LeadTileRows(6, source(15, 5, 0)), 3u);
+}
+
 // What PlanSplit weighs: each of those tiles at the time of at least kFullChainRows rows.
 TEST(GemmTileRowsTest, PricesEachTileAtLeastAsFullChains) {
   for (size_t mr : {4, 6, 12, 14}) {
@@ -495,16 +523,23 @@ bool IsZeroSegment(size_t row, size_t segment, size_t segment_length, size_t kc)
          (column >= kc && column < kc + 4 * segment_length && column >= kc + 2 * segment_length);
 }
 void PointerRowsOf(const void* context, size_t m0, size_t rows, size_t k0, size_t kc,
-                   const float** table, size_t table_stride) {
+                   const float** table, size_t table_stride, float* copy, size_t copy_stride) {
   const PointerRows& p = *static_cast<const PointerRows*>(context);
   GemmConfig config;
   GetGemmConfig(CurrentKernelTarget(), &config);
-  for (size_t s = 0; s < kc / p.segment_length; ++s) {
-    const size_t segment = (k0 + s * p.segment_length) / p.segment_length;
+  const size_t length = p.segment_length;
+  for (size_t s = 0; s < kc / length; ++s) {
+    const size_t segment = (k0 + s * length) / length;
     for (size_t r = 0; r < rows; ++r) {
-      table[s * table_stride + r] = IsZeroSegment(m0 + r, segment, p.segment_length, config.kc)
-                                        ? kIndirectZeros
-                                        : p.a + (m0 + r) * p.k + k0 + s * p.segment_length;
+      const float* run = p.a + (m0 + r) * p.k + k0 + s * length;
+      if (IsZeroSegment(m0 + r, segment, length, config.kc)) {
+        run = kIndirectZeros;
+      } else if (copy != nullptr) {
+        float* to = copy + r * copy_stride + s * length;
+        std::copy(run, run + length, to);
+        run = to;
+      }
+      table[s * table_stride + r] = run;
     }
   }
 }
@@ -514,14 +549,17 @@ TEST_P(GemmTest, ReadsRowsByPointer) {
   ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
   struct Case {
     size_t m, n, k, segment_length, threads;
+    bool copies;  // IndirectRowsSource::copies: the runs copied, then read by pointer
   };
   uint32_t seed = 900;
-  for (const Case& c : {Case{37, 45, 3 * config.kc, 64, 0}, Case{config.mc + 9, 70, 96, 32, 0},
-                        Case{5, 33, 2 * config.kc, config.kc, 0}, Case{29, 100, 160, 8, 2},
-                        Case{4, 200, 2 * config.kc, 16, 3}}) {
+  for (const Case& c :
+       {Case{37, 45, 3 * config.kc, 64, 0, false}, Case{config.mc + 9, 70, 96, 32, 0, false},
+        Case{5, 33, 2 * config.kc, config.kc, 0, false}, Case{29, 100, 160, 8, 2, false},
+        Case{4, 200, 2 * config.kc, 16, 3, false}, Case{37, 45, 3 * config.kc, 64, 0, true},
+        Case{config.mc + 9, 70, 96, 32, 0, true}, Case{29, 100, 160, 32, 2, true}}) {
     SCOPED_TRACE("M=" + std::to_string(c.m) + " N=" + std::to_string(c.n) +
                  " K=" + std::to_string(c.k) + " L=" + std::to_string(c.segment_length) +
-                 " threads=" + std::to_string(c.threads));
+                 " threads=" + std::to_string(c.threads) + (c.copies ? " copied" : ""));
     std::mt19937 rng(seed++);
     const std::vector<float> a = Random(c.m * c.k, &rng), b = Random(c.k * c.n, &rng);
     const std::vector<float> bias = Random(c.n, &rng);
@@ -529,7 +567,8 @@ TEST_P(GemmTest, ReadsRowsByPointer) {
     PackedB view;
     ASSERT_NO_FATAL_FAILURE(PackAndView(config, c.k, c.n, b, &packed, &view));
     const PointerRows rows{a.data(), c.k, c.segment_length};
-    const IndirectRowsSource source{&PointerRowsOf, &rows, c.segment_length};
+    IndirectRowsSource source{&PointerRowsOf, &rows, c.segment_length};
+    source.copies = c.copies;
     std::vector<float> out(c.m * c.n, 12345.0f);
     GemmCall call{};
     call.m = c.m;
@@ -571,7 +610,7 @@ TEST_P(GemmTest, ReadsRowsByPointer) {
 
 // What RunGemm refuses of A by pointer: segments shorter than kIndirectMinSegment, longer than
 // the zeros, not dividing kc or K; with an ABlockSource too, or a causal skip; a scratch not
-// aligned for pointers.
+// aligned for pointers; copied runs more than kIndirectCopyMaxSegments to a K block.
 TEST_P(GemmTest, RefusesBadRowsByPointer) {
   GemmConfig config;
   ASSERT_TRUE(GetGemmConfig(CurrentKernelTarget(), &config));
@@ -584,9 +623,10 @@ TEST_P(GemmTest, RefusesBadRowsByPointer) {
   std::vector<float> out(m * n, 0.0f);
   std::vector<float> scratch(GemmScratchBytes(config, m) / sizeof(float) + 2);
   const auto run = [&](size_t segment_length, const ABlockSource* copy, CausalSkip causal,
-                       float* scratch_start) {
+                       float* scratch_start, bool copies = false) {
     const PointerRows rows{a.data(), k, segment_length};
-    const IndirectRowsSource source{&PointerRowsOf, &rows, segment_length};
+    IndirectRowsSource source{&PointerRowsOf, &rows, segment_length};
+    source.copies = copies;
     GemmCall call{};
     call.m = m;
     call.a_indirect = &source;
@@ -609,6 +649,9 @@ TEST_P(GemmTest, RefusesBadRowsByPointer) {
   EXPECT_EQ(run(32, nullptr, {CausalSkip::Kind::kColumns, 0}, scratch.data()),
             Error::kInvalidArgument);
   EXPECT_EQ(run(32, nullptr, {}, scratch.data() + 1), Error::kOutOfMemory);
+  // Copied runs: their table holds at most kIndirectCopyMaxSegments per K block.
+  EXPECT_EQ(run(32, nullptr, {}, scratch.data(), true), Error::kOk);
+  EXPECT_EQ(run(8, nullptr, {}, scratch.data(), true), Error::kInvalidArgument);
 }
 
 TEST_P(GemmTest, RejectsWeightsPackedForAnotherLayoutAndShortScratch) {

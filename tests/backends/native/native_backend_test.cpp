@@ -1204,7 +1204,9 @@ TEST_F(NativeBackendTest, TracedCallsReportEachNodeAtItsDebugHandlePosition) {
     const NodeEvents::Event& e = events.events[i];
     EXPECT_EQ(e.instruction, 7u);
     EXPECT_LE(e.begin_ns, e.end_ns);
-    if (i > 0) EXPECT_GE(e.begin_ns, events.events[i - 1].end_ns) << "one after another";
+    if (i > 0) {
+      EXPECT_GE(e.begin_ns, events.events[i - 1].end_ns) << "one after another";
+    }
   }
 
   // Without source_ops: runs, reports nothing.
@@ -1635,7 +1637,9 @@ TEST_F(NativeBackendTest, CausalAttentionMatchesTheExplicitMask) {
       // The same scores; the softmax sums the same terms over fewer lanes (a few ulp of <= 1).
       EXPECT_LT(MaxAbsDiff(got, expected), 1e-6f);
       for (size_t e = 0; e < got.size(); ++e) {
-        if (bytes[e % (m * n)] != 0) ASSERT_EQ(got[e], 0.0f) << "masked element " << e;
+        if (bytes[e % (m * n)] != 0) {
+          ASSERT_EQ(got[e], 0.0f) << "masked element " << e;
+        }
       }
       ASSERT_EQ(
           RunBytes(MatmulBlob(batch, m, n, v_cols, causal, v, plain_context, false, args.size()),

@@ -89,9 +89,13 @@ TEST(GraphMemoryPlanTableTest, OutputsAliasTheirInputExactlyWhenTheTableSaysView
     views += view ? 1 : 0;
     EXPECT_EQ(plan->problem.buffers[2].base, view ? 1 : memory_planner::kNoBuffer);
     const auto& placements = plan->result.plan.placements;
-    if (view) EXPECT_EQ(placements[2].offset, placements[1].offset);
+    if (view) {
+      EXPECT_EQ(placements[2].offset, placements[1].offset);
+    }
     // Not a view: `first` is still read while `node` is written, so they cannot overlap.
-    if (!view) EXPECT_NE(placements[2].offset, placements[1].offset);
+    if (!view) {
+      EXPECT_NE(placements[2].offset, placements[1].offset);
+    }
     EXPECT_TRUE(memory_planner::CheckPlan(plan->problem, plan->result.plan).empty());
   }
   EXPECT_GE(views, 1u);  // edge.reshape
