@@ -174,13 +174,17 @@ HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_
   for (size_t r = 0; r < rows; ++r) std::memcpy(c + r * ldc, tile + r * kNr, cols * sizeof(float));
 }
 
-// A is read in place at N <= kInPlaceMaxColumns (gemm_call.h), and, on AVX2, at any N when rows
-// have at most this many floats: with K this short the copy is a larger share of each tile's work
-// than the run-time stride costs in the 6-row kernel (Zen 3: mobilenet_v2's 16 -> 96 expansion at
-// 112 x 112 0.95-0.97 of the time, 24 -> 144 0.98-0.99; resnet50's 64 -> 256 at 56 x 56 0.97-0.98;
-// K = 128 gained 1-2 %, within the noise). Other targets keep the N rule until measured:
-// AVX-512's 14-row kernel spills row offsets (docs/native-kernels.md).
-constexpr size_t kInPlaceMaxFeatures = kThisTarget == KernelTarget::kX86Avx2 ? 64 : 0;
+// A is read in place at N <= kInPlaceMaxColumns (gemm_call.h), and, on AVX2 and AVX-512, at any
+// N when rows have at most this many floats: with K this short the copy is a larger share of each
+// tile's work than the run-time stride costs (Zen 3, AVX2's 6 rows: mobilenet_v2's 16 -> 96
+// expansion at 112 x 112 0.95-0.97 of the time, 24 -> 144 0.98-0.99; resnet50's 64 -> 256 at
+// 56 x 56 0.97-0.98; K = 128 gained 1-2 %, within the noise). AVX-512's 14 rows, once they read
+// from two bases without spilling (session 36), gained as much (Zen 4: the same expansions
+// 0.93-0.95, 32 -> 192 and regnet_x_400mf's 64 -> 160 0.97-0.98; K = 96 and 128 another 0-2 %,
+// mobilenet_v2 level: docs/native-kernels.md, "Short rows read in place on AVX-512"). NEON and
+// SSE4 keep the N rule until measured.
+constexpr size_t kInPlaceMaxFeatures =
+    kThisTarget == KernelTarget::kX86Avx2 || kThisTarget == KernelTarget::kX86Avx512 ? 64 : 0;
 
 // L2 per core on the x86-64 and arm64 cores we target is 512 KiB-2 MiB: above the smallest, a
 // residual comes from L3 or memory, and its K block runs rows first (GemmForTarget).

@@ -367,9 +367,10 @@ TEST_P(GemmTest, MatchesReferenceWithThreads) {
   }
 }
 
-// On AVX2, A of up to 64 input features is read where it is whatever N (gemm.cpp: the copy cost
-// a few percent of mobilenet_v2's 16 -> 96 expansion): N past 64 with K of 16-64, rows dense and
-// strided, without and with threads (other targets copy these rows, and must agree too).
+// On AVX2 and AVX-512, A of up to 64 input features is read where it is whatever N (gemm.cpp: the
+// copy cost a few percent of mobilenet_v2's 16 -> 96 expansion): N past 64 with K of 16-64, rows
+// dense and strided, tiles of 7-14 rows (AVX-512's second base), without and with threads (other
+// targets copy these rows, and must agree too).
 TEST_P(GemmTest, ReadsFewFeaturesInPlaceOnWideOutputs) {
   const Epilogue relu{Activation::kRelu, 0, 0};
   const Epilogue relu6{Activation::kClamp, 0.0f, 6.0f};
