@@ -276,13 +276,13 @@ runtime::Error GemmForTarget(const GemmCall& call) {
     }
   };
 
-  // Rows per M block: as many blocks as mc rows need, their rows shared out evenly in whole
-  // tiles, so no block is a remainder of a few rows that streams all of B for them (resnet50's
-  // 14 x 14 layers: 196 rows as 66 + 66 + 64, not 96 + 96 + 4, with 1-2 MB of B per block).
   // IndirectRowsSource::copies: the table of an M block's pointers into its copy.
   const float* copied_table[kIndirectCopyMaxRows * kIndirectCopyMaxSegments];
   // A by pointer with the rows in the padding named: the first tile of each image may fit them.
   const size_t lead = call.a_indirect != nullptr ? LeadTileRows(kMr, *call.a_indirect) : 0;
+  // Rows per M block: as many blocks as mc rows need, their rows shared out evenly in whole
+  // tiles, so no block is a remainder of a few rows that streams all of B for them (resnet50's
+  // 14 x 14 layers: 196 rows as 66 + 66 + 64, not 96 + 96 + 4, with 1-2 MB of B per block).
   const size_t m_blocks = (call.m + config.mc - 1) / config.mc;
   const size_t block_rows = ((call.m + m_blocks - 1) / m_blocks + kMr - 1) / kMr * kMr;
   for (size_t n0 = call.n_begin; n0 < call.n_end; n0 += config.nc) {
