@@ -256,8 +256,9 @@ TEST(KernelTargetTest, NamesRoundTrip) {
 }
 
 // LimitKernelTarget caps the process's dispatch: every target this CPU has, from the widest down,
-// is what the kernels then run, never a wider one; another family's is refused, the dispatch
-// unchanged. The cap is lifted after each step (Highway's DisableTargets(0)).
+// is what the kernels then run, never a wider one, also after someone asks Highway for the
+// supported targets (which re-detects the CPU); another family's is refused, the dispatch
+// unchanged. The cap is lifted after each step (Highway's DisableTargets(0) and mock cleared).
 TEST(KernelTargetTest, LimitCapsTheDispatch) {
   const KernelTarget best = CurrentKernelTarget();
   const int64_t supported = hwy::SupportedTargets() & HWY_TARGETS;
@@ -291,6 +292,8 @@ TEST(KernelTargetTest, LimitCapsTheDispatch) {
     KernelTarget now = KernelTarget::kArmNeon;
     ASSERT_EQ(LimitKernelTarget(c.widest, &now), Error::kOk) << KernelTargetName(c.widest);
     EXPECT_EQ(now, CurrentKernelTarget());
+    hwy::SupportedTargets();
+    EXPECT_EQ(now, CurrentKernelTarget()) << "the cap lifted by SupportedTargets()";
     EXPECT_NE(std::find(c.allowed.begin(), c.allowed.end(), now), c.allowed.end())
         << "capped at " << KernelTargetName(c.widest) << ", runs " << KernelTargetName(now);
     // The best allowed target this CPU has (Highway's bits: lower is better).
@@ -302,6 +305,7 @@ TEST(KernelTargetTest, LimitCapsTheDispatch) {
       }
     }
     hwy::DisableTargets(0);
+    hwy::SetSupportedTargetsForTest(0);
     EXPECT_EQ(CurrentKernelTarget(), best);
   }
   KernelTarget untouched = KernelTarget::kPortable;
