@@ -387,22 +387,23 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           // fetched").
           args.prefetch = nullptr;
           args.prefetch_rows = 0;
+          const auto panel_cols = [&](size_t j0) { return n - j0 < kNr ? n - j0 : kNr; };
           for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
             set_tile_a(i0);
             rows = tile_rows(i0);
             for (size_t j0 = n0; j0 < n_end; j0 += kNr) {
-              const size_t cols = n - j0 < kNr ? n - j0 : kNr;
-              select_panel(b_block, j0, cols);
+              select_panel(b_block, j0, panel_cols(j0));
               args.residual = residual + (m0 + i0) * args.residual_stride + j0;
-              if (j0 + kNr < n_end) {
-                const size_t next_cols = n - (j0 + kNr) < kNr ? n - (j0 + kNr) : kNr;
-                FetchTile(args.residual + kNr, rows, next_cols, args.residual_stride);
-              } else if (i0 + rows < mc) {
-                const size_t next_cols = n - n0 < kNr ? n - n0 : kNr;
-                FetchTile(residual + (m0 + i0 + rows) * args.residual_stride + n0,
-                          tile_rows(i0 + rows), next_cols, args.residual_stride);
+              // The tile after this one: the next panel of these rows, else the next rows' first.
+              const bool same_rows = j0 + kNr < n_end;
+              const size_t next_i = same_rows ? i0 : i0 + rows;
+              const size_t next_j = same_rows ? j0 + kNr : n0;
+              if (next_i < mc) {
+                FetchTile(residual + (m0 + next_i) * args.residual_stride + next_j,
+                          same_rows ? rows : tile_rows(next_i), panel_cols(next_j),
+                          args.residual_stride);
               }
-              run_tile(rows, cols, call.c + (m0 + i0) * call.ldc + j0);
+              run_tile(rows, panel_cols(j0), call.c + (m0 + i0) * call.ldc + j0);
             }
             if (after_store) {
               ActivationRows(call.epilogue.activation, call.c + (m0 + i0) * call.ldc + n0, rows,
