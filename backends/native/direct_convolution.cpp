@@ -85,7 +85,8 @@ HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, float* p, size_t count) {
 // variables, not an array (a named vector is a register to the compiler; SVE's vectors cannot
 // form arrays). kChannelsFirst: the input is NCHW (an image's planes, Convolution2dShape), each
 // broadcast read from its channel's plane.
-#define TORCHIR_DC_INDICES(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define TORCHIR_DC_INDICES(X) \
+  X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
 #define TORCHIR_DC_SPLITS_OF(p, X) X(p, 0) X(p, 1) X(p, 2) X(p, 3) X(p, 4) X(p, 5) X(p, 6) X(p, 7)
 #define TORCHIR_DC_UNITS(X)  \
   TORCHIR_DC_SPLITS_OF(0, X) \
@@ -93,12 +94,14 @@ HWY_INLINE void StoreFirst(D d, hn::Vec<D> v, float* p, size_t count) {
   TORCHIR_DC_SPLITS_OF(2, X) \
   TORCHIR_DC_SPLITS_OF(3, X) \
   TORCHIR_DC_SPLITS_OF(4, X) \
-  TORCHIR_DC_SPLITS_OF(5, X) TORCHIR_DC_SPLITS_OF(6, X) TORCHIR_DC_SPLITS_OF(7, X)
+  TORCHIR_DC_SPLITS_OF(5, X) \
+  TORCHIR_DC_SPLITS_OF(6, X) \
+  TORCHIR_DC_SPLITS_OF(7, X) X(8, 0) X(9, 0) X(10, 0) X(11, 0) X(12, 0) X(13, 0)
 template <size_t kPixels, size_t kSplit, size_t kVectors, bool kChannelsFirst, class D>
 HWY_INLINE void GroupBlock(D d, const DirectCall& call, const PixelBlock& px, const Chunk& chunk) {
-  static_assert(
-      kPixels >= 1 && kPixels <= 8 && kSplit >= 1 && kSplit <= 8 && kVectors >= 1 && kVectors <= 2,
-      "the macros cover 8 pixels x 8 partial sums x 2 vectors");
+  static_assert(kPixels >= 1 && (kPixels <= 8 || (kPixels <= 14 && kSplit == 1)) && kSplit >= 1 &&
+                    kSplit <= 8 && kVectors >= 1 && kVectors <= 2,
+                "the macros cover 8 pixels x 8 partial sums (14 pixels x 1) x 2 vectors");
   using V = decltype(hn::Zero(d));
   const size_t lanes = hn::Lanes(d);
   const Convolution2dShape& s = *call.shape;
@@ -145,11 +148,13 @@ HWY_INLINE void GroupBlock(D d, const DirectCall& call, const PixelBlock& px, co
   }                                                                                    \
   (void)w##k##0;                                                                       \
   (void)w##k##1;
-#define TORCHIR_DC_FMA(p, k)                                                         \
-  if constexpr (p < kPixels && k < kSplit) {                                         \
-    const V a = hn::Set(d, in_tap[p * in_step + (ci + k) * channel_stride]);         \
-    acc##p##k##0 = hn::MulAdd(a, w##k##0, acc##p##k##0);                             \
-    if constexpr (kVectors > 1) acc##p##k##1 = hn::MulAdd(a, w##k##1, acc##p##k##1); \
+#define TORCHIR_DC_FMA(p, k)                                                                      \
+  if constexpr (p < kPixels && k < kSplit) {                                                      \
+    const V a =                                                                                   \
+        hn::Set(d, kPixels > 8 && p >= 7 ? in_high[(p % 7) * in_step + (ci + k) * channel_stride] \
+                                         : in_tap[p * in_step + (ci + k) * channel_stride]);      \
+    acc##p##k##0 = hn::MulAdd(a, w##k##0, acc##p##k##0);                                          \
+    if constexpr (kVectors > 1) acc##p##k##1 = hn::MulAdd(a, w##k##1, acc##p##k##1);              \
   }
   // Pointers are formed for taps inside the input only (never stepped past the last one: with a
   // large dilation that step would leave the tensor, undefined even unread).
@@ -157,6 +162,10 @@ HWY_INLINE void GroupBlock(D d, const DirectCall& call, const PixelBlock& px, co
     const float* HWY_RESTRICT in_tap_row = in_row + (ky - px.ky_range.begin) * row_step;
     for (size_t kx = px.kx_range.begin; kx < px.kx_range.end; ++kx) {
       const float* HWY_RESTRICT in_tap = in_tap_row + (kx - px.kx_range.begin) * column_step;
+      // Past 8 pixels, pixels 7.. from a second base 7 pixels on, sharing the offsets of pixels
+      // 0..6: 13 offsets would not fit the general-purpose registers beside the loop's pointers.
+      const float* HWY_RESTRICT in_high = kPixels > 8 ? in_tap + 7 * in_step : in_tap;
+      (void)in_high;
       // Filter row k = (ky * kw + kx) * cin + ci at k * nr floats.
       const float* HWY_RESTRICT w_tap = chunk.weights + (ky * s.kernel_width + kx) * cin * nr;
       size_t ci = 0;
@@ -170,11 +179,13 @@ HWY_INLINE void GroupBlock(D d, const DirectCall& call, const PixelBlock& px, co
         V w01 = w00;
         if constexpr (kVectors > 1) w01 = hn::LoadU(d, w_tap + ci * nr + lanes);
         (void)w01;
-#define TORCHIR_DC_FMA_REST(p)                                                   \
-  if constexpr (p < kPixels) {                                                   \
-    const V a = hn::Set(d, in_tap[p * in_step + ci * channel_stride]);           \
-    acc##p##0##0 = hn::MulAdd(a, w00, acc##p##0##0);                             \
-    if constexpr (kVectors > 1) acc##p##0##1 = hn::MulAdd(a, w01, acc##p##0##1); \
+#define TORCHIR_DC_FMA_REST(p)                                                              \
+  if constexpr (p < kPixels) {                                                              \
+    const V a =                                                                             \
+        hn::Set(d, kPixels > 8 && p >= 7 ? in_high[(p % 7) * in_step + ci * channel_stride] \
+                                         : in_tap[p * in_step + ci * channel_stride]);      \
+    acc##p##0##0 = hn::MulAdd(a, w00, acc##p##0##0);                                        \
+    if constexpr (kVectors > 1) acc##p##0##1 = hn::MulAdd(a, w01, acc##p##0##1);            \
   }
         TORCHIR_DC_INDICES(TORCHIR_DC_FMA_REST)
 #undef TORCHIR_DC_FMA_REST
@@ -232,13 +243,28 @@ constexpr bool kManyRegisters = false;
 constexpr bool kManyRegisters = true;
 #endif
 
+// On AVX-512, interior pixels of two-vector chunks go 14 at a time where the filter is
+// deep enough (the 7 x 7 RGB stem: K = 147), as the GEMM's 14 x 32 tile: 28 accumulators, 2
+// weight vectors and a broadcast, each weight vector loaded once for 14 pixels rather than 8
+// (RowPlan's kFull). resnet18's stem ran 0.99 of its time, from 1.03-1.04 of oneDNN's to
+// 1.00-1.02; mobilenet_v2's 3x3 stem (K = 27) 1.050, whence the depth (docs/native-kernels.md,
+// "Fourteen pixels for the stem"). NEON has the registers too, unmeasured there.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+constexpr bool kWideBlocks = true;
+#else
+constexpr bool kWideBlocks = false;
+#endif
+constexpr size_t kWidePixels = 14;
+constexpr size_t kWideMinDepth = 128;
+
 // How the pixels of a row go, per number of vectors per chunk: blocks of kFull interior pixels
 // with one partial sum each; fewer interior pixels (a row's last ones) in blocks of kHalf, then
 // of kThree (0: none), then of kQuarter, each with more partial sums; pixels at the edges (their
 // own tap range) alone with kSingleSplit sums: at least 8 chains of FMAs each (the FMA's latency
 // times its throughput) where the registers allow, with accumulators, weight vectors and a
 // broadcast within the register file (two vectors on AVX2: 6 x 2 + 2 + 1 of 16 for the full
-// blocks). At most 8 pixels: their broadcasts address the input through one index register each.
+// blocks). At most 8 pixels: their broadcasts address the input through one index register each
+// (kWidePixels' blocks read pixels 7.. from a second base with the same offsets).
 // On AVX2 the two-vector blocks below 6 pixels take one sum each (a second would not fit): 4
 // pixels make 8 chains and 3 make 6, which still beats 2 pixels and a lone one (Zen 3: a 7-pixel
 // row as 1 + 4 + 1 + 1 ran regnet_x_400mf's 7 x 7 grouped layer 1.13x as fast as 1 + 3 + 2 + 1,
@@ -347,7 +373,16 @@ void ChunkRows(D d, const DirectCall& call, const Chunk& chunk) {
       const PixelBlock px = PixelsAt(call, taps, ox);
       const size_t left = ox >= interior.begin && ox < interior.end ? interior.end - ox : 0;
       size_t done = 0;
-      if constexpr (Plan::kEven) {
+      if constexpr (kWideBlocks && kVectors == 2) {
+        // At least 2 Plan::kFull left: the rest still ends as RowEnd has it.
+        if (call.k >= kWideMinDepth && left >= 2 * Plan::kFull) {
+          GroupBlock<kWidePixels, 1, kVectors, kChannelsFirst>(d, call, px, chunk);
+          done = kWidePixels;
+        }
+      }
+      if (done != 0) {
+        // A block of kWidePixels.
+      } else if constexpr (Plan::kEven) {
         if (left >= 4 && left < 2 * Plan::kFull) {
           done = RowEnd<kVectors, kChannelsFirst>(d, call, px, chunk, left);
         }

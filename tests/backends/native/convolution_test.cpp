@@ -429,6 +429,15 @@ TEST_P(ConvolutionTest, MatchesReferenceForDirectConvolutions) {
   }
   ExpectConvolutionMatchesReference(Shape(2, 9, 13, 48, 48, 3, 3, 1, 2, 2, 3, 1, 0), {}, seed++, 3);
   ExpectConvolutionMatchesReference(Shape(1, 3, 2, 32, 32, 3, 3, 1, 1, 2, 2, 2, 2), {}, seed++, 2);
+  // RGB 7x7 stems with rows wide enough for AVX-512's 14-pixel blocks (K = 147): 22 output
+  // columns (19 interior: 14 + 5), 37 (34: 14 + 14 + 6) and 39 at stride 1 with dilation 2 (33:
+  // 14 + 14 + 5), every epilogue, N edges (40 = 32 + 8, 36 = 32 + 4) and 64 channels.
+  for (const Options& options : EveryEpilogueCase()) {
+    ExpectConvolutionMatchesReference(Shape(1, 5, 44, 3, 40, 7, 7, 2, 1, 3, 3, 3, 3), options,
+                                      seed++);
+  }
+  ExpectConvolutionMatchesReference(Shape(2, 6, 74, 3, 64, 7, 7, 2, 1, 3, 3, 3, 3), {}, seed++);
+  ExpectConvolutionMatchesReference(Shape(1, 10, 45, 3, 36, 7, 7, 1, 2, 3, 3, 3, 3), {}, seed++);
   for (size_t threads : {2, 3}) {
     Options options = ThreadsWithRelu(threads, Options::kInPlace);
     ExpectConvolutionMatchesReference(Shape(2, 14, 14, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1), options,
@@ -436,6 +445,8 @@ TEST_P(ConvolutionTest, MatchesReferenceForDirectConvolutions) {
     ExpectConvolutionMatchesReference(Shape(2, 9, 17, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1), options,
                                       seed++, 4);
     ExpectConvolutionMatchesReference(Shape(1, 20, 18, 3, 64, 7, 7, 2, 1, 3, 3, 3, 3), options,
+                                      seed++);
+    ExpectConvolutionMatchesReference(Shape(1, 9, 60, 3, 64, 7, 7, 2, 1, 3, 3, 3, 3), options,
                                       seed++);
   }
 }
@@ -455,8 +466,10 @@ TEST_P(ConvolutionTest, MatchesReferenceForChannelsFirstInput) {
     ExpectConvolutionMatchesReference(c.shape, options, seed, c.groups, true);
   };
   uint32_t seed = 800;
-  // The stems: RGB 7x7 and 3x3 stride 2, one channel with dilation, four channels.
+  // The stems: RGB 7x7 (one with rows for 14-pixel blocks) and 3x3 stride 2, one channel with
+  // dilation, four channels.
   for (const Case& c : {Case{Shape(1, 23, 21, 3, 40, 7, 7, 2, 1, 3, 3, 3, 3), 1},
+                        Case{Shape(1, 5, 74, 3, 40, 7, 7, 2, 1, 3, 3, 3, 3), 1},
                         Case{Shape(2, 15, 16, 3, 24, 3, 3, 2, 1, 1, 1, 1, 1), 1},
                         Case{Shape(1, 12, 13, 1, 17, 3, 3, 1, 2, 2, 2, 2, 2), 1},
                         Case{Shape(1, 17, 19, 4, 32, 3, 3, 1, 1, 1, 1, 1, 1), 1}}) {
