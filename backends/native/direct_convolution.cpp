@@ -380,15 +380,13 @@ void ChunkRows(D d, const DirectCall& call, const Chunk& chunk) {
           done = kWidePixels;
         }
       }
-      if (done != 0) {
-        // A block of kWidePixels.
-      } else if constexpr (Plan::kEven) {
-        if (left >= 4 && left < 2 * Plan::kFull) {
+      if constexpr (Plan::kEven) {
+        if (done == 0 && left >= 4 && left < 2 * Plan::kFull) {
           done = RowEnd<kVectors, kChannelsFirst>(d, call, px, chunk, left);
         }
       }
       if (done != 0) {
-        // RowEnd did them.
+        // A block of kWidePixels, or RowEnd's.
       } else if (left >= Plan::kFull) {
         GroupBlock<Plan::kFull, 1, kVectors, kChannelsFirst>(d, call, px, chunk);
         done = Plan::kFull;
