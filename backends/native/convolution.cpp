@@ -169,7 +169,7 @@ void Im2colRowPointers(const void* context, size_t m0, size_t rows, size_t k0, s
   const size_t cin = s.input_channels, length = im2col.segment_length;
   const size_t segments = kc / length;
   // Each segment's tap offsets and channel, the same for every row.
-  constexpr size_t kMaxSegments = kIndirectZeroFloats / kIndirectMinSegment;
+  constexpr size_t kMaxSegments = kIndirectMaxPassFloats / kIndirectMinSegment;
   ptrdiff_t dy[kMaxSegments], dx[kMaxSegments];
   size_t channel[kMaxSegments];
   for (size_t g = 0; g < segments; ++g) {

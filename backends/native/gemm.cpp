@@ -216,6 +216,30 @@ HWY_INLINE void FetchTile(const float* first, size_t rows, size_t cols, size_t s
   }
 }
 
+// The rows of packed B a panel's tiles fetch for the panel that follows it in memory (the next
+// panel, or the next K block's first), `rows` of them, each tile that fetches taking the next
+// `share` (TileArgs::prefetch).
+struct NextPanel {
+  const float* panel = nullptr;
+  size_t rows = 0;
+  size_t share = 0;
+  size_t fetched = 0;
+  void Take(const float** first, size_t* count) {
+    if (fetched >= rows) return;
+    *first = panel + fetched * kNr;
+    *count = rows - fetched < share ? rows - fetched : share;
+    fetched += *count;
+  }
+};
+// What follows `panel` (of `rows` rows) in packed B (`floats` floats from `data`): as many rows
+// when they lie inside it, else none.
+HWY_INLINE NextPanel NextAfter(const float* panel, size_t rows, const float* data, size_t floats) {
+  NextPanel next;
+  next.panel = panel + rows * kNr;
+  next.rows = static_cast<size_t>(next.panel - data) + rows * kNr <= floats ? rows : 0;
+  return next;
+}
+
 // The rows of the tile at row i0 of an mc-row block (gemm_call.h).
 HWY_INLINE size_t TileRows(size_t mc, size_t i0) { return TileRowsAt(kMr, mc, i0); }
 
@@ -242,8 +266,8 @@ runtime::Error GemmForTarget(const GemmCall& call) {
   const PackedB& b = *call.b;
   const GemmConfig& config = b.config;
   // The table (gemm_config.cpp) and this target's kernel must agree, or panels are misread.
-  if (config.mr != kMr || config.nr != kNr || config.kc != kKc || config.mc % kMr != 0 ||
-      config.nc % kNr != 0) {
+  if (config.mr != kMr || config.nr != kNr || config.kc != kKc ||
+      config.pass_blocks != kPassBlocks || config.mc % kMr != 0 || config.nc % kNr != 0) {
     return runtime::Error::kInternal;
   }
   const size_t m_end = call.m_begin + call.m, n = b.n, k = b.k;
@@ -275,8 +299,14 @@ runtime::Error GemmForTarget(const GemmCall& call) {
   alignas(64) float edge_bias[kNr];
   TileArgs args{};
   // B's panel at column j0 (of this K block) and its bias, for a panel of `cols` columns.
-  const auto select_panel = [&](const float* b_block, size_t j0, size_t cols) {
-    args.b = b_block + j0 * args.kc;  // panel j0 / nr of the K block: (j0 / nr) * kc * nr
+  // The pass's K blocks (one, or kPassBlocks when A is by pointer): where the first starts in the
+  // packed B and the rows of each.
+  const float* b_block = nullptr;
+  size_t block_kc = 0, after_kc = 0;
+  const auto select_panel = [&](size_t j0, size_t cols) {
+    args.b = b_block + j0 * block_kc;  // panel j0 / nr of the K block: (j0 / nr) * kc * nr
+    // The same columns in the next K block, which starts kc x round_up(N, nr) floats later.
+    args.b_after = after_kc != 0 ? b_block + config.kc * n_padded + j0 * after_kc : nullptr;
     if (call.bias != nullptr && cols == kNr) {
       args.bias = call.bias + j0;
     } else {
@@ -296,14 +326,38 @@ runtime::Error GemmForTarget(const GemmCall& call) {
   // 14 x 14 layers: 196 rows as 66 + 66 + 64, not 96 + 96 + 4, with 1-2 MB of B per block).
   const size_t m_blocks = (call.m + config.mc - 1) / config.mc;
   const size_t block_rows = ((call.m + m_blocks - 1) / m_blocks + kMr - 1) / kMr * kMr;
+  // Rows already kKc floats apart (a linear layer with 256 input features on AVX2 and
+  // AVX-512) are what the packed kernels read: no copy. Shorter rows are read where they
+  // are too when few panels share the copy (N <= kInPlaceMaxColumns: pointwise
+  // convolutions with few channels, where the copy took a fifth of the time at N = 16) or
+  // when they are short (K <= kInPlaceMaxFeatures, AVX2),
+  // by kernels that take their stride at run time. Else rows are packed kKc floats apart,
+  // for the packed kernels' constant displacements: a run-time stride costs a few
+  // registers, and 3-7 % of the time of a layer with many panels (Zen 4).
+  // A by pointer (call.a_indirect: an implicit GEMM's taps where they lie) is neither.
+  const bool indirect = call.a_indirect != nullptr;
+  const bool plain = call.a_source == nullptr && !indirect;
+  const bool as_packed = plain && call.lda == kKc;
+  const bool in_place =
+      plain && call.lda < kKc && (n <= kInPlaceMaxColumns || k <= kInPlaceMaxFeatures);
+  const ARows mode = indirect ? ARows::kIndirect : in_place ? ARows::kStrided : ARows::kPacked;
+  const bool copies = indirect && call.a_indirect->copies;
+  // A pass covers kPassBlocks K blocks (TileArgs::b_after), but one where A by pointer is
+  // copied first (the copied runs' table holds one K block's segments).
+  const size_t pass_kc = copies ? config.kc : kPassBlocks * config.kc;
+  static_assert(kPassBlocks * kKc <= kIndirectMaxPassFloats, "the row tables hold one pass");
   for (size_t n0 = call.n_begin; n0 < call.n_end; n0 += config.nc) {
     const size_t n_end = call.n_end - n0 < config.nc ? call.n_end : n0 + config.nc;
-    for (size_t k0 = 0; k0 < k; k0 += config.kc) {
-      const size_t kc = k - k0 < config.kc ? k - k0 : config.kc;
-      const float* b_block = b.data + k0 * n_padded;
+    for (size_t k0 = 0; k0 < k; k0 += pass_kc) {
+      const size_t kc = k - k0 < pass_kc ? k - k0 : pass_kc;
+      b_block = b.data + k0 * n_padded;
+      block_kc = kc < config.kc ? kc : config.kc;
+      after_kc = kc - block_kc;
       args.kc = kc;
       args.prefetch = nullptr;
       args.prefetch_rows = 0;
+      args.prefetch_after = nullptr;
+      args.prefetch_after_rows = 0;
       args.accumulate = k0 != 0;
       args.residual = nullptr;
       args.residual_stride = call.epilogue.residual_stride;
@@ -316,27 +370,9 @@ runtime::Error GemmForTarget(const GemmCall& call) {
       args.hi = hi;
       for (size_t m0 = call.m_begin; m0 < m_end; m0 += block_rows) {
         const size_t mc = m_end - m0 < block_rows ? m_end - m0 : block_rows;
-        // Rows already kKc floats apart (a linear layer with 256 input features on AVX2 and
-        // AVX-512) are what the packed kernels read: no copy. Shorter rows are read where they
-        // are too when few panels share the copy (N <= kInPlaceMaxColumns: pointwise
-        // convolutions with few channels, where the copy took a fifth of the time at N = 16) or
-        // when they are short (K <= kInPlaceMaxFeatures, AVX2),
-        // by kernels that take their stride at run time. Else rows are packed kKc floats apart,
-        // for the packed kernels' constant displacements: a run-time stride costs a few
-        // registers, and 3-7 % of the time of a layer with many panels (Zen 4).
-        // A by pointer (call.a_indirect: an implicit GEMM's taps where they lie) is neither.
-        const bool indirect = call.a_indirect != nullptr;
-        const bool plain = call.a_source == nullptr && !indirect;
-        const bool as_packed = plain && call.lda == kKc;
-        const bool in_place =
-            plain && call.lda < kKc && (n <= kInPlaceMaxColumns || k <= kInPlaceMaxFeatures);
-        const ARows mode = indirect   ? ARows::kIndirect
-                           : in_place ? ARows::kStrided
-                                      : ARows::kPacked;
         // The pointers of the block's rows (the scratch holds no copy of A then): table[s * mc + r]
         // for segment s of the K block and row m0 + r.
         // When the rows are copied first the copy takes the scratch and the table the stack.
-        const bool copies = indirect && call.a_indirect->copies;
         const float** table = copies ? copied_table : reinterpret_cast<const float**>(call.scratch);
         // Read where they are, rows of a strided 1x1 convolution's A are lda floats apart only
         // within a line (gemm_call.h): there tiles stop at the end of each line.
@@ -354,9 +390,15 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           args.segment_length = call.a_indirect->segment_length;
           args.zeros = kIndirectZeros;
         } else if (call.a_source != nullptr) {
-          call.a_source->copy(call.a_source->context, m0, mc, k0, kc, call.scratch, kKc);
+          // A pass's K blocks one after the other, each mc rows of kKc floats (a_after).
+          call.a_source->copy(call.a_source->context, m0, mc, k0, block_kc, call.scratch, kKc);
+          if (after_kc != 0) {
+            call.a_source->copy(call.a_source->context, m0, mc, k0 + kKc, after_kc,
+                                call.scratch + mc * kKc, kKc);
+          }
         } else if (!direct) {
-          PackRows(call, m0, mc, k0, kc, call.scratch);
+          PackRows(call, m0, mc, k0, block_kc, call.scratch);
+          if (after_kc != 0) PackRows(call, m0, mc, k0 + kKc, after_kc, call.scratch + mc * kKc);
         }
         // Where the tile at row i0 of the block reads A.
         const auto set_tile_a = [&](size_t i0) {
@@ -366,6 +408,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           } else {
             args.a = direct ? call.a + call.a_rows.Offset(m0 + i0, call.lda) + k0
                             : call.scratch + i0 * kKc;
+            args.a_after = direct ? nullptr : call.scratch + (mc + i0) * kKc;
           }
         };
         const auto run_tile = [&](size_t rows, size_t cols, float* c) {
@@ -392,7 +435,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
             set_tile_a(i0);
             rows = tile_rows(i0);
             for (size_t j0 = n0; j0 < n_end; j0 += kNr) {
-              select_panel(b_block, j0, panel_cols(j0));
+              select_panel(j0, panel_cols(j0));
               args.residual = residual + (m0 + i0) * args.residual_stride + j0;
               // The tile after this one: the next panel of these rows, else the next rows' first.
               const bool same_rows = j0 + kNr < n_end;
@@ -422,7 +465,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
         for (size_t j0 = n0; j0 < n_end; j0 += kNr) {
           const size_t cols = n - j0 < kNr ? n - j0 : kNr;
           args.kc = kc;
-          select_panel(b_block, j0, cols);
+          select_panel(j0, cols);
           // The packed B after this panel in memory (the next panel, or the next K block's
           // first) comes into L2 while this panel computes: with few rows (stage 4 of a ResNet:
           // 49) each panel serves few tiles, and waiting for it from L3 cost a quarter of the
@@ -431,20 +474,22 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           // weights streamed from memory cost 3-6 % more per layer (Zen 3: resnet50's and
           // regnet_x_400mf's 7 x 7 layers with their weights flushed; regnet_x_400mf 0.95 of the
           // time at 1 thread). Not only full tiles: Winograd's GEMMs on 14 x 14 and 7 x 7 images
-          // have 16 rows, two tiles of 8 (TileRows), and fetched nothing.
-          const float* next_panel = args.b + kc * kNr;
-          size_t next_rows =
-              static_cast<size_t>(next_panel - b.data) + kc * kNr <= k * n_padded ? kc : 0;
-          if (next_rows == 0 && call.then_b != nullptr && call.then_b->config.nr == kNr &&
+          // have 16 rows, two tiles of 8 (TileRows), and fetched nothing. A pass over two K
+          // blocks fetches what follows each of its two panels.
+          NextPanel first = NextAfter(args.b, block_kc, b.data, k * n_padded);
+          NextPanel second =
+              after_kc != 0 ? NextAfter(args.b_after, after_kc, b.data, k * n_padded) : NextPanel{};
+          NextPanel& last = after_kc != 0 ? second : first;
+          if (last.rows == 0 && call.then_b != nullptr && call.then_b->config.nr == kNr &&
               n_end == call.n_end && last_block && m0 + mc == m_end && j0 + kNr >= n_end) {
             // This call's last panel: the next call's first comes while it computes.
-            next_panel = call.then_b->data;
-            next_rows = call.then_b->k < kKc ? call.then_b->k : kKc;
+            last.panel = call.then_b->data;
+            last.rows = call.then_b->k < kKc ? call.then_b->k : kKc;
           }
-          const bool has_next = next_rows != 0;
-          if (has_next) FetchPageStarts(next_panel, next_rows * kNr * sizeof(float));
-          const size_t share = (next_rows + fetching_tiles - 1) / fetching_tiles;
-          size_t fetched = 0;
+          for (NextPanel* next : {&first, &second}) {
+            if (next->rows != 0) FetchPageStarts(next->panel, next->rows * kNr * sizeof(float));
+            next->share = (next->rows + fetching_tiles - 1) / fetching_tiles;
+          }
           for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
             set_tile_a(i0);
             rows = tile_rows(i0);
@@ -460,10 +505,11 @@ runtime::Error GemmForTarget(const GemmCall& call) {
             }
             args.prefetch = nullptr;
             args.prefetch_rows = 0;
-            if (has_next && Fetches(rows, cols, mode) && fetched < next_rows) {
-              args.prefetch = next_panel + fetched * kNr;
-              args.prefetch_rows = next_rows - fetched < share ? next_rows - fetched : share;
-              fetched += args.prefetch_rows;
+            args.prefetch_after = nullptr;
+            args.prefetch_after_rows = 0;
+            if (Fetches(rows, cols, mode)) {
+              first.Take(&args.prefetch, &args.prefetch_rows);
+              second.Take(&args.prefetch_after, &args.prefetch_after_rows);
             }
             if (residual != nullptr && k0 == 0) {
               args.residual = residual + (m0 + i0) * args.residual_stride + j0;
@@ -595,8 +641,9 @@ Split PlanSplit(const GemmConfig& config, size_t m, size_t n, size_t threads) {
   return panels >= 2 ? along_n : split;
 }
 
+// An M block's copy of A: a pass's K blocks (pass_blocks) of kc floats a row.
 size_t ScratchFloatsPerSlot(const GemmConfig& config, size_t m) {
-  return (m < config.mc ? m : config.mc) * config.kc;
+  return (m < config.mc ? m : config.mc) * config.kc * config.pass_blocks;
 }
 
 struct ParallelGemm {

@@ -54,11 +54,11 @@ struct ABlockSource {
 
 // Or A's rows by pointer, for an implicit GEMM read where its taps lie (ARows::kIndirect
 // micro-kernels, no copy): `rows` writes, for rows [m0, m0 + rows) of the virtual M x K matrix A
-// and its K block [k0, k0 + kc), one pointer per row and segment of segment_length columns:
-// table[s * table_stride + r] is where row m0 + r's columns [k0 + s * L, k0 + (s + 1) * L) lie
-// (L = segment_length, which divides kc and K), or kIndirectZeros where they are all zero (a
-// tap in the padding). The table lives in the GEMM's scratch (GemmForTarget); it runs on the
-// pool's threads like ABlockSource::copy.
+// and its K range [k0, k0 + kc) (a pass: one K block, or two on AVX-512), one pointer per row and
+// segment of segment_length columns: table[s * table_stride + r] is where row m0 + r's columns
+// [k0 + s * L, k0 + (s + 1) * L) lie (L = segment_length, which divides the target's kc and K),
+// or kIndirectZeros where they are all zero (a tap in the padding). The table lives in the GEMM's
+// scratch (GemmForTarget); it runs on the pool's threads like ABlockSource::copy.
 // With `copies` the segments that are not zeros are first copied, row r's segment s to
 // copy + r * copy_stride + s * L (the scratch, rows kKc floats apart as a packed block), and the
 // table points there (then it lives on GemmForTarget's stack: at most kIndirectCopyMaxRows rows
@@ -111,6 +111,10 @@ alignas(64) inline constexpr float kIndirectZeros[kIndirectZeroFloats] = {};
 // The shortest segment RunGemm takes: a table of mc rows x kc / L pointers must fit the scratch
 // meant for an mc x kc block of floats, and shorter runs would cost more pointers than FMAs.
 inline constexpr size_t kIndirectMinSegment = 8;
+// The longest K range one call of IndirectRowsSource::rows covers: a pass of the GEMM over two
+// K blocks on AVX-512 (kPassBlocks in gemm_micro_kernel-inl.h), one elsewhere; every target's kc
+// is 256. Its table then has up to this / kIndirectMinSegment segments.
+inline constexpr size_t kIndirectMaxPassFloats = 512;
 // The table of IndirectRowsSource::copies: every target's mc rows by kc / 32 segments.
 inline constexpr size_t kIndirectCopyMaxRows = 128;
 inline constexpr size_t kIndirectCopyMaxSegments = 8;

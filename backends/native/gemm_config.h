@@ -34,6 +34,9 @@ const char* KernelTargetNameList();
 // so an nr-wide panel of B (kc * nr floats) stays in L1 while mc rows of packed A
 // (mc * kc floats) stay in L2; nc bounds the N extent of one pass so the kc x nc block of B
 // read for every mc block stays in L2 as well.
+// A tile runs up to pass_blocks consecutive K blocks in one pass (a pass of the GEMM's K loop),
+// starting C once and storing it once: AVX-512 runs two (docs/native-kernels.md, "Two K blocks a
+// pass"); its A copies then hold pass_blocks * kc floats a row.
 struct GemmConfig {
   KernelTarget target;
   size_t mr;
@@ -41,6 +44,7 @@ struct GemmConfig {
   size_t kc;
   size_t mc;  // a multiple of mr
   size_t nc;  // a multiple of nr
+  size_t pass_blocks;
 };
 
 // The blocking of `target`; false (and `*config` untouched) for a value outside the enum.

@@ -5,16 +5,16 @@
 // equal that target's row of gemm_config.cpp: Gemm checks it on every call), and
 // MicroKernel<kRows, kCols>, which adds a (kRows x kc, rows kKc floats apart) * b (kc x kNr panel)
 // to an accumulator tile started from the bias row (plus the residual's rows, if any) or from C and
-// stores kRows rows of it to C, clamped
-// on the last K block. kRows < kMr serves the M edge without computing padding rows; kCols <
-// kNr serves an N edge without computing the columns past it: kNr / 2 (the first vector of each
-// row) on every SIMD target, and where a vector has at least 8 lanes (kQuarterTiles: AVX2,
-// AVX-512) also 3 kNr / 4 (the second vector half as wide: mobilenet_v2's N = 24 on AVX-512)
-// and kNr / 4 (one vector half as wide: efficientnet's N = 40 = 32 + 8). ARows::kStrided
-// kernels read A's rows args.lda floats apart where A is (gemm.cpp says when): a register per few
-// rows instead of a constant displacement. ARows::kIndirect kernels read each row through a
-// pointer per segment of the K block (an implicit GEMM's taps where they lie in the input:
-// convolution.cpp), so no im2col copy exists.
+// stores kRows rows of it to C, clamped on the last K block; with kc > kKc (kPassBlocks) the pass
+// goes on into the next K block's panel and copy of A (TileArgs::b_after, a_after). kRows < kMr
+// serves the M edge without computing padding rows; kCols < kNr serves an N edge without computing
+// the columns past it: kNr / 2 (the first vector of each row) on every SIMD target, and where a
+// vector has at least 8 lanes (kQuarterTiles: AVX2, AVX-512) also 3 kNr / 4 (the second vector half
+// as wide: mobilenet_v2's N = 24 on AVX-512) and kNr / 4 (one vector half as wide: N = 40 = 32 + 8
+// in efficientnet). ARows::kStrided kernels read A's rows args.lda floats apart where A is
+// (gemm.cpp says when): a register per few rows instead of a constant displacement.
+// ARows::kIndirect kernels read each row through a pointer per segment of the K block (an implicit
+// GEMM's taps where they lie in the input: convolution.cpp), so no im2col copy exists.
 //
 // Packed A keeps A's rows (row-major, kKc floats apart) rather than BLIS's k-major interleave:
 // the copy is then a memcpy per row instead of a transpose (which cost as much as the
@@ -72,6 +72,12 @@ constexpr KernelTarget kThisTarget = KernelTarget::kPortable;
 constexpr size_t kMr = 4, kNr = 8, kKc = 256;
 #endif
 
+// The K blocks a tile runs in one pass, starting C once and storing it once (TileArgs::b_after,
+// a_after; GemmConfig::pass_blocks, which must agree): two on AVX-512, where a tile's start and
+// end cost a share of its time that halves with twice its K steps (resnet50's long-K layers,
+// Zen 4: docs/native-kernels.md, "Two K blocks a pass"); one elsewhere (not measured there).
+constexpr size_t kPassBlocks = kThisTarget == KernelTarget::kX86Avx512 ? 2 : 1;
+
 // Where a micro-kernel reads A's rows: packed (kKc floats apart, a constant displacement), in
 // place (args.lda floats apart, a run-time stride), or by pointer (TileArgs::rows: an implicit
 // GEMM's taps read where they lie in the input, no im2col copy).
@@ -79,7 +85,7 @@ enum class ARows { kPacked, kStrided, kIndirect };
 
 // What a micro-kernel call computes besides the panels' product.
 struct TileArgs {
-  size_t kc;
+  size_t kc;          // the pass's K steps: at most kKc, or kPassBlocks * kKc
   const float* a;     // up to kMr rows of kc floats, lda floats apart
   size_t lda;         // kKc (packed A: gemm.cpp PackA), or A's own row stride (kStrided)
   const float* b;     // kc x kNr, k-major (packed_weights.h)
@@ -95,6 +101,14 @@ struct TileArgs {
   // reads each B panel for few tiles) arrives while this one computes.
   const float* prefetch;
   size_t prefetch_rows;
+  // A pass over two K blocks (kPassBlocks; kc > kKc): from K step kKc on, B's panel is b_after
+  // (the same columns in the next K block), packed A's rows a_after (the block's copy, kKc floats
+  // a row like a's), and the rows fetched for the next panel prefetch_after's first
+  // prefetch_after_rows. Unused when kc <= kKc.
+  const float* b_after;
+  const float* a_after;
+  const float* prefetch_after;
+  size_t prefetch_after_rows;
   // ARows::kIndirect: the K block is segments of segment_length columns (kc is a multiple);
   // row i of segment s starts at rows[s * rows_stride + i], or is `zeros` (at least
   // segment_length floats of 0: a tap in the padding). A segment whose rows are all `zeros` is
@@ -129,13 +143,13 @@ HWY_INLINE decltype(hn::Zero(D1())) SecondOf(D1 d1, V v) {
 #define TORCHIR_NATIVE_ROWS(X) \
   X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13)
 
-// kPrefetch kernels: K step k of a tile fetches row k of the next panel into L2, for the first
-// args.prefetch_rows steps. Locality 2: into L2 (prefetcht1 on x86), not L1, which holds this
-// panel and A's rows.
+// kPrefetch kernels: K step k of a tile fetches a row of the next panel into L2 while k < `end`
+// (args.prefetch_rows, or for the second K block of a pass kKc + args.prefetch_after_rows).
+// Locality 2: into L2 (prefetcht1 on x86), not L1, which holds this panel and A's rows.
 template <bool kPrefetch>
-HWY_INLINE void FetchNextPanelRow(const TileArgs& args, size_t k, const float*& next) {
+HWY_INLINE void FetchNextPanelRow(size_t k, size_t end, const float*& next) {
   if constexpr (kPrefetch) {
-    if (k < args.prefetch_rows) {
+    if (k < end) {
       for (size_t line = 0; line < kNr * sizeof(float); line += 64) {
         __builtin_prefetch(reinterpret_cast<const char*>(next) + line, 0, 2);
       }
@@ -223,6 +237,7 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   V1 s##j##01 = hn::Zero(d1);    \
   V s##j##10 = hn::Zero(d);      \
   V1 s##j##11 = hn::Zero(d1);    \
+  (void)s##j##00;                \
   (void)s##j##01;                \
   (void)s##j##10;                \
   (void)s##j##11;
@@ -240,24 +255,9 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
       if constexpr (kBoth) t11 = hn::MulAdd(SecondOf(d1, a1), b1, t11); \
     }                                                                   \
   }
-  if constexpr (kSplitK > 1) {
-    TORCHIR_DECLARE_SPLIT(1)
-    TORCHIR_DECLARE_SPLIT(2)
-    TORCHIR_DECLARE_SPLIT(3)
-    for (; k + kSplitK <= args.kc; k += kSplitK) {
-      TORCHIR_SPLIT_STEP(0, c00, c01, c10, c11)
-      TORCHIR_SPLIT_STEP(1, s100, s101, s110, s111)
-      TORCHIR_SPLIT_STEP(2, s200, s201, s210, s211)
-      TORCHIR_SPLIT_STEP(3, s300, s301, s310, s311)
-      a += kSplitK;
-      b += kSplitK * kNr;
-    }
-    c00 = hn::Add(c00, hn::Add(s100, hn::Add(s200, s300)));
-    c01 = hn::Add(c01, hn::Add(s101, hn::Add(s201, s301)));
-    c10 = hn::Add(c10, hn::Add(s110, hn::Add(s210, s310)));
-    c11 = hn::Add(c11, hn::Add(s111, hn::Add(s211, s311)));
-  }
-#undef TORCHIR_SPLIT_STEP
+  TORCHIR_DECLARE_SPLIT(1)
+  TORCHIR_DECLARE_SPLIT(2)
+  TORCHIR_DECLARE_SPLIT(3)
 #undef TORCHIR_DECLARE_SPLIT
   if constexpr (kMode != ARows::kIndirect) {
     // A run-time stride and more than 7 rows: rows 7.. are read from a second base pointer 7 rows
@@ -269,22 +269,45 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
     // in place"). Packed rows need neither: their offsets are constants.
     constexpr bool kTwoBases = kMode == ARows::kStrided && kRows > 7;
     const float* HWY_RESTRICT a_low = a + (kTwoBases ? 7 * lda : 0);
-    for (; k < args.kc; ++k) {
-      FetchNextPanelRow<kPrefetch>(args, k, next);
-      const V b0 = hn::LoadU(d, b);
-      V1 b1 = hn::Zero(d1);  // no ?: on vectors: SVE's are sizeless types
-      if constexpr (kBoth) b1 = hn::LoadU(d1, b + kLanes);
+    // A pass over two K blocks (kPassBlocks): K steps [0, kKc), then [kKc, kc) from B's
+    // b_after, packed A's a_after (rows read in place go on where they are) and the next
+    // panel's rows at prefetch_after.
+    size_t block_end = kPassBlocks > 1 && args.kc > kKc ? kKc : args.kc;
+    size_t fetch_end = args.prefetch_rows;
+    for (;;) {
+      if constexpr (kSplitK > 1) {
+        for (; k + kSplitK <= block_end; k += kSplitK) {
+          TORCHIR_SPLIT_STEP(0, c00, c01, c10, c11)
+          TORCHIR_SPLIT_STEP(1, s100, s101, s110, s111)
+          TORCHIR_SPLIT_STEP(2, s200, s201, s210, s211)
+          TORCHIR_SPLIT_STEP(3, s300, s301, s310, s311)
+          a += kSplitK;
+          b += kSplitK * kNr;
+        }
+      }
+      for (; k < block_end; ++k) {
+        FetchNextPanelRow<kPrefetch>(k, fetch_end, next);
+        const V b0 = hn::LoadU(d, b);
+        V1 b1 = hn::Zero(d1);  // no ?: on vectors: SVE's are sizeless types
+        if constexpr (kBoth) b1 = hn::LoadU(d1, b + kLanes);
 #define TORCHIR_FMA(i)                                                                  \
   if constexpr (i < kRows) {                                                            \
     const V a##i = hn::Set(d, kTwoBases && i >= 7 ? a_low[(i % 7) * lda] : a[i * lda]); \
     c##i##0 = hn::MulAdd(a##i, b0, c##i##0);                                            \
     if constexpr (kBoth) c##i##1 = hn::MulAdd(SecondOf(d1, a##i), b1, c##i##1);         \
   }
-      TORCHIR_NATIVE_ROWS(TORCHIR_FMA)
+        TORCHIR_NATIVE_ROWS(TORCHIR_FMA)
 #undef TORCHIR_FMA
-      a += 1;
-      if constexpr (kTwoBases) a_low += 1;
-      b += kNr;
+        a += 1;
+        if constexpr (kTwoBases) a_low += 1;
+        b += kNr;
+      }
+      if (kPassBlocks == 1 || k >= args.kc) break;
+      b = args.b_after;
+      if constexpr (kMode == ARows::kPacked) a = args.a_after;
+      next = args.prefetch_after;
+      fetch_end = kKc + args.prefetch_after_rows;
+      block_end = args.kc;
     }
   } else {
     // By pointer, a segment at a time: its rows' pointers (a register each while the compiler
@@ -299,7 +322,15 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
     (void)a;
     const float* const* HWY_RESTRICT rows = args.rows;
     const size_t length = args.segment_length;
+    size_t fetch_end = args.prefetch_rows;
     for (; k < args.kc; k += length, rows += args.rows_stride) {
+      if constexpr (kPassBlocks > 1) {
+        if (k == kKc) {  // the pass's second K block (segments divide kKc)
+          b = args.b_after;
+          next = args.prefetch_after;
+          fetch_end = kKc + args.prefetch_after_rows;
+        }
+      }
       uint32_t padded = 0;  // bit i: row i's segment is zeros
       for (size_t i = 0; i < kRows; ++i) padded |= uint32_t{rows[i] == args.zeros} << i;
       if (padded == (uint32_t{1} << kRows) - 1) {
@@ -317,17 +348,17 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
   } else {                                                                      \
     (void)a##i;                                                                 \
   }
-#define TORCHIR_SEGMENT(skip)                              \
-  {                                                        \
-    constexpr uint32_t kSkip = skip;                       \
-    for (size_t j = 0; j < length; ++j) {                  \
-      FetchNextPanelRow<kPrefetch>(args, k + j, next);     \
-      const V b0 = hn::LoadU(d, b);                        \
-      V1 b1 = hn::Zero(d1);                                \
-      if constexpr (kBoth) b1 = hn::LoadU(d1, b + kLanes); \
-      TORCHIR_NATIVE_ROWS(TORCHIR_FMA)                     \
-      b += kNr;                                            \
-    }                                                      \
+#define TORCHIR_SEGMENT(skip)                               \
+  {                                                         \
+    constexpr uint32_t kSkip = skip;                        \
+    for (size_t j = 0; j < length; ++j) {                   \
+      FetchNextPanelRow<kPrefetch>(k + j, fetch_end, next); \
+      const V b0 = hn::LoadU(d, b);                         \
+      V1 b1 = hn::Zero(d1);                                 \
+      if constexpr (kBoth) b1 = hn::LoadU(d1, b + kLanes);  \
+      TORCHIR_NATIVE_ROWS(TORCHIR_FMA)                      \
+      b += kNr;                                             \
+    }                                                       \
   }
       if constexpr (kRows >= 7) {
         if (padded == 1) {
@@ -346,6 +377,14 @@ HWY_INLINE void MicroKernel(const TileArgs& args, float* HWY_RESTRICT c, size_t 
 #undef TORCHIR_FMA
     }
   }
+
+  if constexpr (kSplitK > 1) {
+    c00 = hn::Add(c00, hn::Add(s100, hn::Add(s200, s300)));
+    c01 = hn::Add(c01, hn::Add(s101, hn::Add(s201, s301)));
+    c10 = hn::Add(c10, hn::Add(s110, hn::Add(s210, s310)));
+    c11 = hn::Add(c11, hn::Add(s111, hn::Add(s211, s311)));
+  }
+#undef TORCHIR_SPLIT_STEP
 
   if (args.clamp) {
     const V lo = hn::Set(d, args.lo);

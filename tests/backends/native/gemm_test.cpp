@@ -561,7 +561,11 @@ TEST_P(GemmTest, ReadsRowsByPointer) {
        {Case{37, 45, 3 * config.kc, 64, 0, false}, Case{config.mc + 9, 70, 96, 32, 0, false},
         Case{5, 33, 2 * config.kc, config.kc, 0, false}, Case{29, 100, 160, 8, 2, false},
         Case{4, 200, 2 * config.kc, 16, 3, false}, Case{37, 45, 3 * config.kc, 64, 0, true},
-        Case{config.mc + 9, 70, 96, 32, 0, true}, Case{29, 100, 160, 32, 2, true}}) {
+        Case{config.mc + 9, 70, 96, 32, 0, true}, Case{29, 100, 160, 32, 2, true},
+        // Passes over two K blocks on AVX-512 (kPassBlocks): a short second block, and two
+        // whole passes before a short single block, at the N edge and along M and N.
+        Case{31, 77, config.kc + 96, 32, 0, false}, Case{45, 40, 4 * config.kc + 64, 64, 2, false},
+        Case{3, 130, 2 * config.kc + 8, 8, 2, false}}) {
     SCOPED_TRACE("M=" + std::to_string(c.m) + " N=" + std::to_string(c.n) +
                  " K=" + std::to_string(c.k) + " L=" + std::to_string(c.segment_length) +
                  " threads=" + std::to_string(c.threads) + (c.copies ? " copied" : ""));
