@@ -299,8 +299,8 @@ runtime::Error GemmForTarget(const GemmCall& call) {
   alignas(64) float edge_bias[kNr];
   TileArgs args{};
   // B's panel at column j0 (of this K block) and its bias, for a panel of `cols` columns.
-  // The pass's K blocks (one, or kPassBlocks when A is by pointer): where the first starts in the
-  // packed B and the rows of each.
+  // The pass's K blocks (kPassBlocks, or one: pass_kc below): where the first starts in the packed
+  // B, its rows and the second's (0: none).
   const float* b_block = nullptr;
   size_t block_kc = 0, after_kc = 0;
   const auto select_panel = [&](size_t j0, size_t cols) {
@@ -371,7 +371,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
       for (size_t m0 = call.m_begin; m0 < m_end; m0 += block_rows) {
         const size_t mc = m_end - m0 < block_rows ? m_end - m0 : block_rows;
         // The pointers of the block's rows (the scratch holds no copy of A then): table[s * mc + r]
-        // for segment s of the K block and row m0 + r.
+        // for segment s of the pass and row m0 + r.
         // When the rows are copied first the copy takes the scratch and the table the stack.
         const float** table = copies ? copied_table : reinterpret_cast<const float**>(call.scratch);
         // Read where they are, rows of a strided 1x1 convolution's A are lda floats apart only
