@@ -1,0 +1,258 @@
+// torchir_ab_layer: two builds of the native kernels (before and after a change, each a
+// libtorchir_ab_layer_module.so) loaded into one process and timed call by call on one layer,
+// A-B-B-A over and over, so that the shared host's drift (its other tenants' load on the memory
+// system swings a layer by 5-20 % from one process to the next) falls on both alike. Also checks
+// that both compute the same outputs. docs/benchmarks.md, "One layer, two builds, one process".
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "benchmarks/ab_layer_module.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: torchir_ab_layer A.so B.so --shape=SIZE,CIN,COUT,KERNEL,STRIDE,PAD[,GROUPS]\n"
+    "                        [--nchw] [--relu] [--pairs=N] [--warmup=N] [--tolerance=T]\n"
+    "\n"
+    "Times one convolution (batch 1, square input SIZE x SIZE, square kernel, symmetric\n"
+    "padding; GROUPS == CIN == COUT is depthwise) on two builds of torchir's native kernels\n"
+    "in one process, at 1 thread: the calls alternate A B B A ... N pairs (default 200) after\n"
+    "WARMUP calls of each (default 10). Prints each build's median and spread, and B / A as the\n"
+    "ratio of medians, of minima, and the median [quartiles] of the ratios of adjacent pairs.\n"
+    "Fails when the outputs differ by more than T (default 1e-4) times A's largest |output|.\n"
+    "\n"
+    "Make the modules with the build's target torchir_ab_layer_module, e.g.\n"
+    "  git stash && cmake --build build --target torchir_ab_layer_module &&\n"
+    "  cp build/lib/libtorchir_ab_layer_module.so /tmp/before.so && git stash pop &&\n"
+    "  cmake --build build --target torchir_ab_layer_module torchir_ab_layer &&\n"
+    "  build/bin/torchir_ab_layer /tmp/before.so build/lib/libtorchir_ab_layer_module.so \\\n"
+    "    --shape=224,3,64,7,2,3 --relu     # resnet18's stem\n"
+    "\n"
+    "--nchw     the input NCHW (a network's image; stems of at most 4 channels)\n"
+    "--relu     bias and relu after the convolution (else bias only)\n";
+
+struct Module {
+  std::string path;
+  void* handle = nullptr;
+  decltype(&torchir_ab_layer_create) create = nullptr;
+  decltype(&torchir_ab_layer_output_floats) output_floats = nullptr;
+  decltype(&torchir_ab_layer_run) run = nullptr;
+  decltype(&torchir_ab_layer_destroy) destroy = nullptr;
+  TorchirAbLayer* layer = nullptr;
+};
+
+[[noreturn]] void Fail(const std::string& message) {
+  std::fprintf(stderr, "torchir_ab_layer: %s\n", message.c_str());
+  std::exit(1);
+}
+
+template <class F>
+void Find(Module& m, const char* name, F* f) {
+  *f = reinterpret_cast<F>(dlsym(m.handle, name));
+  if (*f == nullptr) Fail(m.path + " has no " + name + ": not a torchir_ab_layer_module build");
+}
+
+void Load(Module& m) {
+  // RTLD_LOCAL: each module's copy of the kernels stays its own.
+  m.handle = dlopen(m.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (m.handle == nullptr) Fail(std::string("cannot load ") + dlerror());
+  Find(m, "torchir_ab_layer_create", &m.create);
+  Find(m, "torchir_ab_layer_output_floats", &m.output_floats);
+  Find(m, "torchir_ab_layer_run", &m.run);
+  Find(m, "torchir_ab_layer_destroy", &m.destroy);
+}
+
+bool ParseCount(const char* text, size_t* value) {
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (end == text || *end != '\0' || text[0] == '-') return false;
+  *value = static_cast<size_t>(v);
+  return true;
+}
+
+bool ParseShape(const std::string& text, TorchirAbLayerSpec* spec) {
+  std::vector<size_t> values;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    size_t v;
+    if (!ParseCount(text.substr(start, comma - start).c_str(), &v)) return false;
+    values.push_back(v);
+    start = comma + 1;
+  }
+  if (values.size() != 6 && values.size() != 7) return false;
+  spec->size = values[0];
+  spec->input_channels = values[1];
+  spec->output_channels = values[2];
+  spec->kernel = values[3];
+  spec->stride = values[4];
+  spec->padding = values[5];
+  spec->groups = values.size() == 7 ? values[6] : 1;
+  return spec->size > 0 && spec->input_channels > 0 && spec->output_channels > 0 &&
+         spec->kernel > 0 && spec->stride > 0 && spec->groups > 0 &&
+         spec->size + 2 * spec->padding >= spec->kernel;
+}
+
+double Quantile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+}
+
+// Deterministic floats in [-1, 1).
+std::vector<float> Floats(size_t count, uint32_t seed) {
+  std::vector<float> values(count);
+  uint32_t state = seed * 2654435761u + 1;
+  for (float& v : values) {
+    state = state * 1664525u + 1013904223u;
+    v = static_cast<float>(state >> 8) / static_cast<float>(1u << 23) - 1.0f;
+  }
+  return values;
+}
+
+// count floats 64-byte aligned (a cache line, and every target's vectors), from `values`.
+struct Aligned {
+  explicit Aligned(const std::vector<float>& values) : Aligned(values.size()) {
+    std::copy(values.begin(), values.end(), data);
+  }
+  explicit Aligned(size_t count)
+      : data(static_cast<float*>(std::aligned_alloc(64, (count * sizeof(float) + 63) / 64 * 64))) {
+    if (data == nullptr) Fail("out of memory");
+  }
+  ~Aligned() { std::free(data); }
+  Aligned(const Aligned&) = delete;
+  Aligned& operator=(const Aligned&) = delete;
+  float* data;
+};
+
+double TimeCall(Module& m, const float* input, float* output) {
+  const auto start = std::chrono::steady_clock::now();
+  if (m.run(m.layer, input, output) != 0) Fail(m.path + ": the convolution failed");
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> paths;
+  TorchirAbLayerSpec spec{};
+  bool have_shape = false;
+  size_t pairs = 200, warmup = 10;
+  double tolerance = 1e-4;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto value = [&](const char* flag) -> const char* {
+      const size_t n = std::strlen(flag);
+      return arg.compare(0, n, flag) == 0 ? argv[i] + n : nullptr;
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (const char* v = value("--shape=")) {
+      if (!ParseShape(v, &spec)) Fail(std::string("bad --shape '") + v + "'\n" + kUsage);
+      have_shape = true;
+    } else if (arg == "--nchw") {
+      spec.channels_first = 1;
+    } else if (arg == "--relu") {
+      spec.relu = 1;
+    } else if (const char* p = value("--pairs=")) {
+      if (!ParseCount(p, &pairs) || pairs == 0) Fail(std::string("bad --pairs '") + p + "'");
+    } else if (const char* w = value("--warmup=")) {
+      if (!ParseCount(w, &warmup)) Fail(std::string("bad --warmup '") + w + "'");
+    } else if (const char* t = value("--tolerance=")) {
+      char* end = nullptr;
+      tolerance = std::strtod(t, &end);
+      if (end == t || *end != '\0' || !(tolerance >= 0)) {
+        Fail(std::string("bad --tolerance '") + t + "'");
+      }
+    } else if (!arg.empty() && arg[0] == '-') {
+      Fail("unknown option " + arg + "\n" + kUsage);
+    } else {
+      paths.push_back(arg);
+    }
+  }
+  if (paths.size() != 2) Fail(std::string("give two modules, A and B\n") + kUsage);
+  if (!have_shape) Fail(std::string("give the layer's --shape\n") + kUsage);
+
+  // One input, filter, bias and output for both: the builds differ in their code (and packed
+  // filters) only, not in where their data lie.
+  const size_t out_size = (spec.size + 2 * spec.padding - spec.kernel) / spec.stride + 1;
+  const Aligned input(Floats(spec.size * spec.size * spec.input_channels, 1));
+  const std::vector<float> weights =
+      Floats(spec.output_channels * (spec.input_channels / std::max<size_t>(spec.groups, 1)) *
+                 spec.kernel * spec.kernel,
+             2);
+  const Aligned bias(Floats(spec.output_channels, 3));
+  const size_t out_floats = out_size * out_size * spec.output_channels;
+  Aligned output(out_floats);
+  Module modules[2];
+  for (int i = 0; i < 2; ++i) {
+    modules[i].path = paths[i];
+    Load(modules[i]);
+    modules[i].layer = modules[i].create(&spec, weights.data(), bias.data);
+    if (modules[i].layer == nullptr) {
+      Fail(paths[i] + ": cannot set up the layer (its shape, or no kernels for this CPU)");
+    }
+    if (modules[i].output_floats(modules[i].layer) != out_floats) {
+      Fail(paths[i] + ": its output is not " + std::to_string(out_floats) + " floats");
+    }
+  }
+  Module& a = modules[0];
+  Module& b = modules[1];
+
+  // Both compute the same outputs (up to the rounding of a changed summation order).
+  TimeCall(a, input.data, output.data);
+  const std::vector<float> out_a(output.data, output.data + out_floats);
+  TimeCall(b, input.data, output.data);
+  double largest = 0, difference = 0;
+  for (size_t i = 0; i < out_floats; ++i) {
+    largest = std::max(largest, static_cast<double>(std::fabs(out_a[i])));
+    const double d = std::fabs(static_cast<double>(out_a[i]) - static_cast<double>(output.data[i]));
+    difference = std::isnan(d) ? INFINITY : std::max(difference, d);
+  }
+
+  for (size_t i = 0; i < warmup; ++i) {
+    TimeCall(a, input.data, output.data);
+    TimeCall(b, input.data, output.data);
+  }
+  std::vector<double> ta, tb, ratio;
+  for (size_t i = 0; i < pairs; ++i) {
+    double t_a, t_b;
+    if (i % 2 == 0) {
+      t_a = TimeCall(a, input.data, output.data);
+      t_b = TimeCall(b, input.data, output.data);
+    } else {
+      t_b = TimeCall(b, input.data, output.data);
+      t_a = TimeCall(a, input.data, output.data);
+    }
+    ta.push_back(t_a);
+    tb.push_back(t_b);
+    ratio.push_back(t_b / t_a);
+  }
+  const double flops = 2.0 * static_cast<double>(out_size * out_size * spec.kernel * spec.kernel) *
+                       static_cast<double>(spec.input_channels / spec.groups) *
+                       static_cast<double>(spec.output_channels);
+  for (int i = 0; i < 2; ++i) {
+    const std::vector<double>& t = i == 0 ? ta : tb;
+    std::printf("%c %s: median %.1f us [%.1f-%.1f], min %.1f us, %.1f GFLOP/s at the median\n",
+                "AB"[i], paths[i].c_str(), Quantile(t, 0.5) * 1e6, Quantile(t, 0.25) * 1e6,
+                Quantile(t, 0.75) * 1e6, Quantile(t, 0.0) * 1e6, flops / Quantile(t, 0.5) / 1e9);
+  }
+  std::printf("B / A: medians %.4f, minima %.4f, adjacent pairs %.4f [%.4f-%.4f] (%zu pairs)\n",
+              Quantile(tb, 0.5) / Quantile(ta, 0.5), Quantile(tb, 0.0) / Quantile(ta, 0.0),
+              Quantile(ratio, 0.5), Quantile(ratio, 0.25), Quantile(ratio, 0.75), pairs);
+  std::printf("outputs: max |B - A| %.3g, A's largest |output| %.3g\n", difference, largest);
+  for (Module& m : modules) m.destroy(m.layer);
+  if (!(difference <= tolerance * std::max(largest, 1.0))) {
+    Fail("the two builds' outputs differ by more than --tolerance");
+  }
+  return 0;
+}

@@ -1,0 +1,34 @@
+// The C interface of ab_layer_module.cpp: one layer on one build of the native kernels, looked
+// up by name (dlsym) in each module torchir_ab_layer loads.
+#pragma once
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// A square convolution of batch 1: groups == input == output channels is depthwise.
+typedef struct TorchirAbLayerSpec {
+  size_t size, input_channels, output_channels, kernel, stride, padding, groups;
+  int channels_first;  // the input NCHW (at most 4 input channels take the direct kernel so)
+  int relu;            // the epilogue: bias, then relu; else bias only
+} TorchirAbLayerSpec;
+
+typedef struct TorchirAbLayer TorchirAbLayer;
+
+// The layer with its filter (`weights`: PyTorch's [Cout, Cin / groups, k, k]) packed by this
+// build, and the bias; null when the shape is invalid or the filter cannot be packed for this
+// CPU. The caller keeps `bias` alive.
+TorchirAbLayer* torchir_ab_layer_create(const TorchirAbLayerSpec* spec, const float* weights,
+                                        const float* bias);
+// Floats of the output (NHWC).
+size_t torchir_ab_layer_output_floats(const TorchirAbLayer* layer);
+// The convolution of `input` (NHWC, or NCHW with channels_first) into `output`; 0 on success.
+// The caller owns both, so that two builds run on the same memory.
+int torchir_ab_layer_run(TorchirAbLayer* layer, const float* input, float* output);
+void torchir_ab_layer_destroy(TorchirAbLayer* layer);
+
+#ifdef __cplusplus
+}
+#endif
