@@ -16,29 +16,37 @@
 #include <vector>
 
 #include "benchmarks/ab_layer_module.h"
+#include "benchmarks/convolution_layers.h"
 
 namespace {
 
 constexpr char kUsage[] =
-    "usage: torchir_ab_layer A.so B.so --shape=SIZE,CIN,COUT,KERNEL,STRIDE,PAD[,GROUPS]\n"
-    "                        [--nchw] [--relu] [--pairs=N] [--warmup=N] [--tolerance=T]\n"
+    "usage: torchir_ab_layer A.so B.so (--layer=NAME | --shape=SIZE,CIN,COUT,KERNEL,STRIDE,PAD\n"
+    "                        [,GROUPS]) [--nchw] [--relu] [--winograd=4|2] [--pairs=N]\n"
+    "                        [--warmup=N] [--tolerance=T]\n"
     "\n"
     "Times one convolution (batch 1, square input SIZE x SIZE, square kernel, symmetric\n"
-    "padding; GROUPS == CIN == COUT is depthwise) on two builds of torchir's native kernels\n"
-    "in one process, at 1 thread: the calls alternate A B B A ... N pairs (default 200) after\n"
-    "WARMUP calls of each (default 10). Prints each build's median and spread, and B / A as the\n"
-    "ratio of medians, of minima, and the median [quartiles] of the ratios of adjacent pairs.\n"
-    "Fails when the outputs differ by more than T (default 1e-4) times A's largest |output|.\n"
+    "padding; GROUPS == CIN == COUT is depthwise; or a layer of the per-layer suite by NAME,\n"
+    "e.g. resnet18_conv1_7x7_224) on two builds of torchir's native kernels in one process,\n"
+    "at 1 thread: the calls alternate A B B A ... N pairs (default 200) after WARMUP calls of\n"
+    "each (default 10), on the same input and output memory. Prints each build's median and\n"
+    "spread, and B / A as the ratio of medians, of minima, and the median [quartiles] of the\n"
+    "ratios of adjacent pairs. Fails when the outputs differ by more than T (default 1e-4)\n"
+    "times A's largest |output|.\n"
     "\n"
     "Make the modules with the build's target torchir_ab_layer_module, e.g.\n"
     "  git stash && cmake --build build --target torchir_ab_layer_module &&\n"
     "  cp build/lib/libtorchir_ab_layer_module.so /tmp/before.so && git stash pop &&\n"
     "  cmake --build build --target torchir_ab_layer_module torchir_ab_layer &&\n"
     "  build/bin/torchir_ab_layer /tmp/before.so build/lib/libtorchir_ab_layer_module.so \\\n"
-    "    --shape=224,3,64,7,2,3 --relu     # resnet18's stem\n"
+    "    --layer=resnet18_conv1_7x7_224 --relu\n"
+    "B may also be build/lib/libtorchir_ab_layer_onednn.so: the layer as TorchScript + oneDNN\n"
+    "runs it in a frozen network (on its own data; outputs not compared).\n"
     "\n"
-    "--nchw     the input NCHW (a network's image; stems of at most 4 channels)\n"
-    "--relu     bias and relu after the convolution (else bias only)\n";
+    "--nchw        the input NCHW (a network's image; stems of at most 4 channels)\n"
+    "--relu        bias and relu after the convolution (else bias only)\n"
+    "--winograd=T  the native side by Winograd F(T x T, 3x3) (3x3 stride-1 layers)\n"
+    "--list-layers prints the suite's layers: name size cin cout kernel stride pad groups\n";
 
 struct Module {
   std::string path;
@@ -47,6 +55,7 @@ struct Module {
   decltype(&torchir_ab_layer_output_floats) output_floats = nullptr;
   decltype(&torchir_ab_layer_run) run = nullptr;
   decltype(&torchir_ab_layer_destroy) destroy = nullptr;
+  bool own_data = false;  // its run computes on data of its own (no outputs compared)
   TorchirAbLayer* layer = nullptr;
 };
 
@@ -69,6 +78,9 @@ void Load(Module& m) {
   Find(m, "torchir_ab_layer_output_floats", &m.output_floats);
   Find(m, "torchir_ab_layer_run", &m.run);
   Find(m, "torchir_ab_layer_destroy", &m.destroy);
+  const auto own_data = reinterpret_cast<decltype(&torchir_ab_layer_own_data)>(
+      dlsym(m.handle, "torchir_ab_layer_own_data"));
+  m.own_data = own_data != nullptr && own_data() != 0;
 }
 
 bool ParseCount(const char* text, size_t* value) {
@@ -156,9 +168,41 @@ int main(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
       return 0;
+    } else if (arg == "--list-layers") {
+      // name size cin cout kernel stride pad groups, one layer a line.
+      for (const auto& l : torchir::benchmarks::kConvolutionLayers) {
+        std::printf("%s %zu %zu %zu %zu %zu %zu %zu\n", l.name, l.size, l.cin, l.cout, l.kernel,
+                    l.stride, l.pad, l.groups);
+      }
+      return 0;
     } else if (const char* v = value("--shape=")) {
+      if (have_shape) Fail("give one --shape or --layer");
       if (!ParseShape(v, &spec)) Fail(std::string("bad --shape '") + v + "'\n" + kUsage);
       have_shape = true;
+    } else if (const char* n = value("--layer=")) {
+      if (have_shape) Fail("give one --shape or --layer");
+      const auto* layer = std::find_if(std::begin(torchir::benchmarks::kConvolutionLayers),
+                                       std::end(torchir::benchmarks::kConvolutionLayers),
+                                       [&](const torchir::benchmarks::ConvolutionLayer& l) {
+                                         return std::strcmp(l.name, n) == 0;
+                                       });
+      if (layer == std::end(torchir::benchmarks::kConvolutionLayers)) {
+        Fail(std::string("no layer '") + n +
+             "' (the names of benchmarks/convolution_layers.h, e.g. resnet18_conv1_7x7_224)");
+      }
+      spec.size = layer->size;
+      spec.input_channels = layer->cin;
+      spec.output_channels = layer->cout;
+      spec.kernel = layer->kernel;
+      spec.stride = layer->stride;
+      spec.padding = layer->pad;
+      spec.groups = layer->groups;
+      have_shape = true;
+    } else if (const char* t = value("--winograd=")) {
+      if (std::strcmp(t, "4") != 0 && std::strcmp(t, "2") != 0) {
+        Fail(std::string("bad --winograd '") + t + "': 4 or 2");
+      }
+      spec.winograd_tile = static_cast<size_t>(t[0] - '0');
     } else if (arg == "--nchw") {
       spec.channels_first = 1;
     } else if (arg == "--relu") {
@@ -180,7 +224,7 @@ int main(int argc, char** argv) {
     }
   }
   if (paths.size() != 2) Fail(std::string("give two modules, A and B\n") + kUsage);
-  if (!have_shape) Fail(std::string("give the layer's --shape\n") + kUsage);
+  if (!have_shape) Fail(std::string("give the layer's --shape or --layer\n") + kUsage);
 
   // One input, filter, bias and output for both: the builds differ in their code (and packed
   // filters) only, not in where their data lie.
@@ -209,11 +253,12 @@ int main(int argc, char** argv) {
   Module& b = modules[1];
 
   // Both compute the same outputs (up to the rounding of a changed summation order).
+  const bool compare = !a.own_data && !b.own_data;
   TimeCall(a, input.data, output.data);
   const std::vector<float> out_a(output.data, output.data + out_floats);
   TimeCall(b, input.data, output.data);
   double largest = 0, difference = 0;
-  for (size_t i = 0; i < out_floats; ++i) {
+  for (size_t i = 0; compare && i < out_floats; ++i) {
     largest = std::max(largest, static_cast<double>(std::fabs(out_a[i])));
     const double d = std::fabs(static_cast<double>(out_a[i]) - static_cast<double>(output.data[i]));
     difference = std::isnan(d) ? INFINITY : std::max(difference, d);
@@ -249,9 +294,14 @@ int main(int argc, char** argv) {
   std::printf("B / A: medians %.4f, minima %.4f, adjacent pairs %.4f [%.4f-%.4f] (%zu pairs)\n",
               Quantile(tb, 0.5) / Quantile(ta, 0.5), Quantile(tb, 0.0) / Quantile(ta, 0.0),
               Quantile(ratio, 0.5), Quantile(ratio, 0.25), Quantile(ratio, 0.75), pairs);
-  std::printf("outputs: max |B - A| %.3g, A's largest |output| %.3g\n", difference, largest);
+  if (compare) {
+    std::printf("outputs: max |B - A| %.3g, A's largest |output| %.3g\n", difference, largest);
+  } else {
+    std::printf("outputs: not compared (%s computes on its own data)\n",
+                (a.own_data ? a : b).path.c_str());
+  }
   for (Module& m : modules) m.destroy(m.layer);
-  if (!(difference <= tolerance * std::max(largest, 1.0))) {
+  if (compare && !(difference <= tolerance * std::max(largest, 1.0))) {
     Fail("the two builds' outputs differ by more than --tolerance");
   }
   return 0;

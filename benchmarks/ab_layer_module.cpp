@@ -11,6 +11,7 @@
 #include "backends/native/convolution.h"
 #include "backends/native/depthwise.h"
 #include "backends/native/gemm_config.h"
+#include "backends/native/winograd.h"
 #include "runtime/core/error.h"
 
 namespace {
@@ -30,6 +31,8 @@ struct TorchirAbLayer {
   std::vector<float> packed, scratch;
   std::vector<torchir::native::PackedB> gemm_weights;
   torchir::native::PackedDepthwise depthwise_weights;
+  size_t winograd_tile = 0;
+  torchir::native::PackedWinograd winograd_weights;
 };
 
 extern "C" TorchirAbLayer* torchir_ab_layer_create(const TorchirAbLayerSpec* spec,
@@ -71,6 +74,28 @@ extern "C" TorchirAbLayer* torchir_ab_layer_create(const TorchirAbLayerSpec* spe
         torchir::native::ViewPackedDepthwise(layer->packed.data(),
                                              layer->packed.size() * sizeof(float),
                                              &layer->depthwise_weights) == Error::kOk;
+  } else if (spec->winograd_tile != 0) {
+    torchir::native::GemmConfig config;
+    layer->winograd_tile = spec->winograd_tile;
+    ok = (spec->winograd_tile == 2 || spec->winograd_tile == 4) &&
+         torchir::native::WinogradGroupedApplies(s, spec->groups) &&
+         torchir::native::GetGemmConfig(torchir::native::CurrentKernelTarget(), &config);
+    if (ok) {
+      layer->packed.resize(torchir::native::WinogradPackedWeightsBytes(
+                               config, s, spec->winograd_tile, spec->groups) /
+                               sizeof(float) +
+                           1);
+      layer->scratch.resize(
+          torchir::native::WinogradScratchBytes(config, s, spec->winograd_tile, 1, spec->groups) /
+              sizeof(float) +
+          1);
+      ok = torchir::native::PackWinogradWeights(
+               config, s, spec->winograd_tile, weights, layer->packed.data(),
+               layer->packed.size() * sizeof(float), spec->groups) == Error::kOk &&
+           torchir::native::ViewPackedWinograd(layer->packed.data(),
+                                               layer->packed.size() * sizeof(float),
+                                               &layer->winograd_weights) == Error::kOk;
+    }
   } else {
     torchir::native::GemmConfig config;
     ok = torchir::native::GetGemmConfig(torchir::native::CurrentKernelTarget(), &config);
@@ -103,6 +128,13 @@ extern "C" size_t torchir_ab_layer_output_floats(const TorchirAbLayer* layer) {
 }
 
 extern "C" int torchir_ab_layer_run(TorchirAbLayer* layer, const float* input, float* output) {
+  if (layer->winograd_tile != 0) {
+    return torchir::native::WinogradConvolution2d(
+               layer->shape, input, layer->winograd_weights, layer->bias, output, layer->epilogue,
+               layer->scratch.data(), layer->scratch.size() * sizeof(float)) == Error::kOk
+               ? 0
+               : 1;
+  }
   const Error error =
       layer->depthwise
           ? torchir::native::DepthwiseConvolution2d(layer->shape, input, layer->depthwise_weights,

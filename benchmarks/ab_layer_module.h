@@ -1,5 +1,7 @@
 // The C interface of ab_layer_module.cpp: one layer on one build of the native kernels, looked
-// up by name (dlsym) in each module torchir_ab_layer loads.
+// up by name (dlsym) in each module torchir_ab_layer loads. A module that computes on data of its
+// own (ab_layer_onednn.cpp: oneDNN's layouts) also exports torchir_ab_layer_own_data, returning
+// nonzero: its run ignores the input and output given, and no outputs are compared.
 #pragma once
 
 #include <stddef.h>
@@ -11,8 +13,9 @@ extern "C" {
 // A square convolution of batch 1: groups == input == output channels is depthwise.
 typedef struct TorchirAbLayerSpec {
   size_t size, input_channels, output_channels, kernel, stride, padding, groups;
-  int channels_first;  // the input NCHW (at most 4 input channels take the direct kernel so)
-  int relu;            // the epilogue: bias, then relu; else bias only
+  int channels_first;    // the input NCHW (at most 4 input channels take the direct kernel so)
+  int relu;              // the epilogue: bias, then relu; else bias only
+  size_t winograd_tile;  // 4 or 2: Winograd F(4x4, 3x3) or F(2x2, 3x3); 0: the other kernels
 } TorchirAbLayerSpec;
 
 typedef struct TorchirAbLayer TorchirAbLayer;
@@ -28,6 +31,8 @@ size_t torchir_ab_layer_output_floats(const TorchirAbLayer* layer);
 // The caller owns both, so that two builds run on the same memory.
 int torchir_ab_layer_run(TorchirAbLayer* layer, const float* input, float* output);
 void torchir_ab_layer_destroy(TorchirAbLayer* layer);
+// Optional (see above).
+int torchir_ab_layer_own_data(void);
 
 #ifdef __cplusplus
 }
