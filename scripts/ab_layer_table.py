@@ -5,9 +5,11 @@ For each layer, build/bin/torchir_ab_layer times TorchScript + oneDNN's convolut
 module libtorchir_ab_layer_onednn.so) and the native kernels (B: libtorchir_ab_layer_module.so)
 alternately in one process, and, for 3x3 stride-1 layers, Winograd (F(4x4), or F(2x2) where the
 output has fewer than 8 tiles of 4x4, as the compiler picks) in a second process the same way.
-Prints a Markdown table: each side's median, and native / oneDNN as the ratio of the medians and
-as the median [quartiles] of the adjacent pairs' ratios; the best native path per layer, and how
-many layers native runs slower than oneDNN by the pairs' median.
+Prints a Markdown table: each side's median, and native / oneDNN as the ratio of the medians, of
+the minima (oneDNN's own time swings between modes from call to call on some layers: the minima
+compare the fast ones) and as the median [quartiles] of the adjacent pairs' ratios; the best
+native path per layer, and how many layers native runs slower than oneDNN by the pairs' median
+and by the minima.
 
   python3 scripts/ab_layer_table.py --build build --filter '^resnet' --pairs 200
 
@@ -85,10 +87,10 @@ def main():
     if not layers:
         sys.exit(f"ab_layer_table: no layer matches '{args.filter}'")
 
-    print("| layer | oneDNN us | native us (path) | native / oneDNN, medians | "
-          "native / oneDNN, pairs median [quartiles] |")
-    print("|---|---|---|---|---|")
-    behind = []
+    print("| layer | oneDNN us | native us (path) | native / oneDNN: medians | minima | "
+          "pairs median [quartiles] |")
+    print("|---|---|---|---|---|---|")
+    behind, behind_minima = [], []
     for name, size, cin, cout, kernel, stride, pad, groups in layers:
         runs = [("direct/GEMM", run(driver, onednn, native, name, args.pairs, []))]
         tile = winograd_tile(size, cin, cout) if (kernel, stride, groups) == (3, 1, 1) else 0
@@ -96,13 +98,18 @@ def main():
             runs.append((f"F({tile}x{tile})", run(driver, onednn, native, name, args.pairs,
                                                   [f"--winograd={tile}"])))
         for path, (a, b, ratio) in runs:
-            print(f"| {name} | {a:.1f} | {b:.1f} ({path}) | {ratio[0]:.3f} | "
+            print(f"| {name} | {a:.1f} | {b:.1f} ({path}) | {ratio[0]:.3f} | {ratio[1]:.3f} | "
                   f"{ratio[2]:.3f} [{ratio[3]:.3f}-{ratio[4]:.3f}] |", flush=True)
         best = min(runs, key=lambda r: r[1][2][2])
         if best[1][2][2] > 1:
             behind.append(f"{name} {best[1][2][2]:.3f}")
+        fastest = min(runs, key=lambda r: r[1][2][1])
+        if fastest[1][2][1] > 1:
+            behind_minima.append(f"{name} {fastest[1][2][1]:.3f}")
     print(f"\n{len(behind)} of {len(layers)} layers slower on native's best path than oneDNN "
-          f"(pairs median): {', '.join(behind) if behind else 'none'}")
+          f"by the pairs' median: {', '.join(behind) if behind else 'none'}")
+    print(f"{len(behind_minima)} of {len(layers)} by the minima: "
+          f"{', '.join(behind_minima) if behind_minima else 'none'}")
 
 
 if __name__ == "__main__":
