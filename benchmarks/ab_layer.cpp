@@ -46,6 +46,8 @@ constexpr char kUsage[] =
     "--nchw        the input NCHW (a network's image; stems of at most 4 channels)\n"
     "--relu        bias and relu after the convolution (else bias only)\n"
     "--winograd=T  the native side by Winograd F(T x T, 3x3) (3x3 stride-1 layers)\n"
+    "--isa=NAME    the native kernels of at most that instruction set (avx512, avx2, sse4,\n"
+    "              neon, portable): on an AVX-512 machine, what a CPU without it runs\n"
     "--list-layers prints the suite's layers: name size cin cout kernel stride pad groups\n";
 
 struct Module {
@@ -159,6 +161,7 @@ int main(int argc, char** argv) {
   bool have_shape = false;
   size_t pairs = 200, warmup = 10;
   double tolerance = 1e-4;
+  std::string target;  // --isa: empty for the CPU's widest
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto value = [&](const char* flag) -> const char* {
@@ -203,6 +206,8 @@ int main(int argc, char** argv) {
         Fail(std::string("bad --winograd '") + t + "': 4 or 2");
       }
       spec.winograd_tile = static_cast<size_t>(t[0] - '0');
+    } else if (const char* isa = value("--isa=")) {
+      target = isa;
     } else if (arg == "--nchw") {
       spec.channels_first = 1;
     } else if (arg == "--relu") {
@@ -241,6 +246,13 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 2; ++i) {
     modules[i].path = paths[i];
     Load(modules[i]);
+    if (!target.empty() && !modules[i].own_data) {
+      const auto limit = reinterpret_cast<decltype(&torchir_ab_layer_limit_target)>(
+          dlsym(modules[i].handle, "torchir_ab_layer_limit_target"));
+      if (limit == nullptr || limit(target.c_str()) != 0) {
+        Fail(paths[i] + ": cannot run the kernels of --isa=" + target + " on this CPU");
+      }
+    }
     modules[i].layer = modules[i].create(&spec, weights.data(), bias.data);
     if (modules[i].layer == nullptr) {
       Fail(paths[i] + ": cannot set up the layer (its shape, or no kernels for this CPU)");

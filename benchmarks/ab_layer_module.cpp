@@ -146,3 +146,11 @@ extern "C" int torchir_ab_layer_run(TorchirAbLayer* layer, const float* input, f
 }
 
 extern "C" void torchir_ab_layer_destroy(TorchirAbLayer* layer) { delete layer; }
+
+extern "C" int torchir_ab_layer_limit_target(const char* name) {
+  torchir::native::KernelTarget widest;
+  return torchir::native::KernelTargetFromName(name, &widest) &&
+                 torchir::native::LimitKernelTarget(widest, nullptr) == Error::kOk
+             ? 0
+             : 1;
+}

@@ -33,6 +33,10 @@ int torchir_ab_layer_run(TorchirAbLayer* layer, const float* input, float* outpu
 void torchir_ab_layer_destroy(TorchirAbLayer* layer);
 // Optional (see above).
 int torchir_ab_layer_own_data(void);
+// Makes the native kernels dispatch to the widest of this CPU's targets no wider than `name`
+// ("avx2", "portable", ...: KernelTargetName); 0 on success. Highway's dispatch is process-wide,
+// so this sets it for both builds.
+int torchir_ab_layer_limit_target(const char* name);
 
 #ifdef __cplusplus
 }
