@@ -23,7 +23,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: torchir_ab_layer A.so B.so (--layer=NAME | --shape=SIZE,CIN,COUT,KERNEL,STRIDE,PAD\n"
     "                        [,GROUPS]) [--nchw] [--relu] [--winograd=4|2] [--pairs=N]\n"
-    "                        [--warmup=N] [--tolerance=T]\n"
+    "                        [--warmup=N] [--tolerance=T] [--evict=MIB] [--isa=NAME]\n"
     "\n"
     "Times one convolution (batch 1, square input SIZE x SIZE, square kernel, symmetric\n"
     "padding; GROUPS == CIN == COUT is depthwise; or a layer of the per-layer suite by NAME,\n"
@@ -48,6 +48,9 @@ constexpr char kUsage[] =
     "--winograd=T  the native side by Winograd F(T x T, 3x3) (3x3 stride-1 layers)\n"
     "--isa=NAME    the native kernels of at most that instruction set (avx512, avx2, sse4,\n"
     "              neon, portable): on an AVX-512 machine, what a CPU without it runs\n"
+    "--evict=MIB   before every call (untimed) reads and writes a line of every 64 bytes of\n"
+    "              MIB MiB of other memory, as a network's other layers would between two\n"
+    "              calls: the layer's data then come from L3 or memory, not L2 (default 0)\n"
     "--list-layers prints the suite's layers: name size cin cout kernel stride pad groups\n";
 
 struct Module {
@@ -147,7 +150,17 @@ struct Aligned {
   float* data;
 };
 
+// --evict: memory a call's data are pushed out of the caches by (nullptr: none).
+struct Evictor {
+  std::vector<float> lines;  // one float a 64-byte line is touched
+  void Run() {
+    for (size_t i = 0; i < lines.size(); i += 64 / sizeof(float)) lines[i] += 1.0f;
+  }
+};
+Evictor* g_evictor = nullptr;
+
 double TimeCall(Module& m, const float* input, float* output) {
+  if (g_evictor != nullptr) g_evictor->Run();
   const auto start = std::chrono::steady_clock::now();
   if (m.run(m.layer, input, output) != 0) Fail(m.path + ": the convolution failed");
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -159,7 +172,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> paths;
   TorchirAbLayerSpec spec{};
   bool have_shape = false;
-  size_t pairs = 200, warmup = 10;
+  size_t pairs = 200, warmup = 10, evict_mib = 0;
   double tolerance = 1e-4;
   std::string target;  // --isa: empty for the CPU's widest
   for (int i = 1; i < argc; ++i) {
@@ -216,6 +229,10 @@ int main(int argc, char** argv) {
       if (!ParseCount(p, &pairs) || pairs == 0) Fail(std::string("bad --pairs '") + p + "'");
     } else if (const char* w = value("--warmup=")) {
       if (!ParseCount(w, &warmup)) Fail(std::string("bad --warmup '") + w + "'");
+    } else if (const char* e = value("--evict=")) {
+      if (!ParseCount(e, &evict_mib) || evict_mib > 4096) {
+        Fail(std::string("bad --evict '") + e + "': MiB, 0-4096");
+      }
     } else if (const char* t = value("--tolerance=")) {
       char* end = nullptr;
       tolerance = std::strtod(t, &end);
@@ -263,6 +280,11 @@ int main(int argc, char** argv) {
   }
   Module& a = modules[0];
   Module& b = modules[1];
+  Evictor evictor;
+  if (evict_mib != 0) {
+    evictor.lines.assign(evict_mib << 20 >> 2, 0.0f);
+    g_evictor = &evictor;
+  }
 
   // Both compute the same outputs (up to the rounding of a changed summation order).
   const bool compare = !a.own_data && !b.own_data;
@@ -306,6 +328,9 @@ int main(int argc, char** argv) {
   std::printf("B / A: medians %.4f, minima %.4f, adjacent pairs %.4f [%.4f-%.4f] (%zu pairs)\n",
               Quantile(tb, 0.5) / Quantile(ta, 0.5), Quantile(tb, 0.0) / Quantile(ta, 0.0),
               Quantile(ratio, 0.5), Quantile(ratio, 0.25), Quantile(ratio, 0.75), pairs);
+  if (evict_mib != 0) {
+    std::printf("evicted: %zu MiB of other memory read and written before every call\n", evict_mib);
+  }
   if (compare) {
     std::printf("outputs: max |B - A| %.3g, A's largest |output| %.3g\n", difference, largest);
   } else {

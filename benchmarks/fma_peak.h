@@ -7,8 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <new>
-#include <vector>
+
+#include "benchmarks/cache_line_allocator.h"
 
 namespace torchir::benchmarks {
 
@@ -24,30 +24,6 @@ void FmaPeakBenchmark(benchmark::State& state);
 
 // CPU seconds this thread has used.
 double ThreadCpuSeconds();
-
-// Storage aligned to 64 bytes, as the runtime's memory plan places every tensor and a program's
-// constant segments place packed weights. A plain std::vector's large buffers come from mmap at 16
-// bytes past a page: half of the 32-byte loads from them cross a cache line, which slowed the
-// depthwise layers by 15-25 % (docs/native-kernels.md), so the kernels' buffers use this.
-template <class T>
-struct CacheLineAllocator {
-  using value_type = T;
-  static constexpr std::align_val_t kAlignment{64};
-  CacheLineAllocator() = default;
-  template <class U>
-  CacheLineAllocator(const CacheLineAllocator<U>&) {}  // NOLINT: rebinding is implicit
-  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlignment)); }
-  void deallocate(T* p, size_t) { ::operator delete(p, kAlignment); }
-  template <class U>
-  bool operator==(const CacheLineAllocator<U>&) const {
-    return true;
-  }
-  template <class U>
-  bool operator!=(const CacheLineAllocator<U>&) const {
-    return false;
-  }
-};
-using Floats = std::vector<float, CacheLineAllocator<float>>;
 
 // `count` floats uniform in [-1, 1) from `seed`, 64-byte aligned.
 Floats RandomFloats(size_t count, uint32_t seed);

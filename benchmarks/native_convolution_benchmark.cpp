@@ -83,6 +83,7 @@
 #include "backends/native/winograd.h"
 #include "benchmarks/convolution_layers.h"
 #include "benchmarks/fma_peak.h"
+#include "benchmarks/native_layer.h"
 #include "hwy/targets.h"
 #if TORCHIR_BENCH_LIBTORCH
 #include "benchmarks/libtorch_layers.h"
@@ -163,7 +164,8 @@ void FlushFromCaches(const void* data, size_t bytes) {
 #endif
 
 // Run::kColdWeights: evicts the packed weights before the next iteration, outside the timing.
-void FlushWhenCold(benchmark::State& state, Run run, const Floats& packed) {
+template <class Buffer>
+void FlushWhenCold(benchmark::State& state, Run run, const Buffer& packed) {
 #if defined(__x86_64__)
   if (run == Run::kColdWeights) {
     state.PauseTiming();
@@ -177,110 +179,58 @@ void FlushWhenCold(benchmark::State& state, Run run, const Floats& packed) {
 #endif
 }
 
-void BM_Native(benchmark::State& state, Layer layer, Run run) {
+// The layer's input, filter, bias and output, and the epilogue Run asks for.
+struct LayerData {
+  LayerData(const Layer& layer, const Convolution2dShape& s, Run run)
+      : input(RandomFloats(s.input_height * s.input_width * s.input_channels, 1)),
+        weights(RandomFloats(
+            s.output_channels * (s.input_channels / layer.groups) * layer.kernel * layer.kernel,
+            2)),
+        bias(RandomFloats(s.output_channels, 3)),
+        skip(RandomFloats(s.output_height() * s.output_width() * s.output_channels, 4)),
+        output(skip.size()) {
+    if (run == Run::kResidual) {
+      epilogue.activation = Activation::kRelu;
+      epilogue.residual = skip.data();
+      epilogue.residual_stride = s.output_channels;
+    }
+  }
+  const Floats input, weights, bias, skip;
+  Floats output;
+  Epilogue epilogue;
+};
+
+// The layer on the native kernels (NativeConvolution: the implicit GEMM or the depthwise kernel,
+// or Winograd F(tile x tile) when tile is not 0).
+void TimeNative(benchmark::State& state, const Layer& layer, Run run, size_t tile) {
   Convolution2dShape s = ShapeOf(layer);
   s.input_channels_first = run == Run::kChannelsFirst;
-  const size_t out_floats = s.output_height() * s.output_width() * s.output_channels;
-  const Floats input = RandomFloats(s.input_height * s.input_width * s.input_channels, 1);
-  const Floats weights = RandomFloats(
-      s.output_channels * (s.input_channels / layer.groups) * layer.kernel * layer.kernel, 2);
-  const Floats bias = RandomFloats(s.output_channels, 3);
-  const Floats skip = RandomFloats(out_floats, 4);
-  Floats output(out_floats);
-  Epilogue epilogue;
-  if (run == Run::kResidual) {
-    epilogue.activation = Activation::kRelu;
-    epilogue.residual = skip.data();
-    epilogue.residual_stride = s.output_channels;
-  }
-  GemmConfig config;
-  if (!ConfigOrSkip(state, &config)) return;
-  // float storage keeps the packed data 4-byte aligned; the headers are 64 bytes.
-  Floats packed;
-  Floats scratch;
-  std::vector<PackedB> gemm_weights(layer.groups);
-  PackedDepthwise depthwise_weights;
-  bool packed_ok;
-  if (layer.depthwise()) {
-    packed.resize(DepthwisePackedWeightsBytes(s) / sizeof(float));
-    packed_ok = PackDepthwiseWeights(s, weights.data(), packed.data(),
-                                     packed.size() * sizeof(float)) == runtime::Error::kOk &&
-                ViewPackedDepthwise(packed.data(), packed.size() * sizeof(float),
-                                    &depthwise_weights) == runtime::Error::kOk;
-  } else {
-    packed.resize(GroupedConvolutionPackedWeightsBytes(config, s, layer.groups) / sizeof(float));
-    scratch.resize(ConvolutionScratchBytes(config, s, 1) / sizeof(float) + 1);
-    packed_ok =
-        PackGroupedConvolutionWeights(config, s, layer.groups, weights.data(), packed.data(),
-                                      packed.size() * sizeof(float)) == runtime::Error::kOk &&
-        ViewPackedGroupedWeights(packed.data(), packed.size() * sizeof(float), s, layer.groups,
-                                 gemm_weights.data()) == runtime::Error::kOk;
-  }
-  if (!packed_ok) {
-    state.SkipWithError("packing failed");
+  LayerData data(layer, s, run);
+  ::torchir::benchmarks::NativeConvolution convolution;
+  if (!convolution.Pack(s, layer.groups, tile, data.weights.data())) {
+    state.SkipWithError("no GEMM config for this target, or packing failed");
     return;
   }
+  const ImplicitGemmA a_mode = run == Run::kIm2col    ? ImplicitGemmA::kIm2col
+                               : run == Run::kPointer ? ImplicitGemmA::kIndirect
+                                                      : ImplicitGemmA::kAuto;
   for (auto _ : state) {
-    FlushWhenCold(state, run, packed);
-    const runtime::Error error =
-        layer.depthwise()
-            ? DepthwiseConvolution2d(s, input.data(), depthwise_weights, bias.data(), output.data(),
-                                     epilogue)
-            : GroupedConvolution2d(s, layer.groups, input.data(), gemm_weights.data(), bias.data(),
-                                   output.data(), epilogue, scratch.data(),
-                                   scratch.size() * sizeof(float), nullptr,
-                                   run == Run::kIm2col    ? ImplicitGemmA::kIm2col
-                                   : run == Run::kPointer ? ImplicitGemmA::kIndirect
-                                                          : ImplicitGemmA::kAuto);
-    if (error != runtime::Error::kOk) {
+    FlushWhenCold(state, run, convolution.packed());
+    if (convolution.Run(data.input.data(), data.bias.data(), data.output.data(), data.epilogue,
+                        a_mode) != runtime::Error::kOk) {
       state.SkipWithError("the convolution failed");
       return;
     }
     benchmark::ClobberMemory();
   }
-  state.SetLabel(KernelTargetName(config.target));
+  state.SetLabel(KernelTargetName(convolution.config().target));
   ReportRate(state, layer);
 }
 
+void BM_Native(benchmark::State& state, Layer layer, Run run) { TimeNative(state, layer, run, 0); }
+
 void BM_Winograd(benchmark::State& state, Layer layer, Run run, size_t tile) {
-  const Convolution2dShape s = ShapeOf(layer);
-  const size_t out_floats = s.output_height() * s.output_width() * s.output_channels;
-  const Floats input = RandomFloats(s.input_height * s.input_width * s.input_channels, 1);
-  const Floats weights = RandomFloats(
-      s.output_channels * s.input_channels / layer.groups * layer.kernel * layer.kernel, 2);
-  const Floats bias = RandomFloats(s.output_channels, 3);
-  const Floats skip = RandomFloats(out_floats, 4);
-  Floats output(out_floats);
-  Epilogue epilogue;
-  if (run == Run::kResidual) {
-    epilogue.activation = Activation::kRelu;
-    epilogue.residual = skip.data();
-    epilogue.residual_stride = s.output_channels;
-  }
-  GemmConfig config;
-  if (!ConfigOrSkip(state, &config)) return;
-  Floats packed(WinogradPackedWeightsBytes(config, s, tile, layer.groups) / sizeof(float));
-  Floats scratch(WinogradScratchBytes(config, s, tile, 1, layer.groups) / sizeof(float) + 1);
-  PackedWinograd view;
-  if (PackWinogradWeights(config, s, tile, weights.data(), packed.data(),
-                          packed.size() * sizeof(float), layer.groups) != runtime::Error::kOk ||
-      ViewPackedWinograd(packed.data(), packed.size() * sizeof(float), &view) !=
-          runtime::Error::kOk) {
-    state.SkipWithError("packing failed");
-    return;
-  }
-  for (auto _ : state) {
-    FlushWhenCold(state, run, packed);
-    if (WinogradConvolution2d(s, input.data(), view, bias.data(), output.data(), epilogue,
-                              scratch.data(),
-                              scratch.size() * sizeof(float)) != runtime::Error::kOk) {
-      state.SkipWithError("the convolution failed");
-      return;
-    }
-    benchmark::ClobberMemory();
-  }
-  state.SetLabel(KernelTargetName(config.target));
-  ReportRate(state, layer);
+  TimeNative(state, layer, run, tile);
 }
 
 void BM_Xnnpack(benchmark::State& state, Layer layer) {

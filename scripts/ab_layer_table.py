@@ -11,7 +11,7 @@ compare the fast ones) and as the median [quartiles] of the adjacent pairs' rati
 native path per layer, and how many layers native runs slower than oneDNN by the pairs' median
 and by the minima.
 
-  python3 scripts/ab_layer_table.py --build build --filter '^resnet' --pairs 200
+  python3 scripts/ab_layer_table.py --build build --filter '^resnet' --pairs 200 [--evict 32]
 
 The environment of docs/benchmarks.md's layer tables is set here (one OpenMP and OpenBLAS thread,
 OpenBLAS first on the library path).
@@ -64,6 +64,11 @@ def main():
     parser.add_argument("--build", default="build", help="the build directory (default build)")
     parser.add_argument("--filter", default="^resnet", help="layers whose name matches (regex)")
     parser.add_argument("--pairs", type=int, default=200, help="A-B pairs per layer (default 200)")
+    parser.add_argument("--evict", type=int, default=0, metavar="MIB",
+                        help="torchir_ab_layer's --evict: MIB MiB of other memory touched before "
+                             "every call, so each layer's data come from L3 or memory as in a "
+                             "network (default 0: each side's data stay where its last call left "
+                             "them)")
     args = parser.parse_args()
 
     driver = os.path.join(args.build, "bin", "torchir_ab_layer")
@@ -92,11 +97,12 @@ def main():
     print("|---|---|---|---|---|---|")
     behind, behind_minima = [], []
     for name, size, cin, cout, kernel, stride, pad, groups in layers:
-        runs = [("direct/GEMM", run(driver, onednn, native, name, args.pairs, []))]
+        extra = [f"--evict={args.evict}"] if args.evict else []
+        runs = [("direct/GEMM", run(driver, onednn, native, name, args.pairs, extra))]
         tile = winograd_tile(size, cin, cout) if (kernel, stride, groups) == (3, 1, 1) else 0
         if tile:
             runs.append((f"F({tile}x{tile})", run(driver, onednn, native, name, args.pairs,
-                                                  [f"--winograd={tile}"])))
+                                                  [f"--winograd={tile}"] + extra)))
         for path, (a, b, ratio) in runs:
             print(f"| {name} | {a:.1f} | {b:.1f} ({path}) | {ratio[0]:.3f} | {ratio[1]:.3f} | "
                   f"{ratio[2]:.3f} [{ratio[3]:.3f}-{ratio[4]:.3f}] |", flush=True)
