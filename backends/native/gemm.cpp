@@ -5,6 +5,7 @@
 
 #include <pthreadpool.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -186,6 +187,14 @@ HWY_INLINE void Tile(const TileArgs& args, size_t rows, size_t cols, float* HWY_
 constexpr size_t kInPlaceMaxFeatures =
     kThisTarget == KernelTarget::kX86Avx2 || kThisTarget == KernelTarget::kX86Avx512 ? 64 : 0;
 
+// A strided 1x1 convolution's rows (gemm_call.h's StridedRows: lines of per_line rows) of at
+// most kKc floats are read where they are on AVX-512, whatever N: resnet50's 256 -> 512 stride-2
+// layer at 56 x 56 took 0.977-0.987 of its time over three runs (Zen 4, 1 thread, its rows 2 KiB
+// apart within a line). On AVX2 the run-time stride cost more than the copy (1.04-1.05 there,
+// regnet_x_400mf's 160 -> 400 1.12): the copy stays (docs/native-kernels.md, "Strided 1x1 rows
+// in place on AVX-512").
+constexpr bool kStridedLinesInPlace = kThisTarget == KernelTarget::kX86Avx512;
+
 // L2 per core on the x86-64 and arm64 cores we target is 512 KiB-2 MiB: above the smallest, a
 // residual comes from L3 or memory, and its K block runs rows first (GemmForTarget).
 constexpr size_t kStreamResidualAboveBytes = 512 * 1024;
@@ -205,16 +214,40 @@ HWY_INLINE void FetchPageStarts(const float* first, size_t bytes) {
   }
 }
 
-// A prefetch into L1 of a tile's `rows` x `cols` floats of a matrix `stride` floats a row: the
-// residual the next tile starts from, fetched while this one computes.
+// Packed B of at most this many bytes stays in L2 from one M block to the next (half the
+// smallest L2 of GemmForTarget's cores, kStreamResidualAboveBytes): its next panel needs no
+// prefetch after the first M block, and the stream can fetch A instead (GemmForTarget).
+constexpr size_t kBStaysInL2Bytes = 256 * 1024;
+
+// A prefetch of a tile's `rows` x `cols` floats of a matrix `stride` floats a row, fetched while
+// the tile before it computes: into L1 for reading (the residual the next tile starts from), or
+// with kForStore into L2 for writing (the lines of C the next tile stores).
+template <bool kForStore = false>
 HWY_INLINE void FetchTile(const float* first, size_t rows, size_t cols, size_t stride) {
   for (size_t r = 0; r < rows; ++r) {
     const char* row = reinterpret_cast<const char*>(first + r * stride);
     for (size_t byte = 0; byte < cols * sizeof(float); byte += 64) {
-      __builtin_prefetch(row + byte, 0, 3);
+      __builtin_prefetch(row + byte, kForStore ? 1 : 0, kForStore ? 2 : 3);
     }
   }
 }
+
+// C of more than this many bytes a call (the part of a layer one thread writes) is more than the
+// smallest L2 of our cores holds (kStreamResidualAboveBytes): its lines come from L3 or memory
+// when a tile stores them, and GemmForTarget fetches each tile's C while the tile before it
+// computes. A store waits for its line, and a tile of 14 rows x 32 columns stores 28 lines at
+// once. With each layer's data pushed out of the caches between calls (`torchir_ab_layer
+// --evict=32`, 1 thread, Zen 4): resnet50's 128 -> 512 layer at 28 x 28 0.90 of its time, its
+// 64 -> 256 at 56 x 56 0.93-0.98, mobilenet_v2's 16 -> 96 at 112 x 112 0.81-0.88 and 24 -> 144
+// at 56 x 56 0.89; with 8 MiB of other data between calls (theirs still in L3) 0.99-1.00, but
+// 24 -> 144 1.01-1.03: a short tile pays for its prefetches (docs/native-kernels.md, "C's lines
+// fetched before the tile stores them").
+// AVX-512 only: AVX2's tiles of 6 rows x 16 columns store 6 lines, and there the prefetches
+// won nothing (the same layers capped at AVX2 on Zen 4: resnet50's 64 -> 256 and mobilenet_v2's
+// 16 -> 96 1.01-1.03, within what the same build loaded twice spreads). NEON and SSE4
+// unmeasured: off.
+constexpr size_t kFetchCAboveBytes = kStreamResidualAboveBytes;
+constexpr bool kFetchC = kThisTarget == KernelTarget::kX86Avx512;
 
 // The rows of packed B a panel's tiles fetch for the panel that follows it in memory (the next
 // panel, or the next K block's first), `rows` of them, each tile that fetches taking the next
@@ -265,7 +298,7 @@ HWY_INLINE size_t TileRowsWithLead(size_t lead, size_t image_rows, size_t m0, si
 // of indirect calls. The general loop of GemmForTarget (lambdas, the causal and residual tests,
 // the prefetch shares) took about 55 cycles a tile, 3 % of a 64-step tile's time (perf of
 // resnet50's 64 -> 256 layer, Zen 4: docs/native-kernels.md, "The tile's end").
-void StridedTiles(const GemmCall& call, size_t m0, size_t mc, size_t j0, size_t k0,
+void StridedTiles(const GemmCall& call, size_t m0, size_t mc, size_t j0, size_t k0, bool fetch_c,
                   TileArgs* args) {
   args->prefetch = nullptr;
   args->prefetch_rows = 0;
@@ -276,6 +309,9 @@ void StridedTiles(const GemmCall& call, size_t m0, size_t mc, size_t j0, size_t 
   float* c = call.c + m0 * call.ldc + j0;
   for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
     rows = TileRows(mc, i0);
+    if (fetch_c && i0 + rows < mc) {
+      FetchTile<true>(c + (i0 + rows) * call.ldc, TileRows(mc, i0 + rows), kNr, call.ldc);
+    }
     args->a = a + i0 * call.lda;
     kernels[rows - 1](*args, c + i0 * call.ldc, call.ldc);
   }
@@ -360,9 +396,26 @@ runtime::Error GemmForTarget(const GemmCall& call) {
   const bool plain = call.a_source == nullptr && !indirect;
   const bool as_packed = plain && call.lda == kKc;
   const bool in_place =
-      plain && call.lda < kKc && (n <= kInPlaceMaxColumns || k <= kInPlaceMaxFeatures);
+      plain && ((call.lda < kKc && (n <= kInPlaceMaxColumns || k <= kInPlaceMaxFeatures)) ||
+                (kStridedLinesInPlace && !as_packed && call.a_rows.per_line != 0 && k <= kKc));
   const ARows mode = indirect ? ARows::kIndirect : in_place ? ARows::kStrided : ARows::kPacked;
   const bool copies = indirect && call.a_indirect->copies;
+  // Rows kKc floats apart read where they are (as_packed, no line ends: one run of memory) come
+  // from L3 or memory the first time, on the first panel of each M block, where a tile waited
+  // for them: there each tile's prefetch stream fetches the rows the next tile will read
+  // instead of B's next panel, once B stays in L2 (after the first M block, and when small).
+  // resnet50's 256 -> 128 layer at 56 x 56 (1 thread, Zen 4), its data pushed out of the caches
+  // between calls as a network's other layers push them: 0.88-0.90 of the time (256 -> 64
+  // 0.81), 0.98-0.99 with its data in L3 (docs/native-kernels.md, "The next tile's A on the
+  // first panel").
+  // kFetchCAboveBytes: C's lines fetched a tile ahead of its stores, when C has more than one
+  // panel of columns. With one, a tile's rows are one run of memory, which the hardware's
+  // prefetchers follow: there the prefetches only cost (mobilenet_v2's 32 -> 16 projection at
+  // 112 x 112 1.09 of the time with its data in L3, regnet_x_400mf's 32 -> 32 at 112 x 112
+  // 1.035).
+  const bool fetch_c = kFetchC && n > kNr && call.m * n * sizeof(float) > kFetchCAboveBytes;
+  const bool fetch_a_ahead =
+      as_packed && call.a_rows.per_line == 0 && k * n_padded * sizeof(float) <= kBStaysInL2Bytes;
   // A pass covers kPassBlocks K blocks (TileArgs::b_after), but one where A by pointer is
   // copied first (the copied runs' table holds one K block's segments).
   const size_t pass_kc = copies ? config.kc : kPassBlocks * config.kc;
@@ -515,7 +568,7 @@ runtime::Error GemmForTarget(const GemmCall& call) {
           // for them; no line ends, causal skip or residual to start from): StridedTiles.
           if (mode == ARows::kStrided && per_line == 0 && cols == kNr &&
               call.causal.kind == CausalSkip::Kind::kNone && (residual == nullptr || k0 != 0)) {
-            StridedTiles(call, m0, mc, j0, k0, &args);
+            StridedTiles(call, m0, mc, j0, k0, fetch_c, &args);
           } else {
             for (size_t i0 = 0, rows = 0; i0 < mc; i0 += rows) {
               set_tile_a(i0);
@@ -540,6 +593,26 @@ runtime::Error GemmForTarget(const GemmCall& call) {
               }
               if (residual != nullptr && k0 == 0) {
                 args.residual = residual + (m0 + i0) * args.residual_stride + j0;
+              }
+              if (fetch_a_ahead && j0 == n0 && m0 != call.m_begin && Fetches(rows, cols, mode)) {
+                // The next tile's rows (fetch_a_ahead), as rows of kNr floats.
+                const size_t next = m0 + i0 + rows;
+                if (next < m_end) {
+                  args.prefetch = call.a + next * call.lda + k0;
+                  args.prefetch_rows =
+                      std::min((std::min(m_end - next, kMr) * call.lda + kNr - 1) / kNr, kc);
+                }
+              }
+              if (fetch_c) {
+                // The tile after this one: the next rows of this panel, else the next panel's
+                // first (the next M block's first is left to its own stores).
+                const bool same_panel = i0 + rows < mc;
+                const size_t next_i = same_panel ? i0 + rows : 0;
+                const size_t next_j = same_panel ? j0 : j0 + kNr;
+                if (next_j < n_end) {
+                  FetchTile<true>(call.c + (m0 + next_i) * call.ldc + next_j, tile_rows(next_i),
+                                  std::min(n - next_j, kNr), call.ldc);
+                }
               }
               run_tile(rows, cols, call.c + (m0 + i0) * call.ldc + j0);
             }

@@ -215,11 +215,11 @@ TEST_P(ConvolutionTest, MatchesReferenceForPointwise) {
   ExpectConvolutionMatchesReference(Shape(1, 9, 7, 33, 17, 1, 1, 1, 1, 1, 0, 0, 1), {}, 303);
 }
 
-// Strided 1x1: rows read in place (N <= 64), rows kc floats apart (Cin 128 at stride 2: the
-// packed kernels read them where they are), rows packed line by line (N > 64, and K over two
-// K blocks), images whose height is not a multiple of the stride (the lines' step differs
-// between images), strides 2 and 3 and unequal ones, lines of 28 (two 14-row tiles), 7 and
-// 16 pixels, and threads whose rows start mid-line.
+// Strided 1x1: rows read in place (N <= 64; on AVX-512 any N with K of at most kc), rows kc
+// floats apart (Cin 128 at stride 2: the packed kernels read them where they are), rows packed
+// line by line (N > 64 elsewhere, and K over two K blocks), images whose height is not a multiple
+// of the stride (the lines' step differs between images), strides 2 and 3 and unequal ones, lines
+// of 28 (two 14-row tiles), 7 and 16 pixels, and threads whose rows start mid-line.
 TEST_P(ConvolutionTest, MatchesReferenceForStridedPointwise) {
   uint32_t seed = 310;
   ExpectConvolutionMatchesReference(Shape(3, 9, 7, 33, 17, 1, 1, 2, 1, 0, 0, 0, 0), {}, seed++);
@@ -228,6 +228,10 @@ TEST_P(ConvolutionTest, MatchesReferenceForStridedPointwise) {
   ExpectConvolutionMatchesReference(Shape(1, 14, 14, 300, 70, 1, 1, 2, 1, 0, 0, 0, 0), {}, seed++);
   ExpectConvolutionMatchesReference(Shape(2, 56, 56, 32, 32, 1, 1, 2, 1, 0, 0, 0, 0), {}, seed++);
   ExpectConvolutionMatchesReference(Shape(1, 14, 13, 160, 48, 1, 1, 2, 1, 0, 0, 0, 0), {}, seed++);
+  // K of 65-256 and N > 64: in place on AVX-512 (rows 2 K floats apart), over mc rows in lines
+  // of 28, and an N edge.
+  ExpectConvolutionMatchesReference(Shape(1, 56, 56, 200, 80, 1, 1, 2, 1, 0, 0, 0, 0), {}, seed++);
+  ExpectConvolutionMatchesReference(Shape(2, 15, 13, 256, 96, 1, 1, 2, 1, 0, 0, 0, 0), {}, seed++);
   Convolution2dShape unequal = Shape(2, 10, 16, 24, 40, 1, 1, 2, 1, 0, 0, 0, 0);
   unequal.stride_width = 1;  // lines of 16 pixels one apart, two input rows apart
   ExpectConvolutionMatchesReference(unequal, {}, seed++);
@@ -243,6 +247,8 @@ TEST_P(ConvolutionTest, MatchesReferenceForStridedPointwise) {
     ExpectConvolutionMatchesReference(Shape(2, 15, 15, 32, 32, 1, 1, 2, 1, 0, 0, 0, 0), options,
                                       seed++);
     ExpectConvolutionMatchesReference(Shape(1, 27, 29, 64, 160, 1, 1, 2, 1, 0, 0, 0, 0), options,
+                                      seed++);
+    ExpectConvolutionMatchesReference(Shape(1, 27, 29, 100, 72, 1, 1, 2, 1, 0, 0, 0, 0), options,
                                       seed++);
   }
 }
