@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "benchmarks/ab_layer_module.h"
+#include "benchmarks/cache_line_allocator.h"
 #include "benchmarks/convolution_layers.h"
 
 namespace {
@@ -124,9 +125,9 @@ double Quantile(std::vector<double> v, double q) {
   return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
-// Deterministic floats in [-1, 1).
-std::vector<float> Floats(size_t count, uint32_t seed) {
-  std::vector<float> values(count);
+// Deterministic floats in [-1, 1), page-aligned.
+torchir::benchmarks::PageFloats Floats(size_t count, uint32_t seed) {
+  torchir::benchmarks::PageFloats values(count);
   uint32_t state = seed * 2654435761u + 1;
   for (float& v : values) {
     state = state * 1664525u + 1013904223u;
@@ -135,32 +136,17 @@ std::vector<float> Floats(size_t count, uint32_t seed) {
   return values;
 }
 
-// count floats 64-byte aligned (a cache line, and every target's vectors), from `values`.
-struct Aligned {
-  explicit Aligned(const std::vector<float>& values) : Aligned(values.size()) {
-    std::copy(values.begin(), values.end(), data);
-  }
-  explicit Aligned(size_t count)
-      : data(static_cast<float*>(std::aligned_alloc(64, (count * sizeof(float) + 63) / 64 * 64))) {
-    if (data == nullptr) Fail("out of memory");
-  }
-  ~Aligned() { std::free(data); }
-  Aligned(const Aligned&) = delete;
-  Aligned& operator=(const Aligned&) = delete;
-  float* data;
-};
-
-// --evict: memory a call's data are pushed out of the caches by (nullptr: none).
+// --evict: a line of every 64 bytes of `lines` read and written before each call (none when
+// empty).
 struct Evictor {
-  std::vector<float> lines;  // one float a 64-byte line is touched
+  std::vector<float> lines;
   void Run() {
     for (size_t i = 0; i < lines.size(); i += 64 / sizeof(float)) lines[i] += 1.0f;
   }
 };
-Evictor* g_evictor = nullptr;
 
-double TimeCall(Module& m, const float* input, float* output) {
-  if (g_evictor != nullptr) g_evictor->Run();
+double TimeCall(Module& m, const float* input, float* output, Evictor& evictor) {
+  evictor.Run();
   const auto start = std::chrono::steady_clock::now();
   if (m.run(m.layer, input, output) != 0) Fail(m.path + ": the convolution failed");
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -251,14 +237,15 @@ int main(int argc, char** argv) {
   // One input, filter, bias and output for both: the builds differ in their code (and packed
   // filters) only, not in where their data lie.
   const size_t out_size = (spec.size + 2 * spec.padding - spec.kernel) / spec.stride + 1;
-  const Aligned input(Floats(spec.size * spec.size * spec.input_channels, 1));
-  const std::vector<float> weights =
+  const torchir::benchmarks::PageFloats input =
+      Floats(spec.size * spec.size * spec.input_channels, 1);
+  const torchir::benchmarks::PageFloats weights =
       Floats(spec.output_channels * (spec.input_channels / std::max<size_t>(spec.groups, 1)) *
                  spec.kernel * spec.kernel,
              2);
-  const Aligned bias(Floats(spec.output_channels, 3));
+  const torchir::benchmarks::PageFloats bias = Floats(spec.output_channels, 3);
   const size_t out_floats = out_size * out_size * spec.output_channels;
-  Aligned output(out_floats);
+  torchir::benchmarks::PageFloats output(out_floats);
   Module modules[2];
   for (int i = 0; i < 2; ++i) {
     modules[i].path = paths[i];
@@ -270,7 +257,7 @@ int main(int argc, char** argv) {
         Fail(paths[i] + ": cannot run the kernels of --isa=" + target + " on this CPU");
       }
     }
-    modules[i].layer = modules[i].create(&spec, weights.data(), bias.data);
+    modules[i].layer = modules[i].create(&spec, weights.data(), bias.data());
     if (modules[i].layer == nullptr) {
       Fail(paths[i] + ": cannot set up the layer (its shape, or no kernels for this CPU)");
     }
@@ -281,36 +268,33 @@ int main(int argc, char** argv) {
   Module& a = modules[0];
   Module& b = modules[1];
   Evictor evictor;
-  if (evict_mib != 0) {
-    evictor.lines.assign(evict_mib << 20 >> 2, 0.0f);
-    g_evictor = &evictor;
-  }
+  evictor.lines.assign(evict_mib << 20 >> 2, 0.0f);
 
   // Both compute the same outputs (up to the rounding of a changed summation order).
   const bool compare = !a.own_data && !b.own_data;
-  TimeCall(a, input.data, output.data);
-  const std::vector<float> out_a(output.data, output.data + out_floats);
-  TimeCall(b, input.data, output.data);
+  TimeCall(a, input.data(), output.data(), evictor);
+  const std::vector<float> out_a(output.data(), output.data() + out_floats);
+  TimeCall(b, input.data(), output.data(), evictor);
   double largest = 0, difference = 0;
   for (size_t i = 0; compare && i < out_floats; ++i) {
     largest = std::max(largest, static_cast<double>(std::fabs(out_a[i])));
-    const double d = std::fabs(static_cast<double>(out_a[i]) - static_cast<double>(output.data[i]));
+    const double d = std::fabs(static_cast<double>(out_a[i]) - static_cast<double>(output[i]));
     difference = std::isnan(d) ? INFINITY : std::max(difference, d);
   }
 
   for (size_t i = 0; i < warmup; ++i) {
-    TimeCall(a, input.data, output.data);
-    TimeCall(b, input.data, output.data);
+    TimeCall(a, input.data(), output.data(), evictor);
+    TimeCall(b, input.data(), output.data(), evictor);
   }
   std::vector<double> ta, tb, ratio;
   for (size_t i = 0; i < pairs; ++i) {
     double t_a, t_b;
     if (i % 2 == 0) {
-      t_a = TimeCall(a, input.data, output.data);
-      t_b = TimeCall(b, input.data, output.data);
+      t_a = TimeCall(a, input.data(), output.data(), evictor);
+      t_b = TimeCall(b, input.data(), output.data(), evictor);
     } else {
-      t_b = TimeCall(b, input.data, output.data);
-      t_a = TimeCall(a, input.data, output.data);
+      t_b = TimeCall(b, input.data(), output.data(), evictor);
+      t_a = TimeCall(a, input.data(), output.data(), evictor);
     }
     ta.push_back(t_a);
     tb.push_back(t_b);
