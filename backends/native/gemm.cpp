@@ -413,7 +413,8 @@ runtime::Error GemmForTarget(const GemmCall& call) {
   // prefetchers follow: there the prefetches only cost (mobilenet_v2's 32 -> 16 projection at
   // 112 x 112 1.09 of the time with its data in L3, regnet_x_400mf's 32 -> 32 at 112 x 112
   // 1.035).
-  const bool fetch_c = kFetchC && n > kNr && call.m * n * sizeof(float) > kFetchCAboveBytes;
+  const bool fetch_c =
+      kFetchC && n > kNr && (call.fetch_c || call.m * n * sizeof(float) > kFetchCAboveBytes);
   const bool fetch_a_ahead =
       as_packed && call.a_rows.per_line == 0 && k * n_padded * sizeof(float) <= kBStaysInL2Bytes;
   // A pass covers kPassBlocks K blocks (TileArgs::b_after), but one where A by pointer is

@@ -167,6 +167,12 @@ struct GemmCall {
   // next panel of their own B. Winograd's 36 (16) GEMMs pass the next matrix of U, whose first
   // panel otherwise came from memory on demand.
   const PackedB* then_b;
+  // Fetch C's lines a tile ahead of the stores whatever C's size (where the target fetches C at
+  // all: gemm.cpp, kFetchC), not only above kFetchCAboveBytes: Winograd's GEMMs, each writing a
+  // small M matrix, 36 (16) of them a block, into scratch the layer has not touched since its
+  // last call. resnet's F(4x4) layers with their data in memory took 0.90-0.97 of their time
+  // (Zen 4; docs/native-kernels.md, "Winograd with its data in memory").
+  bool fetch_c;
 };
 
 // Checks `call` (whose m_begin is 0 and n range all of N) against the current target, then runs

@@ -562,6 +562,7 @@ void RunTiles(const WinogradRun& run, size_t begin, size_t end, size_t slot) {
       const PackedB then = run.weights->Matrix(last ? 0 : xi + 1);
       GemmCall call{};
       call.then_b = !last || t0 + block.tiles < end ? &then : nullptr;
+      call.fetch_c = true;
       call.m = block.tiles;
       call.a = block.v + xi * block.v_matrix_floats;
       call.lda = cin;
@@ -630,6 +631,7 @@ void SharedGemmTask(void* context, size_t task) {
     const PackedB then = run.weights->Matrix(xi + 1 < end ? xi + 1 : xi);
     GemmCall call{};
     call.then_b = xi + 1 < end ? &then : nullptr;
+    call.fetch_c = true;
     call.m = shared.block.tiles;
     call.a = shared.block.v + xi * shared.block.v_matrix_floats;
     call.lda = run.shape->input_channels;
