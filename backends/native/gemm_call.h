@@ -170,8 +170,8 @@ struct GemmCall {
   // Fetch C's lines a tile ahead of the stores whatever C's size (where the target fetches C at
   // all: gemm.cpp, kFetchC), not only above kFetchCAboveBytes: Winograd's GEMMs, each writing a
   // small M matrix, 36 (16) of them a block, into scratch the layer has not touched since its
-  // last call. resnet's F(4x4) layers with their data in memory took 0.90-0.97 of their time
-  // (Zen 4; docs/native-kernels.md, "Winograd with its data in memory").
+  // last call. resnet's F(4x4) layers with their data in memory took 0.92-0.98 of their time,
+  // in L3 0.90-0.97 (Zen 4; docs/native-kernels.md, "Winograd with its data in memory").
   bool fetch_c;
 };
 

@@ -392,10 +392,10 @@ TEST_P(GemmTest, HonoursRowStridesAndLeavesPaddingAlone) {
   // random floats past K in each row must not be read; more rows than mc, and two threads.
   ExpectGemmMatchesReference({130, 40, 100, 256, 41, true, {}}, 9);
   ExpectGemmMatchesReference({130, 33, 256, 256, 0, true, {Activation::kRelu, 0, 0}, 2}, 10);
-  // The same over more M blocks, where the first panel's tiles fetch the next tile's rows (B
-  // small enough to stay in L2), with C over 512 KiB (its lines fetched a tile ahead) and an N
-  // edge: prefetches only, the products must not change.
-  ExpectGemmMatchesReference({700, 200, 256, 256, 0, true, {Activation::kRelu, 0, 0}}, 11);
+  // The same (K short of the stride) over more M blocks, where the first panel's tiles fetch
+  // the next tile's rows (B small enough to stay in L2), with C over 512 KiB (its lines fetched
+  // a tile ahead) and an N edge: prefetches only, the products must not change.
+  ExpectGemmMatchesReference({700, 200, 16, 256, 0, true, {Activation::kRelu, 0, 0}}, 11);
   // Shorter row strides with N <= 64: A is read in place through the run-time-stride kernels
   // (the floats past K in each row must not be read), over mc and with threads; N = 65 packs it.
   ExpectGemmMatchesReference({130, 64, 40, 45, 0, true, {Activation::kClamp, 0.0f, 0.5f}}, 140);
