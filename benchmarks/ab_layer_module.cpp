@@ -26,21 +26,9 @@ extern "C" TorchirAbLayer* torchir_ab_layer_create(const TorchirAbLayerSpec* spe
   }
   auto* layer = new (std::nothrow) TorchirAbLayer;
   if (layer == nullptr) return nullptr;
-  torchir::native::Convolution2dShape s = {1,
-                                           spec->size,
-                                           spec->size,
-                                           spec->input_channels,
-                                           spec->output_channels,
-                                           spec->kernel,
-                                           spec->kernel,
-                                           spec->stride,
-                                           spec->stride,
-                                           1,
-                                           1,
-                                           spec->padding,
-                                           spec->padding,
-                                           spec->padding,
-                                           spec->padding};
+  torchir::native::Convolution2dShape s = torchir::benchmarks::SquareConvolutionShape(
+      spec->size, spec->input_channels, spec->output_channels, spec->kernel, spec->stride,
+      spec->padding);
   s.input_channels_first = spec->channels_first != 0;
   if (spec->relu != 0) layer->epilogue.activation = torchir::native::Activation::kRelu;
   layer->bias = bias;

@@ -101,8 +101,8 @@ using Layer = ::torchir::benchmarks::ConvolutionLayer;
 constexpr const auto& kLayers = ::torchir::benchmarks::kConvolutionLayers;
 
 Convolution2dShape ShapeOf(const Layer& l) {
-  return {1,        l.size, l.size, l.cin, l.cout, l.kernel, l.kernel, l.stride,
-          l.stride, 1,      1,      l.pad, l.pad,  l.pad,    l.pad};
+  return ::torchir::benchmarks::SquareConvolutionShape(l.size, l.cin, l.cout, l.kernel, l.stride,
+                                                       l.pad);
 }
 
 double Flops(const Layer& l) {
@@ -164,8 +164,8 @@ void FlushFromCaches(const void* data, size_t bytes) {
 #endif
 
 // Run::kColdWeights: evicts the packed weights before the next iteration, outside the timing.
-template <class Buffer>
-void FlushWhenCold(benchmark::State& state, Run run, const Buffer& packed) {
+void FlushWhenCold(benchmark::State& state, Run run,
+                   const ::torchir::benchmarks::PageFloats& packed) {
 #if defined(__x86_64__)
   if (run == Run::kColdWeights) {
     state.PauseTiming();

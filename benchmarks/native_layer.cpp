@@ -4,6 +4,13 @@ namespace torchir::benchmarks {
 
 using runtime::Error;
 
+native::Convolution2dShape SquareConvolutionShape(size_t size, size_t input_channels,
+                                                  size_t output_channels, size_t kernel,
+                                                  size_t stride, size_t padding) {
+  return {1,      size, size, input_channels, output_channels, kernel,  kernel, stride,
+          stride, 1,    1,    padding,        padding,         padding, padding};
+}
+
 bool NativeConvolution::Pack(const native::Convolution2dShape& shape, size_t groups,
                              size_t winograd_tile, const float* weights) {
   shape_ = shape;

@@ -16,6 +16,12 @@
 
 namespace torchir::benchmarks {
 
+// Batch 1, a SIZE x SIZE input, a square kernel, equal strides and padding on every side, no
+// dilation: the per-layer suite's layers and torchir_ab_layer's shapes.
+native::Convolution2dShape SquareConvolutionShape(size_t size, size_t input_channels,
+                                                  size_t output_channels, size_t kernel,
+                                                  size_t stride, size_t padding);
+
 class NativeConvolution {
  public:
   // Packs `weights` (OIHW, input channels per group) for the CPU's current kernels: depthwise
