@@ -146,9 +146,12 @@ def main():
                        ("onednn", "native / oneDNN prepacked"), ("best", best_title)):
         if ratios[key]:
             low = min(ratios[key])
+            below = sorted((r, layer) for r, layer in ratios[key] if r < 1)
+            # The two-decimal cells round 0.995 up to 1.00: the rows below 1 to three decimals.
+            listed = ": " + ", ".join(f"{layer} {r:.3f}" for r, layer in below) if below else ""
             print(f"{title}: lowest {low[0]:.2f} ({low[1]}), "
                   f"median {statistics.median(r for r, _ in ratios[key]):.2f}, "
-                  f"{sum(r < 1 for r, _ in ratios[key])} of {len(ratios[key])} below 1")
+                  f"{len(below)} of {len(ratios[key])} below 1{listed}")
 
 
 if __name__ == "__main__":

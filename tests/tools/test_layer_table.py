@@ -57,7 +57,7 @@ class LayerTableTest(unittest.TestCase):
         self.assertEqual(stride2[header.index("F(2x2)")], "-")
         self.assertEqual(stride2[best], "0.80")
         self.assertIn("best native / best PyTorch: lowest 0.80 (l_3x3s2), median 1.02, "
-                      "1 of 2 below 1", result.stdout)
+                      "1 of 2 below 1: l_3x3s2 0.800", result.stdout)
 
     def test_no_f2x2_column_without_its_rows(self):
         result = table([run("Peak/start", 100.0, 0), run("Native/a", 90.0, 1),
